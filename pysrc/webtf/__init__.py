@@ -1,0 +1,140 @@
+"""webtf: TensorFlow.js's design in Python, for Pyodide in the browser (and CPython on the host).
+
+`import webtf as tf`, then use the TF.js API in snake_case: tf.tensor, tf.tidy, await tf.set_backend(...).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import backends as _backends  # noqa: F401
+from . import ops as _ops
+from .backends import cpu as _cpu  # noqa: F401  (registers the cpu backend and its kernels)
+from .backends.wasm import flags as _wasm_flags  # noqa: F401  (WASM_* flags)
+from .backends.webgl import flags as _webgl_flags  # noqa: F401  (WEBGL_* flags)
+from .backends.base import Backend, TensorInfo
+from .engine import ENGINE, KernelRecord, MemoryInfo, ProfileInfo, TimingInfo
+from .environment import ENV, Environment, env
+from .kernel_registry import (
+    get_kernel,
+    get_kernels_for_backend,
+    register_kernel,
+    register_kernels,
+    unregister_kernel,
+)
+from .ops import *  # noqa: F403
+from .ops.chaining import bind as _bind
+from .tensor import Tensor, Variable
+
+__version__ = "0.1.0"
+
+_bind(vars(_ops))
+
+
+def tidy(fn_or_name: Any, fn: Any = None) -> Any:
+    """Run fn and free every tensor it made except those it returns (tensors, lists, tuples, dicts)."""
+    if fn is None:
+        fn = fn_or_name
+    if not callable(fn):
+        raise TypeError("tidy: expected a function (optionally after a name)")
+    ENGINE.start_scope()
+    try:
+        result = fn()
+        if hasattr(result, "__await__"):
+            if hasattr(result, "close"):
+                result.close()
+            raise TypeError("Cannot return a coroutine or awaitable inside of tidy(); tidy() is synchronous.")
+    except BaseException:
+        ENGINE.end_scope(None)
+        raise
+    ENGINE.end_scope(result)
+    return result
+
+
+def dispose(container: Any) -> None:
+    """Dispose a tensor, or every tensor inside lists, tuples and dicts."""
+    if isinstance(container, Tensor):
+        container.dispose()
+    elif isinstance(container, (list, tuple)):
+        for item in container:
+            dispose(item)
+    elif isinstance(container, dict):
+        for item in container.values():
+            dispose(item)
+
+
+def keep(t: Tensor) -> Tensor:
+    """Mark a tensor so that no enclosing tidy() frees it."""
+    t.kept = True
+    return t
+
+
+def memory() -> MemoryInfo:
+    """Live tensors, data buffers and bytes (plus backend figures such as num_bytes_in_gpu)."""
+    return ENGINE.memory()
+
+
+async def profile(fn: Any) -> ProfileInfo:
+    """Run fn and report new_bytes, new_tensors, peak_bytes and the kernels it ran."""
+    return await ENGINE.profile(fn)
+
+
+async def time(fn: Any) -> TimingInfo:
+    """Run fn and report wall_ms and kernel_ms."""
+    return await ENGINE.time(fn)
+
+
+def register_backend(name: str, factory: Any, priority: int = 1) -> bool:
+    """Register a backend factory (sync or async) under a name with a priority."""
+    return ENGINE.register_backend(name, factory, priority)
+
+
+def remove_backend(name: str) -> None:
+    """Unregister a backend."""
+    ENGINE.remove_backend(name)
+
+
+async def set_backend(name: str) -> bool:
+    """Make `name` the active backend; returns False (keeping the current one) if it cannot start."""
+    return await ENGINE.set_backend(name)
+
+
+def get_backend() -> str | None:
+    """The name of the active backend (initializing the best one if none is active yet)."""
+    ENGINE.backend  # noqa: B018
+    return ENGINE.backend_name
+
+
+def backend() -> Backend:
+    """The active backend object."""
+    return ENGINE.backend
+
+
+def find_backend(name: str) -> Backend | None:
+    """An initialized backend by name."""
+    return ENGINE.find_backend(name)
+
+
+async def ready() -> None:
+    """Wait until the best backend (webgl > wasm > cpu) is initialized."""
+    await ENGINE.ready()
+
+
+def enable_prod_mode() -> None:
+    """Production mode: drop debug checks."""
+    ENV.set("PROD", True)
+    ENV.set("DEBUG", False)
+
+
+def enable_debug_mode() -> None:
+    """Debug mode: log every kernel with its time, shapes and memory; fail on NaN results."""
+    ENV.set("DEBUG", True)
+
+
+__all__ = [
+    "ENGINE", "ENV", "Backend", "Environment", "KernelRecord", "MemoryInfo", "ProfileInfo", "Tensor",
+    "TensorInfo", "TimingInfo", "Variable", "backend", "dispose", "enable_debug_mode", "enable_prod_mode",
+    "env", "find_backend", "get_backend", "get_kernel", "get_kernels_for_backend", "keep", "memory",
+    "profile", "ready", "register_backend", "register_kernel", "register_kernels", "remove_backend",
+    "set_backend", "tidy", "time", "unregister_kernel",
+] + list(_ops.__all__)  # fmt: skip

@@ -1,0 +1,43 @@
+"""The cpu backend: flat array.array buffers and plain-Python kernels (no numpy: the browser has none)."""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+from ...dtypes import BYTES_PER_ELEMENT
+from ..base import Backend, TensorInfo, new_data_id
+
+
+class CpuBackend(Backend):
+    """Stores each buffer as an array.array ('f' float32, 'i' int32, 'B' bool)."""
+
+    name = "cpu"
+
+    def move(self, data_id: int, values: array, shape: tuple[int, ...], dtype: str) -> None:
+        self.data[data_id] = values
+
+    def read_sync(self, data_id: int) -> array:
+        return array(self.get_data(data_id).typecode, self.get_data(data_id))
+
+    # The two methods every host kernel uses; other backends implement them too, so the cpu kernel
+    # table doubles as a correct fallback anywhere.
+    def values(self, t: Any) -> array:
+        """The flat values of an input tensor; kernels must not mutate them."""
+        try:
+            return self.data[t.data_id]
+        except KeyError:
+            return self.get_data(t.data_id)
+
+    def output(self, values: array, shape: tuple[int, ...], dtype: str) -> TensorInfo:
+        """Adopt `values` (typed for `dtype`) as a new buffer and describe it for the engine."""
+        data_id = new_data_id()
+        self.data[data_id] = values
+        return TensorInfo(data_id, shape, dtype)
+
+    def memory(self) -> dict[str, Any]:
+        return {"unreliable": False, "num_bytes_in_cpu": sum(len(v) * v.itemsize for v in self.data.values())}
+
+    def bytes_of(self, dtype: str, size: int) -> int:
+        """Bytes a buffer of this dtype and size takes."""
+        return BYTES_PER_ELEMENT[dtype] * size

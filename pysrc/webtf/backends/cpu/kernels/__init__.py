@@ -1,0 +1,28 @@
+"""The cpu kernel table: one module per family of kernels, merged here under TF.js kernel names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import (
+    binary,
+    conv,
+    creation,
+    image,
+    matmul,
+    pool,
+    reduce,
+    scan,
+    shape,
+    slicing,
+    softmax,
+    sort,
+    spatial,
+    unary,
+)
+
+FAMILIES = (creation, unary, binary, reduce, softmax, scan, sort, matmul, conv, pool, shape, slicing, image, spatial)
+
+KERNELS: dict[str, Any] = {}
+for _family in FAMILIES:
+    KERNELS.update(_family.KERNELS)

@@ -1,0 +1,73 @@
+"""cpu kernels that make tensors: Fill, ZerosLike, OnesLike, Range, LinSpace, Identity, Cast."""
+
+from __future__ import annotations
+
+import math
+from array import array
+from typing import Any
+
+from ....dtypes import TYPECODE
+from ....shapes import size_of
+from ...base import TensorInfo
+
+
+def _const(backend: Any, shape: tuple[int, ...], dtype: str, value: Any) -> TensorInfo:
+    v = float(value) if dtype == "float32" else int(value)
+    return backend.output(array(TYPECODE[dtype], [v]) * size_of(shape), shape, dtype)
+
+
+def fill(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    return _const(backend, attrs["shape"], attrs["dtype"], attrs["value"])
+
+
+def zeros_like(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    x = inputs["x"]
+    return _const(backend, x.shape, x.dtype, 0)
+
+
+def ones_like(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    x = inputs["x"]
+    return _const(backend, x.shape, x.dtype, 1)
+
+
+def range_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    start, stop, step, dtype = attrs["start"], attrs["stop"], attrs["step"], attrs["dtype"]
+    n = max(0, math.ceil((stop - start) / step))
+    vals = [start + i * step for i in range(n)]
+    return backend.output(array(TYPECODE[dtype], [int(v) for v in vals] if dtype == "int32" else vals), (n,), dtype)
+
+
+def linspace(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    start, stop, num = attrs["start"], attrs["stop"], attrs["num"]
+    step = (stop - start) / (num - 1) if num > 1 else 0.0
+    return backend.output(array("f", [start + i * step for i in range(num)]), (num,), "float32")
+
+
+def identity(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    x = inputs["x"]
+    return TensorInfo(x.data_id, x.shape, x.dtype)  # shares the buffer; the engine counts the reference
+
+
+def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    x, dtype = inputs["x"], attrs["dtype"]
+    if dtype == x.dtype:
+        return TensorInfo(x.data_id, x.shape, x.dtype)
+    vals = backend.values(x)
+    if dtype == "bool":
+        out = array("B", [v != 0 for v in vals])
+    elif dtype == "int32":
+        out = array("i", map(int, vals)) if x.dtype == "float32" else array("i", vals)
+    else:
+        out = array("f", vals)
+    return backend.output(out, x.shape, dtype)
+
+
+KERNELS = {
+    "Fill": fill,
+    "ZerosLike": zeros_like,
+    "OnesLike": ones_like,
+    "Range": range_,
+    "LinSpace": linspace,
+    "Identity": identity,
+    "Cast": cast,
+}

@@ -1,0 +1,7 @@
+"""(to be written)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+KERNELS: dict[str, Any] = {}

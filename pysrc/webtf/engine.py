@@ -1,0 +1,434 @@
+"""The engine: backends by priority, the one kernel entry point, tensor and data tracking, scopes, profiling."""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import sys
+import time
+from array import array
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import tensor as _tensor_module
+from .backends.base import Backend, TensorInfo
+from .dtypes import BYTES_PER_ELEMENT
+from .environment import ENV
+from .kernel_registry import get_kernels_for_backend
+from .tensor import Tensor
+
+BackendFactory = Callable[[], "Backend | Awaitable[Backend]"]
+
+
+class _DataInfo:
+    __slots__ = ("backend", "nbytes", "refs", "dtype", "shape")
+
+    def __init__(self, backend: Backend, nbytes: int, dtype: str, shape: tuple[int, ...]) -> None:
+        self.backend = backend
+        self.nbytes = nbytes
+        self.refs = 1
+        self.dtype = dtype
+        self.shape = shape
+
+
+@dataclass
+class MemoryInfo:
+    """tf.memory(): live tensors, data buffers and bytes; backends add their own figures."""
+
+    num_tensors: int
+    num_data_buffers: int
+    num_bytes: int
+    unreliable: bool = False
+    reasons: list[str] = field(default_factory=list)
+    num_bytes_in_gpu: int | None = None
+    num_bytes_in_gpu_allocated: int | None = None
+    num_bytes_in_gpu_free: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class KernelRecord:
+    """One kernel call seen by profile(): name, shapes, memory deltas and time."""
+
+    name: str
+    bytes_added: int
+    total_bytes_snapshot: int
+    tensors_added: int
+    total_tensors_snapshot: int
+    input_shapes: list[list[int]]
+    output_shapes: list[list[int]]
+    kernel_time_ms: float
+
+
+@dataclass
+class ProfileInfo:
+    """What tf.profile(fn) returns."""
+
+    new_bytes: int
+    new_tensors: int
+    peak_bytes: int
+    kernels: list[KernelRecord]
+    result: Any = None
+
+    @property
+    def kernel_names(self) -> list[str]:
+        """Names of the kernels that ran, in order, without repeats."""
+        return list(dict.fromkeys(k.name for k in self.kernels))
+
+
+@dataclass
+class TimingInfo:
+    """What tf.time(fn) returns."""
+
+    wall_ms: float
+    kernel_ms: float
+
+
+def _input_tensors(inputs: Any) -> list[Tensor]:
+    values = inputs.values() if isinstance(inputs, dict) else inputs
+    out: list[Tensor] = []
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            out.extend(v)
+        elif v is not None:
+            out.append(v)
+    return out
+
+
+def _collect(result: Any, into: set[int]) -> None:
+    if isinstance(result, Tensor):
+        into.add(id(result))
+    elif isinstance(result, (list, tuple)):
+        for r in result:
+            _collect(r, into)
+    elif isinstance(result, dict):
+        for r in result.values():
+            _collect(r, into)
+
+
+class Engine:
+    """One global engine (like TF.js ENGINE): every kernel call goes through run_kernel."""
+
+    def __init__(self) -> None:
+        self.factories: dict[str, tuple[BackendFactory, int]] = {}
+        self.instances: dict[str, Backend] = {}
+        self.backend_name: str | None = None
+        self._backend: Backend | None = None
+        self._kernels: dict[str, Any] = {}
+        self._tensor_ids = itertools.count(0)
+        self.num_tensors = 0
+        self.num_bytes = 0
+        self.data_info: dict[int, _DataInfo] = {}
+        self._scopes: list[list[Tensor]] = []
+        self._scope: list[Tensor] | None = None
+        self._profile: list[KernelRecord] | None = None
+        self._peak_bytes = 0
+        self._timing_ms: float | None = None
+        self._kernel_depth = 0
+
+    # ---- backends -------------------------------------------------------------------------------
+    def register_backend(self, name: str, factory: BackendFactory, priority: int = 1) -> bool:
+        """Register a backend factory; the highest priority that initializes wins in ready()."""
+        if name in self.factories:
+            print(f"webtf: {name} backend was already registered; reusing it.", file=sys.stderr)
+            return False
+        self.factories[name] = (factory, priority)
+        return True
+
+    def remove_backend(self, name: str) -> None:
+        """Unregister a backend and free what it holds."""
+        if name not in self.factories:
+            raise ValueError(f"{name} backend not found in registry")
+        if self.backend_name == name:
+            self._backend = None
+            self.backend_name = None
+        inst = self.instances.pop(name, None)
+        if inst is not None:
+            inst.dispose()
+        del self.factories[name]
+
+    def _sorted_names(self) -> list[str]:
+        return sorted(self.factories, key=lambda n: -self.factories[n][1])
+
+    def _init_sync(self, name: str) -> Backend | None:
+        if name in self.instances:
+            return self.instances[name]
+        try:
+            made = self.factories[name][0]()
+        except Exception as e:  # a backend that cannot start is skipped, like TF.js
+            print(f"webtf: initialization of backend {name} failed: {e}", file=sys.stderr)
+            return None
+        if inspect.isawaitable(made):
+            if hasattr(made, "close"):
+                made.close()
+            return None
+        return self._adopt(name, made)
+
+    async def _init_async(self, name: str) -> Backend | None:
+        if name in self.instances:
+            return self.instances[name]
+        try:
+            made = self.factories[name][0]()
+            if inspect.isawaitable(made):
+                made = await made
+        except Exception as e:
+            print(f"webtf: initialization of backend {name} failed: {e}", file=sys.stderr)
+            return None
+        return self._adopt(name, made)
+
+    def _adopt(self, name: str, backend: Backend) -> Backend:
+        backend.mover = self
+        self.instances[name] = backend
+        return backend
+
+    def _activate(self, name: str, backend: Backend) -> None:
+        self._backend = backend
+        self.backend_name = name
+        self._kernels = get_kernels_for_backend(name)
+
+    @property
+    def backend(self) -> Backend:
+        """The active backend, picking the best synchronously-initializable one on first use."""
+        if self._backend is None:
+            for name in self._sorted_names():
+                inst = self._init_sync(name)
+                if inst is not None:
+                    self._activate(name, inst)
+                    break
+            else:
+                raise RuntimeError("No backend found in registry (or none could be initialized).")
+        return self._backend  # type: ignore[return-value]
+
+    async def set_backend(self, name: str) -> bool:
+        """Switch to backend `name`; False (keeping the current one) when it cannot initialize."""
+        if name not in self.factories:
+            raise ValueError(f"Backend name '{name}' not found in registry")
+        if self.backend_name == name:
+            return True
+        inst = await self._init_async(name)
+        if inst is None:
+            return False
+        self._activate(name, inst)
+        return True
+
+    async def ready(self) -> None:
+        """Initialize the highest-priority backend that can start (webgl > wasm > cpu)."""
+        if self._backend is not None:
+            return
+        for name in self._sorted_names():
+            inst = await self._init_async(name)
+            if inst is not None:
+                self._activate(name, inst)
+                return
+        raise RuntimeError("No backend could be initialized.")
+
+    def find_backend(self, name: str) -> Backend | None:
+        """The initialized backend instance called `name`, or None."""
+        return self.instances.get(name)
+
+    # ---- data and tensors ----------------------------------------------------------------------
+    def next_tensor_id(self) -> int:
+        """A fresh tensor id."""
+        return next(self._tensor_ids)
+
+    def make_tensor(self, values: array, shape: tuple[int, ...], dtype: str) -> Tensor:
+        """A tracked tensor holding host `values` on the active backend."""
+        backend = self.backend
+        return self.wrap(TensorInfo(backend.write(values, shape, dtype), shape, dtype), backend)
+
+    def wrap(self, info: TensorInfo, backend: Backend) -> Tensor:
+        """Make a tracked Tensor for a TensorInfo a backend produced."""
+        data_id = info.data_id
+        d = self.data_info.get(data_id)
+        if d is None:
+            nbytes = BYTES_PER_ELEMENT[info.dtype]
+            for n in info.shape:
+                nbytes *= n
+            self.data_info[data_id] = _DataInfo(backend, nbytes, info.dtype, info.shape)
+            self.num_bytes += nbytes
+            if self.num_bytes > self._peak_bytes:
+                self._peak_bytes = self.num_bytes
+        else:
+            d.refs += 1
+        t = Tensor(info.shape, info.dtype, data_id, next(self._tensor_ids))
+        self.track(t, counted=True)
+        return t
+
+    def track(self, t: Tensor, counted: bool = False) -> None:
+        """Count a tensor and record it in the innermost tidy scope."""
+        self.num_tensors += 1
+        if self._scope is not None:
+            self._scope.append(t)
+
+    def share_data(self, data_id: int) -> int:
+        """Add a reference to an existing data buffer (variables, reshapes) and return its id."""
+        self.data_info[data_id].refs += 1
+        return data_id
+
+    def release_data(self, data_id: int) -> None:
+        """Drop a reference to a data buffer, freeing it on the last one."""
+        d = self.data_info[data_id]
+        d.refs -= 1
+        if d.refs == 0:
+            del self.data_info[data_id]
+            self.num_bytes -= d.nbytes
+            d.backend.dispose_data(data_id)
+
+    def dispose_tensor(self, t: Tensor) -> None:
+        """Free a tensor; idempotent."""
+        if t.is_disposed_internal:
+            return
+        t.is_disposed_internal = True
+        self.num_tensors -= 1
+        self.release_data(t.data_id)
+
+    def move_data(self, dst: Backend, data_id: int) -> None:
+        """Move a buffer from the backend that holds it to `dst` (called lazily by dst.get_data)."""
+        d = self.data_info.get(data_id)
+        if d is None:
+            raise ValueError(f"Data {data_id} is not tracked: it was disposed or never created")
+        src = d.backend
+        values = src.read_sync(data_id)
+        src.dispose_data(data_id)
+        dst.move(data_id, values, d.shape, d.dtype)
+        d.backend = dst
+
+    def read_sync(self, data_id: int) -> array:
+        """The values of a buffer, read synchronously from the backend that holds it."""
+        return self.data_info[data_id].backend.read_sync(data_id)
+
+    async def read(self, data_id: int) -> array:
+        """The values of a buffer, read without blocking where the backend can."""
+        return await self.data_info[data_id].backend.read(data_id)
+
+    def memory(self) -> MemoryInfo:
+        """Live tensors, buffers and bytes (TF.js tf.memory())."""
+        info = MemoryInfo(self.num_tensors, len(self.data_info), self.num_bytes)
+        if self._backend is not None:
+            for key, value in self._backend.memory().items():
+                if key == "reasons":
+                    info.reasons.extend(value)
+                elif hasattr(info, key):
+                    setattr(info, key, value)
+                else:
+                    info.extra[key] = value
+        return info
+
+    # ---- scopes --------------------------------------------------------------------------------
+    def start_scope(self) -> None:
+        """Open a tidy scope: tensors made inside are freed at end_scope unless returned or kept."""
+        scope: list[Tensor] = []
+        self._scopes.append(scope)
+        self._scope = scope
+
+    def end_scope(self, result: Any = None) -> None:
+        """Close the innermost scope, freeing its tensors except those in `result` or kept."""
+        scope = self._scopes.pop()
+        parent = self._scopes[-1] if self._scopes else None
+        self._scope = parent
+        if len(scope) == 1 and scope[0] is result:
+            if parent is not None:
+                parent.append(result)
+            return
+        keep: set[int] = set()
+        _collect(result, keep)
+        for t in scope:
+            if id(t) in keep:
+                if parent is not None:
+                    parent.append(t)
+            elif not t.kept and not t.is_disposed_internal:
+                self.dispose_tensor(t)
+
+    # ---- kernels -------------------------------------------------------------------------------
+    def run_kernel(self, name: str, inputs: Any, attrs: dict[str, Any] | None = None) -> Any:
+        """Run kernel `name` on the active backend: the one entry point for all math."""
+        backend = self._backend or self.backend
+        impl = self._kernels.get(name)
+        if impl is None:
+            raise NotImplementedError(f"Kernel '{name}' not registered for backend '{self.backend_name}'")
+        if self._profile is not None or self._timing_ms is not None or ENV._flags.get("DEBUG"):
+            return self._run_instrumented(name, impl, backend, inputs, attrs or {})
+        out = impl(backend, inputs, attrs or {})
+        if type(out) is TensorInfo:
+            return self.wrap(out, backend)
+        return [self.wrap(o, backend) for o in out]
+
+    def _run_instrumented(self, name: str, impl: Any, backend: Backend, inputs: Any, attrs: dict) -> Any:
+        bytes_before, tensors_before = self.num_bytes, self.num_tensors
+        self._kernel_depth += 1
+        start = backend.now_ms()
+        try:
+            out = impl(backend, inputs, attrs)
+            single = type(out) is TensorInfo
+            outs = [self.wrap(o, backend) for o in ([out] if single else out)]
+            if hasattr(backend, "finish"):
+                backend.finish()  # make GPU time visible in the wall clock of this kernel
+        finally:
+            self._kernel_depth -= 1
+        ms = backend.now_ms() - start
+        if self._timing_ms is not None and self._kernel_depth == 0:
+            self._timing_ms += ms
+        record = KernelRecord(
+            name,
+            self.num_bytes - bytes_before,
+            self.num_bytes,
+            self.num_tensors - tensors_before,
+            self.num_tensors,
+            [list(t.shape) for t in _input_tensors(inputs)],
+            [list(t.shape) for t in outs],
+            ms,
+        )
+        if self._profile is not None:
+            self._profile.append(record)
+        if ENV._flags.get("DEBUG"):
+            self._debug_check(record, outs)
+        return outs[0] if single else outs
+
+    def _debug_check(self, record: KernelRecord, outs: list[Tensor]) -> None:
+        print(
+            f"webtf kernel {record.name:<24} {record.kernel_time_ms:8.3f} ms  in {record.input_shapes} "
+            f"out {record.output_shapes}  +{record.bytes_added} B",
+            file=sys.stderr,
+        )
+        if not ENV.get("CHECK_COMPUTATION_FOR_ERRORS"):
+            return
+        for t in outs:
+            if t.dtype == "float32" and any(v != v for v in self.read_sync(t.data_id)):
+                raise FloatingPointError(f"Debug mode: the result of kernel '{record.name}' contains NaN")
+
+    # ---- profile and time ----------------------------------------------------------------------
+    async def profile(self, fn: Callable[[], Any]) -> ProfileInfo:
+        """Run fn (sync or async) and report the kernels it ran and the memory it used."""
+        bytes_before, tensors_before = self.num_bytes, self.num_tensors
+        outer, self._profile = self._profile, []
+        outer_peak, self._peak_bytes = self._peak_bytes, self.num_bytes
+        try:
+            result = fn()
+            if inspect.isawaitable(result):
+                result = await result
+            records = self._profile
+        finally:
+            peak = self._peak_bytes
+            self._profile = outer
+            self._peak_bytes = max(outer_peak, peak)
+        return ProfileInfo(
+            self.num_bytes - bytes_before, self.num_tensors - tensors_before, peak, records, result
+        )
+
+    async def time(self, fn: Callable[[], Any]) -> TimingInfo:
+        """Run fn (sync or async) and report wall time and time spent in kernels."""
+        outer, self._timing_ms = self._timing_ms, 0.0
+        start = time.perf_counter()
+        try:
+            result = fn()
+            if inspect.isawaitable(result):
+                await result
+            kernel_ms = self._timing_ms
+        finally:
+            self._timing_ms = outer
+        return TimingInfo((time.perf_counter() - start) * 1000.0, kernel_ms)
+
+
+ENGINE = Engine()
+_tensor_module._engine = ENGINE

@@ -1,0 +1,114 @@
+"""The environment: named flags with lazily evaluated defaults, overridable at run time (tf.env())."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+FlagValue = bool | int | float | str
+Evaluator = Callable[[], FlagValue]
+
+
+class Environment:
+    """A registry of flags (TF.js names) evaluated on first read and overridable with `set`."""
+
+    def __init__(self) -> None:
+        self._registry: dict[str, tuple[Evaluator, Callable[[FlagValue], None] | None]] = {}
+        self._flags: dict[str, FlagValue] = {}
+
+    def register_flag(
+        self, name: str, evaluator: Evaluator, set_hook: Callable[[FlagValue], None] | None = None
+    ) -> None:
+        """Register flag `name` whose default is computed by `evaluator` on first read."""
+        self._registry[name] = (evaluator, set_hook)
+
+    def get(self, name: str) -> FlagValue:
+        """The value of flag `name`, evaluating its default on first read."""
+        try:
+            return self._flags[name]
+        except KeyError:
+            pass
+        if name not in self._registry:
+            raise ValueError(f"Cannot evaluate flag '{name}': no evaluation function found.")
+        value = self._registry[name][0]()
+        self._flags[name] = value
+        return value
+
+    def get_bool(self, name: str) -> bool:
+        """The value of a boolean flag."""
+        value = self.get(name)
+        if not isinstance(value, bool):
+            raise TypeError(f"Flag '{name}' is {value!r}, not a bool")
+        return value
+
+    def get_number(self, name: str) -> float:
+        """The value of a numeric flag."""
+        value = self.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"Flag '{name}' is {value!r}, not a number")
+        return value
+
+    def set(self, name: str, value: FlagValue) -> None:
+        """Override flag `name`; its set hook (if any) runs first."""
+        if name not in self._registry:
+            raise ValueError(f"Cannot set flag '{name}' as it has not been registered.")
+        hook = self._registry[name][1]
+        if hook is not None:
+            hook(value)
+        self._flags[name] = value
+
+    def set_flags(self, flags: dict[str, FlagValue]) -> None:
+        """Override several flags at once."""
+        for name, value in flags.items():
+            self.set(name, value)
+
+    def get_flags(self) -> dict[str, FlagValue]:
+        """The flags read or set so far."""
+        return dict(self._flags)
+
+    @property
+    def features(self) -> dict[str, FlagValue]:
+        """Every registered flag, evaluated."""
+        return {name: self.get(name) for name in self._registry}
+
+    def reset(self) -> None:
+        """Forget all evaluated and overridden values; defaults are evaluated again on next read."""
+        self._flags.clear()
+
+    def __repr__(self) -> str:
+        return f"Environment({self._flags!r})"
+
+
+ENV = Environment()
+
+
+def env() -> Environment:
+    """The global environment (TF.js tf.env())."""
+    return ENV
+
+
+def _is_browser() -> bool:
+    return sys.platform == "emscripten"
+
+
+def _register_core_flags() -> None:
+    ENV.register_flag("IS_BROWSER", _is_browser)
+    ENV.register_flag("IS_NODE", lambda: False)
+    ENV.register_flag("IS_TEST", lambda: False)
+    ENV.register_flag("PROD", lambda: False)
+    ENV.register_flag("DEBUG", lambda: False, _warn_debug)
+    ENV.register_flag("CHECK_COMPUTATION_FOR_ERRORS", lambda: True)
+    ENV.register_flag("KEEP_INTERMEDIATE_TENSORS", lambda: False)
+
+
+def _warn_debug(value: Any) -> None:
+    if value:
+        print(
+            "webtf: debug mode is on: every kernel is timed and logged and its outputs are downloaded "
+            "to check for NaN. This slows everything down.",
+            file=sys.stderr,
+        )
+
+
+_register_core_flags()

@@ -1,0 +1,70 @@
+"""Chaining (t.square().log()) and Python operators on Tensor, bound from the ops (as TF.js's chained API)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor import Tensor
+
+_OPERATORS = {
+    "__add__": ("add", False),
+    "__radd__": ("add", True),
+    "__sub__": ("sub", False),
+    "__rsub__": ("sub", True),
+    "__mul__": ("mul", False),
+    "__rmul__": ("mul", True),
+    "__truediv__": ("div", False),
+    "__rtruediv__": ("div", True),
+    "__floordiv__": ("floor_div", False),
+    "__rfloordiv__": ("floor_div", True),
+    "__mod__": ("mod", False),
+    "__rmod__": ("mod", True),
+    "__pow__": ("pow", False),
+    "__rpow__": ("pow", True),
+    "__matmul__": ("mat_mul", False),
+    "__rmatmul__": ("mat_mul", True),
+    "__lt__": ("less", False),
+    "__le__": ("less_equal", False),
+    "__gt__": ("greater", False),
+    "__ge__": ("greater_equal", False),
+    "__eq__": ("equal", False),
+    "__ne__": ("not_equal", False),
+    "__and__": ("logical_and", False),
+    "__or__": ("logical_or", False),
+}
+_UNARY = {"__neg__": "neg", "__abs__": "abs", "__invert__": "logical_not"}
+
+#: ops that take the tensor as their first argument and become Tensor methods.
+_NOT_METHODS = {
+    "tensor", "scalar", "zeros", "ones", "fill", "range", "linspace", "eye", "random_uniform",
+    "random_normal", "truncated_normal", "variable", "add_n", "concat", "stack", "where",
+}  # fmt: skip
+
+
+def _binary(fn: Any, reflected: bool) -> Any:
+    if reflected:
+        return lambda self, other: fn(other, self)
+    return lambda self, other: fn(self, other)
+
+
+def bind(namespace: dict[str, Any]) -> None:
+    """Attach ops from `namespace` to Tensor as methods and operators."""
+    for name, fn in namespace.items():
+        if callable(fn) and not name.startswith("_") and name not in _NOT_METHODS and not isinstance(fn, type):
+            if not hasattr(Tensor, name) or name in ("abs",):
+                setattr(Tensor, name, fn)
+    for dunder, (name, reflected) in _OPERATORS.items():
+        if name in namespace:
+            setattr(Tensor, dunder, _binary(namespace[name], reflected))
+    for dunder, name in _UNARY.items():
+        if name in namespace:
+            setattr(Tensor, dunder, namespace[name])
+    cast = namespace["cast"]
+    Tensor.as_type = cast  # type: ignore[attr-defined]
+    Tensor.to_float = lambda self: cast(self, "float32")  # type: ignore[attr-defined]
+    Tensor.to_int = lambda self: cast(self, "int32")  # type: ignore[attr-defined]
+    Tensor.to_bool = lambda self: cast(self, "bool")  # type: ignore[attr-defined]
+    if "reshape" in namespace:
+        reshape = namespace["reshape"]
+        Tensor.flatten = lambda self: reshape(self, (self.size,))  # type: ignore[attr-defined]
+        Tensor.as_scalar = lambda self: reshape(self, ())  # type: ignore[attr-defined]

@@ -1,0 +1,135 @@
+"""What every op shares: a tidy scope per op call, and conversion of arguments to tensors."""
+
+from __future__ import annotations
+
+import functools
+from array import array
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ..dtypes import TYPECODE, check_dtype, infer_dtype
+from ..engine import ENGINE
+from ..shapes import fmt, size_of
+from ..tensor import Tensor
+
+F = TypeVar("F", bound=Callable[..., Any])
+TensorLike = Any  # Tensor | number | bool | nested lists | array.array | numpy array on the host
+
+
+def op(fn: F) -> F:
+    """Run an op in its own scope (as TF.js op() does): temporaries it makes are freed, even on error."""
+    engine = ENGINE
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        engine.start_scope()
+        try:
+            result = fn(*args, **kwargs)
+        except BaseException:
+            engine.end_scope(None)
+            raise
+        engine.end_scope(result)
+        return result
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _flatten(value: Any, shape: list[int], depth: int, out: list[Any], op: str, arg: str) -> None:
+    if depth == len(shape):
+        if isinstance(value, (list, tuple)):
+            raise ValueError(f"Error in {op}: argument '{arg}' is ragged: expected a number at depth {depth}")
+        out.append(value)
+        return
+    if not isinstance(value, (list, tuple)) or len(value) != shape[depth]:
+        got = len(value) if isinstance(value, (list, tuple)) else "a number"
+        raise ValueError(
+            f"Error in {op}: argument '{arg}' is ragged: expected {shape[depth]} elements at depth {depth}, got {got}"
+        )
+    if depth == len(shape) - 1 and not any(isinstance(v, (list, tuple)) for v in value):
+        out.extend(value)
+        return
+    for v in value:
+        _flatten(v, shape, depth + 1, out, op, arg)
+
+
+def infer_shape(value: Any) -> list[int]:
+    """The shape of a nested list (from its first elements)."""
+    shape = []
+    while isinstance(value, (list, tuple)):
+        shape.append(len(value))
+        if not value:
+            break
+        value = value[0]
+    return shape
+
+
+def to_flat(value: Any, dtype: str, op: str, arg: str) -> tuple[array, tuple[int, ...]]:
+    """Convert a Python value (number, nested list, array.array, numpy array) to a flat typed array + shape."""
+    code = TYPECODE[dtype]
+    if isinstance(value, array):
+        return (value if value.typecode == code else array(code, _coerce(value, dtype))), (len(value),)
+    if hasattr(value, "shape") and hasattr(value, "ravel"):  # numpy on the host
+        flat = value.ravel().tolist()
+        return array(code, _coerce(flat, dtype)), tuple(int(d) for d in value.shape)
+    if isinstance(value, (list, tuple)):
+        shape = infer_shape(value)
+        flat: list[Any] = []
+        _flatten(value, shape, 0, flat, op, arg)
+        return array(code, _coerce(flat, dtype)), tuple(shape)
+    if isinstance(value, (int, float, bool)) or hasattr(value, "__float__"):
+        return array(code, _coerce([value], dtype)), ()
+    raise TypeError(
+        f"Error in {op}: argument '{arg}' must be a Tensor or a TensorLike, but got {type(value).__name__}"
+    )
+
+
+def _coerce(values: Any, dtype: str) -> Any:
+    if dtype == "float32":
+        return [float(v) for v in values]
+    if dtype == "int32":
+        return [int(v) for v in values]
+    return [1 if v else 0 for v in values]
+
+
+def make_tensor(value: Any, shape: Any = None, dtype: str | None = None, op: str = "tensor") -> Tensor:
+    """Create a tracked tensor from Python values, optionally reshaped to `shape` and cast to `dtype`."""
+    if dtype is None:
+        if isinstance(value, array):
+            dtype = "float32" if value.typecode in "fd" else "int32"
+        else:
+            dtype = infer_dtype(value)
+    check_dtype(dtype, op)
+    flat, inferred = to_flat(value, dtype, op, "values")
+    if shape is not None:
+        shape = tuple(int(d) for d in shape)
+        if size_of(shape) != len(flat):
+            if len(flat) == 1 and not inferred:
+                flat = flat * size_of(shape)
+            else:
+                raise ValueError(
+                    f"Error in {op}: based on the provided shape, {fmt(shape)}, the tensor should have "
+                    f"{size_of(shape)} values but has {len(flat)}"
+                )
+    else:
+        shape = inferred
+    return ENGINE.make_tensor(flat, shape, dtype)
+
+
+def convert_to_tensor(x: TensorLike, arg: str, op: str, dtype: str | None = None) -> Tensor:
+    """A Tensor for op argument `arg`: tensors pass through (if not disposed), other values are converted."""
+    if isinstance(x, Tensor):
+        if x.is_disposed_internal:
+            raise ValueError(
+                f"Error in {op}: argument '{arg}' is a disposed tensor (id {x.id}, shape {fmt(x.shape)})"
+            )
+        return x
+    if x is None:
+        raise TypeError(f"Error in {op}: argument '{arg}' must be a Tensor or a TensorLike, but got None")
+    return make_tensor(x, None, dtype, op)
+
+
+def convert_list(xs: Any, arg: str, op: str) -> list[Tensor]:
+    """Convert a list of TensorLikes (for variadic ops such as concat)."""
+    if not isinstance(xs, (list, tuple)):
+        raise TypeError(f"Error in {op}: argument '{arg}' must be a list of tensors, but got {type(xs).__name__}")
+    return [convert_to_tensor(x, f"{arg}[{i}]", op) for i, x in enumerate(xs)]

@@ -1,0 +1,170 @@
+"""Tensor: an immutable handle (id, shape, dtype, data id). Math lives in ops; operators are bound there."""
+
+from __future__ import annotations
+
+from array import array
+from typing import TYPE_CHECKING, Any
+
+from .shapes import size_of
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+_engine: Engine  # set by engine.py at import time
+
+
+def _nest(flat: list[Any], shape: tuple[int, ...]) -> Any:
+    if not shape:
+        return flat[0]
+    for dim in reversed(shape[1:]):
+        flat = [flat[i : i + dim] for i in range(0, len(flat), dim)] if dim else [[] for _ in range(len(flat))]
+    return flat if shape[0] == len(flat) else [[] for _ in range(shape[0])]
+
+
+class Tensor:
+    """An n-dimensional array held by the active backend. Immutable; free it with dispose() or tidy()."""
+
+    __slots__ = ("id", "shape", "dtype", "size", "data_id", "is_disposed_internal", "kept", "__weakref__")
+
+    def __init__(self, shape: tuple[int, ...], dtype: str, data_id: int, tensor_id: int) -> None:
+        self.shape = shape
+        self.dtype = dtype
+        self.size = size_of(shape)
+        self.data_id = data_id
+        self.id = tensor_id
+        self.is_disposed_internal = False
+        self.kept = False
+
+    @property
+    def rank(self) -> int:
+        """Number of dimensions."""
+        return len(self.shape)
+
+    @property
+    def is_disposed(self) -> bool:
+        """True once dispose() freed this tensor."""
+        return self.is_disposed_internal
+
+    def _check(self, what: str) -> None:
+        if self.is_disposed_internal:
+            raise ValueError(f"Tensor is disposed: cannot call {what}() on tensor {self.id} of shape {list(self.shape)}")
+
+    def data_sync(self) -> array:
+        """Download the values synchronously as a flat array (typed like the dtype)."""
+        self._check("data_sync")
+        return _engine.read_sync(self.data_id)
+
+    async def data(self) -> array:
+        """Download the values asynchronously as a flat array (typed like the dtype)."""
+        self._check("data")
+        return await _engine.read(self.data_id)
+
+    def array_sync(self) -> Any:
+        """Download the values synchronously as nested Python lists (a number for a scalar)."""
+        return self._to_nested(self.data_sync())
+
+    async def array(self) -> Any:
+        """Download the values asynchronously as nested Python lists (a number for a scalar)."""
+        return self._to_nested(await self.data())
+
+    def _to_nested(self, values: array) -> Any:
+        flat: list[Any] = [v != 0 for v in values] if self.dtype == "bool" else values.tolist()
+        return _nest(flat, self.shape)
+
+    def dispose(self) -> None:
+        """Free this tensor's memory (its data is freed when no other tensor shares it)."""
+        _engine.dispose_tensor(self)
+
+    def __repr__(self) -> str:
+        if self.is_disposed_internal:
+            return f"Tensor(disposed, id={self.id}, shape={list(self.shape)}, dtype={self.dtype})"
+        return _format(self)
+
+    __str__ = __repr__
+    __hash__ = object.__hash__
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a scalar tensor")
+        return self.shape[0]
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ValueError(
+                f"The truth value of a tensor with {self.size} elements is ambiguous; use any() or all()"
+            )
+        return bool(self.data_sync()[0])
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def _scalar(self, what: str) -> Any:
+        if self.size != 1:
+            raise TypeError(f"only tensors of size 1 can be converted to {what}, not shape {list(self.shape)}")
+        return self.data_sync()[0]
+
+    def to_string(self, verbose: bool = False) -> str:
+        """Pretty-print like TF.js tensor.toString(verbose)."""
+        return _format(self, verbose)
+
+    def print(self, verbose: bool = False) -> None:
+        """Print the tensor like tf.print."""
+        print(_format(self, verbose))
+
+
+class Variable(Tensor):
+    """A mutable tensor: assign() swaps its data in place (TF.js tf.variable)."""
+
+    __slots__ = ("name", "trainable")
+
+    def __init__(self, initial: Tensor, trainable: bool = True, name: str | None = None) -> None:
+        data_id = _engine.share_data(initial.data_id)
+        super().__init__(initial.shape, initial.dtype, data_id, _engine.next_tensor_id())
+        self.trainable = trainable
+        self.name = name or f"variable{self.id}"
+        _engine.track(self)
+        self.kept = True
+
+    def assign(self, new_value: Tensor) -> None:
+        """Replace the value; shape and dtype must match."""
+        if new_value.dtype != self.dtype or new_value.shape != self.shape:
+            raise ValueError(
+                f"Error in assign: variable '{self.name}' has shape {list(self.shape)} and dtype {self.dtype}, "
+                f"new value has shape {list(new_value.shape)} and dtype {new_value.dtype}"
+            )
+        self._check("assign")
+        old = self.data_id
+        self.data_id = _engine.share_data(new_value.data_id)
+        _engine.release_data(old)
+
+
+def _fmt_value(v: Any, dtype: str) -> str:
+    if dtype == "bool":
+        return "true" if v else "false"
+    if dtype == "int32":
+        return str(int(v))
+    return f"{v:.4f}" if abs(v) < 1e6 else f"{v:.3e}"
+
+
+def _format(t: Tensor, verbose: bool = False) -> str:
+    values = [_fmt_value(v, t.dtype) for v in t.data_sync()]
+    width = max((len(v) for v in values), default=0)
+    values = [v.rjust(width) for v in values]
+
+    def rows(shape: tuple[int, ...], flat: list[str], indent: int) -> str:
+        if not shape:
+            return flat[0]
+        if len(shape) == 1:
+            return "[" + ", ".join(flat) + "]"
+        step = size_of(shape[1:])
+        parts = [rows(shape[1:], flat[i * step : (i + 1) * step], indent + 1) for i in range(shape[0])]
+        sep = "," + "\n" * (len(shape) - 1) + " " * (indent + 1)
+        return "[" + sep.join(parts) + "]"
+
+    head = "Tensor"
+    if verbose:
+        head += f"\n  dtype: {t.dtype}\n  rank: {t.rank}\n  shape: {list(t.shape)}\n  values:"
+    return head + "\n    " + rows(t.shape, values, 4)

@@ -1,0 +1,127 @@
+"""The op-suite fixture `run`: one test body, run on the host (numpy oracle) and in the page per backend.
+
+    def test_add(run):
+        a, b = rand(2, 3), rand(3)
+        np.testing.assert_allclose(run("tf.add(a, b)", a=a, b=b), a + b, rtol=1e-6)
+
+`run(expr, **inputs)` builds tensors from the numpy inputs (float32/int32/bool), evaluates `expr`, returns the
+result as numpy arrays (lists/tuples/dicts of them for multi-output ops), and fails the test if any tensor leaked.
+An error raised by the op is raised again here with the same class and message, so pytest.raises works.
+`run.backend` names the target ("host" or the page backend); `run.tol` is the float tolerance for it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.harness.runner import run_payload
+
+#: page backends the op suite runs on (more are added as backends land); WEBTF_OP_TARGETS overrides.
+PAGE_BACKENDS = ["cpu"]
+TARGETS = os.environ.get("WEBTF_OP_TARGETS", ",".join(["host"] + [f"page-{b}" for b in PAGE_BACKENDS])).split(",")
+
+
+def _spec(a: Any) -> dict[str, Any]:
+    arr = np.asarray(a)
+    dtype = {"f": "float32", "i": "int32", "u": "int32", "b": "bool"}[arr.dtype.kind]
+    vals = arr.astype(np.float64 if dtype == "float32" else np.int64 if dtype == "int32" else bool).ravel()
+    return {"values": vals.tolist(), "shape": list(arr.shape), "dtype": dtype}
+
+
+_NP = {"float32": np.float32, "int32": np.int32, "bool": np.bool_}
+
+
+def _to_numpy(out: Any) -> Any:
+    if "values" in out:
+        vals = [float(v) if isinstance(v, str) else v for v in out["values"]]
+        return np.array(vals, dtype=_NP[out["dtype"]]).reshape(out["shape"])
+    if "list" in out:
+        return [_to_numpy(o) for o in out["list"]]
+    if "dict" in out:
+        return {k: _to_numpy(v) for k, v in out["dict"].items()}
+    return out["py"]
+
+
+class Runner:
+    """Callable fixture object: run(expr, setup=None, **inputs) -> numpy result."""
+
+    def __init__(self, backend: str, call: Callable[[dict[str, Any]], dict[str, Any]], tol: float) -> None:
+        self.backend = backend
+        self._call = call
+        self.tol = tol
+
+    def __call__(self, expr: str, setup: str | None = None, **inputs: Any) -> Any:
+        payload = {"expr": expr, "setup": setup, "inputs": {k: _spec(v) for k, v in inputs.items()}}
+        res = self._call(payload)
+        if res["error"]:
+            cls = getattr(builtins, res["error"]["type"], None)
+            if not (isinstance(cls, type) and issubclass(cls, Exception)):
+                cls = RuntimeError
+            if res["leaked"]:
+                pytest.fail(f"{res['leaked']} tensors leaked while {expr!r} raised {res['error']}")
+            raise cls(res["error"]["message"])
+        assert res["leaked"] == 0, f"{expr!r} leaked {res['leaked']} tensors"
+        return _to_numpy(res["out"])
+
+
+def _host_call(payload: dict[str, Any]) -> dict[str, Any]:
+    import webtf as tf
+
+    return json.loads(json.dumps(run_payload(tf, payload)))
+
+
+@pytest.fixture(params=TARGETS)
+def run(request: pytest.FixtureRequest) -> Runner:
+    """Run an op expression on each target (host CPython, then the page per backend)."""
+    target = request.param
+    if target == "host":
+        return Runner("host", _host_call, 1e-5)
+    backend = target.removeprefix("page-")
+    page_run = request.getfixturevalue("page_op_runner")
+    return Runner(backend, lambda payload: page_run(backend, payload), 1e-5 if backend != "webgl" else 1e-3)
+
+
+_INSTALL_PY = """
+import sys, types
+_m = types.ModuleType("webtf_test_runner")
+exec(_webtf_runner_src, _m.__dict__)
+sys.modules["webtf_test_runner"] = _m
+del _webtf_runner_src
+
+async def _webtf_op_run(backend, payload_json):
+    import webtf as tf
+    if tf.get_backend() != backend and not await tf.set_backend(backend):
+        raise RuntimeError(f"backend {backend} could not be initialized in the page")
+    return sys.modules["webtf_test_runner"].run_json(tf, payload_json)
+"""
+
+_INSTALL_JS = """([src, code]) => {
+  window.pyodide.globals.set("_webtf_runner_src", src);
+  window.pyodide.runPython(code);
+}"""
+
+_RUN_JS = """async ([backend, payload]) => {
+  const fn = window.pyodide.globals.get("_webtf_op_run");
+  try { return await fn(backend, payload); } finally { fn.destroy(); }
+}"""
+
+
+@pytest.fixture(scope="session")
+def page_op_runner(page: Any) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
+    """Run op payloads inside the session's booted page: (backend, payload) -> result dict."""
+    from pathlib import Path
+
+    src = (Path(__file__).parent.parent / "harness" / "runner.py").read_text()
+    page.evaluate(_INSTALL_JS, [src, _INSTALL_PY])
+
+    def call(backend: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return json.loads(page.evaluate(_RUN_JS, [backend, json.dumps(payload)]))
+
+    return call
