@@ -209,6 +209,8 @@ def fetch_npm(pin: NpmPin) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         spec = f"{pin.name}@{pin.version}"
         log(f"downloading {spec}")
+        if shutil.which("npm") is None:
+            raise BuildError(f"npm is needed to look up {spec}: install node and npm")
         result = subprocess.run(["npm", "view", spec, "dist.tarball"], capture_output=True, text=True)
         url = result.stdout.strip()
         if result.returncode != 0 or not url:
@@ -477,7 +479,8 @@ def ensure_test_tools() -> None:
     if not CHROMIUM.exists():
         log("installing Debian chromium")
         subprocess.run(["apt-get", "update"], check=True)
-        subprocess.run(["apt-get", "install", "-y", "chromium"], check=True)
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "install", "-y", "chromium"], check=True, env=env)
 
 
 def test(pytest_args: Sequence[str]) -> int:

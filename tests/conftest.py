@@ -11,6 +11,10 @@ serves it and launches headless Chromium, once per pytest run, and all such test
 already holds `tf` (webtf). Top-level `await` works; the value of the last expression is returned,
 converted to plain Python (dict, list, str, int, float, bool, None) through PyProxy.toJs. A Python
 exception raises playwright.sync_api.Error whose message holds the traceback.
+
+Playwright runs on a thread of its own (its sync API leaves an asyncio loop marked running on the thread
+that uses it, which would break asyncio.run() in host tests). `browser` and `page` are therefore Remote
+proxies: attribute reads and method calls behave as on the Playwright objects but run on that thread.
 """
 
 from __future__ import annotations
@@ -18,14 +22,12 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
 import build
-
-if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
 
 CHROMIUM_ARGS = (
     "--no-sandbox",  # we run as root
@@ -58,6 +60,45 @@ PY_JS = """async (code) => {
 }"""
 
 
+class Remote:
+    """A Playwright object living on the Playwright thread: attribute reads and calls run there."""
+
+    def __init__(self, executor: ThreadPoolExecutor, target: Any) -> None:
+        self._executor = executor
+        self._target = target
+
+    def _run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        args = tuple(_unwrap(a) for a in args)
+        kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
+        return self._wrap(self._executor.submit(fn, *args, **kwargs).result())
+
+    def _wrap(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return [self._wrap(item) for item in value]
+        if callable(value) or type(value).__module__.startswith("playwright."):
+            return Remote(self._executor, value)
+        return value
+
+    def __getattr__(self, name: str) -> Any:
+        return self._run(getattr, self._target, name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._run(self._target, *args, **kwargs)
+
+    def __enter__(self) -> Any:
+        return self._run(self._target.__enter__)
+
+    def __exit__(self, *exc_info: object) -> Any:
+        return self._run(self._target.__exit__, *exc_info)
+
+    def __repr__(self) -> str:
+        return f"Remote({self._target!r})"
+
+
+def _unwrap(value: Any) -> Any:
+    return value._target if isinstance(value, Remote) else value
+
+
 @pytest.fixture(scope="session")
 def server() -> Iterator[str]:
     """Base URL (ending in /) of dist/ served on a free 127.0.0.1 port; builds dist/ first."""
@@ -72,16 +113,19 @@ def server() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
-    """Headless Debian Chromium driven by Playwright (never `playwright install`)."""
+def browser() -> Iterator[Remote]:
+    """Headless Debian Chromium driven by Playwright on its own thread (never `playwright install`)."""
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(build.CHROMIUM), headless=True, args=list(CHROMIUM_ARGS)
-        )
-        yield chromium
-        chromium.close()
+    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="playwright")
+    playwright = Remote(executor, executor.submit(lambda: sync_playwright().start()).result())
+    chromium = playwright.chromium.launch(
+        executable_path=str(build.CHROMIUM), headless=True, args=list(CHROMIUM_ARGS)
+    )
+    yield chromium
+    chromium.close()
+    playwright.stop()
+    executor.shutdown()
 
 
 @pytest.fixture(scope="session")
@@ -92,8 +136,8 @@ def console_log() -> list[str]:
 
 @pytest.fixture(scope="session")
 def page(
-    browser: Browser, server: str, console_log: list[str], request: pytest.FixtureRequest
-) -> Iterator[Page]:
+    browser: Remote, server: str, console_log: list[str], request: pytest.FixtureRequest
+) -> Iterator[Remote]:
     """The session's one webtf page (index.html, default backend), booted to data-webtf="ready"."""
     context = browser.new_context()
     booted = context.new_page()
@@ -112,7 +156,7 @@ def page(
 
 
 @pytest.fixture(scope="session")
-def py(page: Page) -> Callable[[str], Any]:
+def py(page: Remote) -> Callable[[str], Any]:
     """Run Python in the booted page and return its last expression as plain Python (see module doc)."""
 
     def run(code: str) -> Any:

@@ -8,16 +8,18 @@
 const root = document.documentElement;
 const statusLine = document.getElementById("status");
 const errorBox = document.getElementById("error");
+let phase = "loading page";
 
-function setStatus(phase) {
-  statusLine.textContent = phase;
-  console.log(`[webtf] ${Math.round(performance.now())} ms: ${phase}`);
+function setStatus(text) {
+  phase = text;
+  statusLine.textContent = text;
+  console.log(`[webtf] ${Math.round(performance.now())} ms: ${text}`);
 }
 
 function showError(error) {
   errorBox.textContent = String(error?.message ?? error);
   errorBox.hidden = false;
-  statusLine.textContent = "failed";
+  statusLine.textContent = `failed while ${phase}`;
   root.dataset.webtf = "error";
   console.error("[webtf] boot failed:", error);
 }

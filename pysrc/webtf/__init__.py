@@ -10,8 +10,8 @@ from typing import Any
 from . import backends as _backends  # noqa: F401
 from . import ops as _ops
 from .backends import cpu as _cpu  # noqa: F401  (registers the cpu backend and its kernels)
-from .backends.wasm import flags as _wasm_flags  # noqa: F401  (WASM_* flags)
-from .backends.webgl import flags as _webgl_flags  # noqa: F401  (WEBGL_* flags)
+from .backends import wasm as _wasm  # noqa: F401  (WASM_* flags; the wasm backend, priority 2)
+from .backends import webgl as _webgl  # noqa: F401  (WEBGL_* flags; the webgl backend, priority 3)
 from .backends.base import Backend, TensorInfo
 from .engine import ENGINE, KernelRecord, MemoryInfo, ProfileInfo, TimingInfo
 from .environment import ENV, Environment, env
@@ -22,6 +22,7 @@ from .kernel_registry import (
     register_kernels,
     unregister_kernel,
 )
+from .models import GraphModel, io, load_graph_model
 from .ops import *  # noqa: F403
 from .ops.chaining import bind as _bind
 from .tensor import Tensor, Variable
@@ -132,7 +133,8 @@ def enable_debug_mode() -> None:
 
 
 __all__ = [
-    "ENGINE", "ENV", "Backend", "Environment", "KernelRecord", "MemoryInfo", "ProfileInfo", "Tensor",
+    "ENGINE", "ENV", "Backend", "Environment", "GraphModel", "KernelRecord", "MemoryInfo", "ProfileInfo", "Tensor",
+    "io", "load_graph_model",
     "TensorInfo", "TimingInfo", "Variable", "backend", "dispose", "enable_debug_mode", "enable_prod_mode",
     "env", "find_backend", "get_backend", "get_kernel", "get_kernels_for_backend", "keep", "memory",
     "profile", "ready", "register_backend", "register_kernel", "register_kernels", "remove_backend",

@@ -1,4 +1,4 @@
-"""The engine: backends by priority, the one kernel entry point, tensor and data tracking, scopes, profiling."""
+"""The engine: backends by priority, the one kernel entry point, tensor and data tracking, scopes, profile."""
 
 from __future__ import annotations
 

@@ -53,7 +53,9 @@ def normalize_axis(axis: int, rank: int, op: str, arg: str = "axis") -> int:
     return axis % rank
 
 
-def normalize_axes(axis: int | Iterable[int] | None, rank: int, op: str, arg: str = "axis") -> tuple[int, ...]:
+def normalize_axes(
+    axis: int | Iterable[int] | None, rank: int, op: str, arg: str = "axis"
+) -> tuple[int, ...]:
     """Normalize an axis spec (None = all axes) to a sorted tuple of unique non-negative axes."""
     if axis is None:
         return tuple(range(rank))

@@ -10,14 +10,16 @@ from .shapes import size_of
 if TYPE_CHECKING:
     from .engine import Engine
 
-_engine: Engine  # set by engine.py at import time
+_engine: Engine = None  # type: ignore[assignment]  # set by engine.py at import time
 
 
 def _nest(flat: list[Any], shape: tuple[int, ...]) -> Any:
     if not shape:
         return flat[0]
     for dim in reversed(shape[1:]):
-        flat = [flat[i : i + dim] for i in range(0, len(flat), dim)] if dim else [[] for _ in range(len(flat))]
+        flat = (
+            [flat[i : i + dim] for i in range(0, len(flat), dim)] if dim else [[] for _ in range(len(flat))]
+        )
     return flat if shape[0] == len(flat) else [[] for _ in range(shape[0])]
 
 
@@ -47,7 +49,9 @@ class Tensor:
 
     def _check(self, what: str) -> None:
         if self.is_disposed_internal:
-            raise ValueError(f"Tensor is disposed: cannot call {what}() on tensor {self.id} of shape {list(self.shape)}")
+            raise ValueError(
+                f"Tensor is disposed: cannot call {what}() on tensor {self.id} of shape {list(self.shape)}"
+            )
 
     def data_sync(self) -> array:
         """Download the values synchronously as a flat array (typed like the dtype)."""
@@ -103,7 +107,9 @@ class Tensor:
 
     def _scalar(self, what: str) -> Any:
         if self.size != 1:
-            raise TypeError(f"only tensors of size 1 can be converted to {what}, not shape {list(self.shape)}")
+            raise TypeError(
+                f"only tensors of size 1 can be converted to {what}, not shape {list(self.shape)}"
+            )
         return self.data_sync()[0]
 
     def to_string(self, verbose: bool = False) -> str:

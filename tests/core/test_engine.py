@@ -33,7 +33,11 @@ def test_memory_counts_bytes_and_buffers():
     assert m.num_bytes - m0.num_bytes == 3 * 4 + 4 * 4 + 3 * 1
     clone = tf.clone(a)  # shares a's buffer: one more tensor, no more bytes
     m2 = tf.memory()
-    assert (m2.num_tensors, m2.num_data_buffers, m2.num_bytes) == (m.num_tensors + 1, m.num_data_buffers, m.num_bytes)
+    assert (m2.num_tensors, m2.num_data_buffers, m2.num_bytes) == (
+        m.num_tensors + 1,
+        m.num_data_buffers,
+        m.num_bytes,
+    )
     a.dispose()
     assert clone.data_sync().tolist() == [1.0, 2.0, 3.0]  # the shared buffer outlives a
     tf.dispose([clone, {"b": b, "c": (c,)}])

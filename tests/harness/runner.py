@@ -11,8 +11,11 @@ import math
 _DTYPE_OF_KIND = {"f": "float32", "i": "int32", "u": "int32", "b": "bool"}
 
 
-def run_payload(tf, payload):
-    """Evaluate payload = {expr, inputs: {name: {values, shape, dtype}}, setup}; return a JSON-able dict."""
+async def run_payload(tf, payload):
+    """Evaluate payload = {expr, inputs: {name: {values, shape, dtype}}, setup}; return a JSON-able dict.
+
+    An expression that yields a coroutine (an async op such as non_max_suppression_async) is awaited.
+    """
     before = tf.memory().num_tensors
     scope = {"tf": tf}
     made = []
@@ -24,6 +27,8 @@ def run_payload(tf, payload):
         if payload.get("setup"):
             exec(payload["setup"], scope)
         result = eval(payload["expr"], scope)
+        if hasattr(result, "__await__"):
+            result = await result
         out = _download(tf, result)
         tf.dispose(result)
         error = None
@@ -48,6 +53,6 @@ def _download(tf, value):
     return {"py": value}
 
 
-def run_json(tf, payload_json):
+async def run_json(tf, payload_json):
     """run_payload for text in, text out (the page side)."""
-    return json.dumps(run_payload(tf, json.loads(payload_json)))
+    return json.dumps(await run_payload(tf, json.loads(payload_json)))

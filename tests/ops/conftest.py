@@ -12,6 +12,7 @@ An error raised by the op is raised again here with the same class and message, 
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import json
 import os
@@ -25,7 +26,9 @@ from tests.harness.runner import run_payload
 
 #: page backends the op suite runs on (more are added as backends land); WEBTF_OP_TARGETS overrides.
 PAGE_BACKENDS = ["cpu"]
-TARGETS = os.environ.get("WEBTF_OP_TARGETS", ",".join(["host"] + [f"page-{b}" for b in PAGE_BACKENDS])).split(",")
+TARGETS = os.environ.get("WEBTF_OP_TARGETS", ",".join(["host"] + [f"page-{b}" for b in PAGE_BACKENDS])).split(
+    ","
+)
 
 
 def _spec(a: Any) -> dict[str, Any]:
@@ -74,7 +77,7 @@ class Runner:
 def _host_call(payload: dict[str, Any]) -> dict[str, Any]:
     import webtf as tf
 
-    return json.loads(json.dumps(run_payload(tf, payload)))
+    return json.loads(json.dumps(asyncio.run(run_payload(tf, payload))))
 
 
 @pytest.fixture(params=TARGETS)
@@ -99,7 +102,7 @@ async def _webtf_op_run(backend, payload_json):
     import webtf as tf
     if tf.get_backend() != backend and not await tf.set_backend(backend):
         raise RuntimeError(f"backend {backend} could not be initialized in the page")
-    return sys.modules["webtf_test_runner"].run_json(tf, payload_json)
+    return await sys.modules["webtf_test_runner"].run_json(tf, payload_json)
 """
 
 _INSTALL_JS = """([src, code]) => {

@@ -1,0 +1,8 @@
+"""Models: graph models (converter format), later layers models; io for loading and saving."""
+
+from __future__ import annotations
+
+from . import io
+from .graph import GraphModel, load_graph_model
+
+__all__ = ["GraphModel", "io", "load_graph_model"]

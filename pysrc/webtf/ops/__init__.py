@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
-from . import binary, conv, fused, image, matmul, pool, reduce, scan, shape, slicing, softmax, sort, spatial, unary
+from . import (
+    binary,
+    conv,
+    fused,
+    image,
+    matmul,
+    pool,
+    reduce,
+    scan,
+    shape,
+    slicing,
+    softmax,
+    sort,
+    spatial,
+    unary,
+)
 from .cast import cast
 from .creation import (
     clone,

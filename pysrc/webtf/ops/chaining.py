@@ -50,7 +50,12 @@ def _binary(fn: Any, reflected: bool) -> Any:
 def bind(namespace: dict[str, Any]) -> None:
     """Attach ops from `namespace` to Tensor as methods and operators."""
     for name, fn in namespace.items():
-        if callable(fn) and not name.startswith("_") and name not in _NOT_METHODS and not isinstance(fn, type):
+        if (
+            callable(fn)
+            and not name.startswith("_")
+            and name not in _NOT_METHODS
+            and not isinstance(fn, type)
+        ):
             if not hasattr(Tensor, name) or name in ("abs",):
                 setattr(Tensor, name, fn)
     for dunder, (name, reflected) in _OPERATORS.items():

@@ -114,7 +114,11 @@ def _rng(seed: int | None) -> _random.Random:
 
 
 def random_uniform(
-    shape: Sequence[int], minval: float = 0, maxval: float = 1, dtype: str = "float32", seed: int | None = None
+    shape: Sequence[int],
+    minval: float = 0,
+    maxval: float = 1,
+    dtype: str = "float32",
+    seed: int | None = None,
 ) -> Tensor:
     """Uniform random values in [minval, maxval); the same seed gives the same values."""
     shape = _shape(shape, "random_uniform")

@@ -1,5 +1,434 @@
-"""(to be written)"""
+"""The tf.image namespace: resizing, crop_and_resize, non-max suppression (sync and async), flips, transforms.
+
+Nothing here is re-exported at the top level (`__all__` is empty): call tf.image.resize_bilinear(...).
+"""
 
 from __future__ import annotations
 
+import math
+from array import array
+from collections.abc import Sequence
+from typing import Any
+
+from ..engine import ENGINE
+from ..shapes import fmt
+from ..tensor import Tensor
+from .op import TensorLike, convert_to_tensor, op
+
 __all__: list[str] = []
+
+
+def _is_int(v: Any) -> bool:
+    """An integer that is not a bool (numpy integers included)."""
+    return not isinstance(v, bool) and hasattr(v, "__index__")
+
+
+def _size(size: Any, arg: str, name: str, minimum: int = 0) -> tuple[int, int]:
+    """Validate a [height, width] pair of integers >= minimum."""
+    vals = list(size) if isinstance(size, (list, tuple)) else None
+    if vals is None or len(vals) != 2:
+        raise ValueError(f"Error in {name}: {arg} must be 2D ([height, width]), but got {size!r}")
+    if not all(_is_int(v) or (isinstance(v, float) and v.is_integer()) for v in vals):
+        raise ValueError(f"Error in {name}: {arg} must hold integers, but got {vals}")
+    out = (int(vals[0]), int(vals[1]))
+    if min(out) < minimum:
+        raise ValueError(f"Error in {name}: {arg} must be at least [{minimum},{minimum}], but was {fmt(out)}")
+    return out
+
+
+def _reshape(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    return ENGINE.run_kernel("Reshape", {"x": x}, {"shape": shape})
+
+
+def _resize(
+    kernel: str,
+    name: str,
+    images: TensorLike,
+    size: Sequence[int],
+    align_corners: bool,
+    half_pixel_centers: bool,
+) -> Tensor:
+    x = convert_to_tensor(images, "images", name)
+    if x.rank not in (3, 4):
+        raise ValueError(
+            f"Error in {name}: images must be rank 3 or 4, but got rank {x.rank} ({fmt(x.shape)})"
+        )
+    new_size = _size(size, "size", name)
+    if half_pixel_centers and align_corners:
+        raise ValueError(f"Error in {name}: if half_pixel_centers is True, align_corners must be False")
+    height, width, channels = x.shape[-3:]
+    batch = 1 if x.rank == 3 else x.shape[0]
+    if height * width == 0 and new_size[0] * new_size[1] * channels * batch > 0:
+        raise ValueError(
+            f"Error in {name}: cannot resize images of shape {fmt(x.shape)}, which have an empty spatial "
+            f"dimension, to size {fmt(new_size)}"
+        )
+    batched = x if x.rank == 4 else _reshape(x, (1, *x.shape))
+    attrs = {
+        "size": new_size,
+        "align_corners": bool(align_corners),
+        "half_pixel_centers": bool(half_pixel_centers),
+    }
+    res = ENGINE.run_kernel(kernel, {"images": batched}, attrs)
+    return res if x.rank == 4 else _reshape(res, res.shape[1:])
+
+
+@op
+def resize_bilinear(
+    images: TensorLike, size: Sequence[int], align_corners: bool = False, half_pixel_centers: bool = False
+) -> Tensor:
+    """Bilinear resize of [h,w,c] or [b,h,w,c] images to size=[new_h, new_w]; float32 result."""
+    return _resize("ResizeBilinear", "resize_bilinear", images, size, align_corners, half_pixel_centers)
+
+
+@op
+def resize_nearest_neighbor(
+    images: TensorLike, size: Sequence[int], align_corners: bool = False, half_pixel_centers: bool = False
+) -> Tensor:
+    """Nearest-neighbor resize of [h,w,c] or [b,h,w,c] float32/int32 images; keeps the dtype."""
+    name = "resize_nearest_neighbor"
+    x = convert_to_tensor(images, "images", name)
+    if x.dtype not in ("float32", "int32"):
+        raise TypeError(f"Error in {name}: images must have dtype int32 or float32, but got {x.dtype}")
+    return _resize("ResizeNearestNeighbor", name, x, size, align_corners, half_pixel_centers)
+
+
+@op
+def crop_and_resize(
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    crop_size: Sequence[int],
+    method: str = "bilinear",
+    extrapolation_value: float = 0,
+) -> Tensor:
+    """Crop boxes [y1,x1,y2,x2] (normalized) from image[box_ind] and resize each to crop_size; float32."""
+    name = "crop_and_resize"
+    img = convert_to_tensor(image, "image", name)
+    bx = convert_to_tensor(boxes, "boxes", name, "float32")
+    bi = convert_to_tensor(box_ind, "box_ind", name, "int32")
+    if img.rank != 4:
+        raise ValueError(f"Error in {name}: image must be rank 4, but got rank {img.rank} ({fmt(img.shape)})")
+    if img.shape[1] < 1 or img.shape[2] < 1:
+        raise ValueError(
+            f"Error in {name}: image height and width must be positive, but image is {fmt(img.shape)}"
+        )
+    if bx.rank != 2 or bx.shape[1] != 4:
+        raise ValueError(
+            f"Error in {name}: boxes must have shape [num_boxes,4], but had shape {fmt(bx.shape)}"
+        )
+    num_boxes = bx.shape[0]
+    if bi.rank != 1 or bi.shape[0] != num_boxes:
+        raise ValueError(
+            f"Error in {name}: box_ind must have shape [{num_boxes}], but had shape {fmt(bi.shape)}"
+        )
+    if bi.dtype != "int32":
+        raise TypeError(f"Error in {name}: box_ind must have dtype int32, but got {bi.dtype}")
+    crop = _size(crop_size, "crop_size", name, minimum=1)
+    if method not in ("bilinear", "nearest"):
+        raise ValueError(f"Error in {name}: method must be 'bilinear' or 'nearest', but was {method!r}")
+    attrs = {"crop_size": crop, "method": method, "extrapolation_value": float(extrapolation_value or 0)}
+    return ENGINE.run_kernel("CropAndResize", {"image": img, "boxes": bx, "box_ind": bi}, attrs)
+
+
+# ---- non max suppression -------------------------------------------------------------------------
+def _nms_check(
+    name: str,
+    boxes: Tensor,
+    scores: Tensor,
+    max_output_size: int,
+    iou_threshold: float,
+    score_threshold: float,
+    soft_nms_sigma: float = 0.0,
+) -> dict[str, Any]:
+    """Validate NMS arguments (as TF.js's nonMaxSuppSanityCheck) and return the kernel attrs."""
+    if iou_threshold is None:
+        iou_threshold = 0.5
+    if score_threshold is None:
+        score_threshold = -math.inf
+    if soft_nms_sigma is None:
+        soft_nms_sigma = 0.0
+    if not 0 <= iou_threshold <= 1:
+        raise ValueError(f"Error in {name}: iou_threshold must be in [0, 1], but was {iou_threshold}")
+    if boxes.rank != 2:
+        raise ValueError(f"Error in {name}: boxes must be a 2D tensor, but was of rank {boxes.rank}")
+    if boxes.shape[1] != 4:
+        raise ValueError(
+            f"Error in {name}: boxes must have 4 columns, but 2nd dimension was {boxes.shape[1]}"
+        )
+    if scores.rank != 1:
+        raise ValueError(f"Error in {name}: scores must be a 1D tensor, but was of rank {scores.rank}")
+    if scores.shape[0] != boxes.shape[0]:
+        raise ValueError(
+            f"Error in {name}: scores has incompatible shape with boxes. Expected {boxes.shape[0]}, "
+            f"but was {scores.shape[0]}"
+        )
+    if not 0 <= soft_nms_sigma <= 1:
+        raise ValueError(f"Error in {name}: soft_nms_sigma must be in [0, 1], but was {soft_nms_sigma}")
+    if not _is_int(max_output_size):
+        raise TypeError(f"Error in {name}: max_output_size must be an int, but got {max_output_size!r}")
+    return {
+        "max_output_size": min(int(max_output_size), boxes.shape[0]),
+        "iou_threshold": float(iou_threshold),
+        "score_threshold": float(score_threshold),
+        "soft_nms_sigma": float(soft_nms_sigma),
+    }
+
+
+def _nms_inputs(name: str, boxes: TensorLike, scores: TensorLike) -> tuple[Tensor, Tensor]:
+    return convert_to_tensor(boxes, "boxes", name, "float32"), convert_to_tensor(
+        scores, "scores", name, "float32"
+    )
+
+
+@op
+def non_max_suppression(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: int,
+    iou_threshold: float = 0.5,
+    score_threshold: float = -math.inf,
+) -> Tensor:
+    """Greedy NMS: int32 indices of kept boxes ([n,4] as [y1,x1,y2,x2]) by descending score."""
+    name = "non_max_suppression"
+    b, s = _nms_inputs(name, boxes, scores)
+    attrs = _nms_check(name, b, s, max_output_size, iou_threshold, score_threshold)
+    del attrs["soft_nms_sigma"]
+    return ENGINE.run_kernel("NonMaxSuppressionV3", {"boxes": b, "scores": s}, attrs)
+
+
+@op
+def non_max_suppression_padded(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: int,
+    iou_threshold: float = 0.5,
+    score_threshold: float = -math.inf,
+    pad_to_max_output_size: bool = False,
+) -> dict[str, Tensor]:
+    """NMS returning {selected_indices, valid_outputs}; indices zero-padded to max_output_size on request."""
+    name = "non_max_suppression_padded"
+    b, s = _nms_inputs(name, boxes, scores)
+    attrs = _nms_check(name, b, s, max_output_size, iou_threshold, score_threshold)
+    del attrs["soft_nms_sigma"]
+    attrs["pad_to_max_output_size"] = bool(pad_to_max_output_size)
+    idx, valid = ENGINE.run_kernel("NonMaxSuppressionV4", {"boxes": b, "scores": s}, attrs)
+    return {"selected_indices": idx, "valid_outputs": valid}
+
+
+@op
+def non_max_suppression_with_score(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: int,
+    iou_threshold: float = 0.5,
+    score_threshold: float = -math.inf,
+    soft_nms_sigma: float = 0.0,
+) -> dict[str, Tensor]:
+    """(Soft-)NMS returning {selected_indices, selected_scores}; soft_nms_sigma > 0 enables Soft-NMS."""
+    name = "non_max_suppression_with_score"
+    b, s = _nms_inputs(name, boxes, scores)
+    attrs = _nms_check(name, b, s, max_output_size, iou_threshold, score_threshold, soft_nms_sigma)
+    idx, sel = ENGINE.run_kernel("NonMaxSuppressionV5", {"boxes": b, "scores": s}, attrs)
+    return {"selected_indices": idx, "selected_scores": sel}
+
+
+async def _nms_async(
+    name: str,
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: int,
+    iou_threshold: float,
+    score_threshold: float,
+    soft_nms_sigma: float = 0.0,
+    pad: bool = False,
+) -> Any:
+    """Read boxes and scores without blocking, then run the shared NMS implementation on the host."""
+    from ..backends.cpu.kernels.image import non_max_suppression_impl
+
+    b, s = _nms_inputs(name, boxes, scores)
+    try:
+        attrs = _nms_check(name, b, s, max_output_size, iou_threshold, score_threshold, soft_nms_sigma)
+        box_vals = await b.data()
+        score_vals = await s.data()
+    finally:
+        if b is not boxes:
+            b.dispose()
+        if s is not scores:
+            s.dispose()
+    return non_max_suppression_impl(
+        box_vals,
+        score_vals,
+        attrs["max_output_size"],
+        attrs["iou_threshold"],
+        attrs["score_threshold"],
+        attrs["soft_nms_sigma"],
+        pad,
+    )
+
+
+def _int_vector(values: list[int]) -> Tensor:
+    return ENGINE.make_tensor(array("i", values), (len(values),), "int32")
+
+
+async def non_max_suppression_async(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: int,
+    iou_threshold: float = 0.5,
+    score_threshold: float = -math.inf,
+) -> Tensor:
+    """Async non_max_suppression: awaits the data instead of blocking on it (same result)."""
+    res = await _nms_async(
+        "non_max_suppression_async", boxes, scores, max_output_size, iou_threshold, score_threshold
+    )
+    return _int_vector(res.selected_indices)
+
+
+async def non_max_suppression_padded_async(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: int,
+    iou_threshold: float = 0.5,
+    score_threshold: float = -math.inf,
+    pad_to_max_output_size: bool = False,
+) -> dict[str, Tensor]:
+    """Async non_max_suppression_padded: {selected_indices, valid_outputs}."""
+    res = await _nms_async(
+        "non_max_suppression_padded_async",
+        boxes,
+        scores,
+        max_output_size,
+        iou_threshold,
+        score_threshold,
+        pad=bool(pad_to_max_output_size),
+    )
+    valid = ENGINE.make_tensor(array("i", [res.valid_outputs]), (), "int32")
+    return {"selected_indices": _int_vector(res.selected_indices), "valid_outputs": valid}
+
+
+async def non_max_suppression_with_score_async(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: int,
+    iou_threshold: float = 0.5,
+    score_threshold: float = -math.inf,
+    soft_nms_sigma: float = 0.0,
+) -> dict[str, Tensor]:
+    """Async non_max_suppression_with_score: {selected_indices, selected_scores}."""
+    res = await _nms_async(
+        "non_max_suppression_with_score_async",
+        boxes,
+        scores,
+        max_output_size,
+        iou_threshold,
+        score_threshold,
+        soft_nms_sigma,
+    )
+    sel = array("f", res.selected_scores)
+    return {
+        "selected_indices": _int_vector(res.selected_indices),
+        "selected_scores": ENGINE.make_tensor(sel, (len(sel),), "float32"),
+    }
+
+
+# ---- flips, rotations, projective transforms ----------------------------------------------------
+def _image4d(image: TensorLike, name: str, numeric: bool = True) -> Tensor:
+    img = convert_to_tensor(image, "image", name, "float32")
+    if img.rank != 4:
+        raise ValueError(f"Error in {name}: image must be rank 4, but got rank {img.rank} ({fmt(img.shape)})")
+    if numeric and img.dtype not in ("float32", "int32"):
+        raise TypeError(f"Error in {name}: image must have dtype float32 or int32, but got {img.dtype}")
+    return img
+
+
+def _numbers(value: Any, length: int, arg: str, name: str) -> Any:
+    """A number, or a list of `length` numbers."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if isinstance(value, (list, tuple)) and len(value) == length:
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+            return list(value)
+    raise ValueError(
+        f"Error in {name}: {arg} must be a number or a list of {length} numbers, but got {value!r}"
+    )
+
+
+@op
+def flip_left_right(image: TensorLike) -> Tensor:
+    """Mirror [b,h,w,c] images horizontally."""
+    img = _image4d(image, "flip_left_right", numeric=False)
+    return ENGINE.run_kernel("FlipLeftRight", {"image": img}, {})
+
+
+@op
+def rotate_with_offset(image: TensorLike, radians: float, fill_value: Any = 0, center: Any = 0.5) -> Tensor:
+    """Rotate [b,h,w,c] images counter-clockwise about center (fractions of width, height); fill the rest."""
+    name = "rotate_with_offset"
+    img = _image4d(image, name)
+    if isinstance(radians, bool) or not isinstance(radians, (int, float)):
+        raise TypeError(f"Error in {name}: radians must be a number, but got {radians!r}")
+    attrs = {
+        "radians": float(radians),
+        "fill_value": _numbers(fill_value, 3, "fill_value", name),
+        "center": _numbers(center, 2, "center", name),
+    }
+    return ENGINE.run_kernel("RotateWithOffset", {"image": img}, attrs)
+
+
+@op
+def transform(
+    image: TensorLike,
+    transforms: TensorLike,
+    interpolation: str = "nearest",
+    fill_mode: str = "constant",
+    fill_value: float = 0,
+    output_shape: Sequence[int] | None = None,
+) -> Tensor:
+    """Apply projective transforms (rows [a0,a1,a2,b0,b1,b2,c0,c1] mapping output to input) to images."""
+    name = "transform"
+    img = _image4d(image, name)
+    tr = convert_to_tensor(transforms, "transforms", name, "float32")
+    if tr.rank != 2 or tr.shape[0] not in (img.shape[0], 1) or tr.shape[1] != 8:
+        raise ValueError(
+            f"Error in {name}: transforms must have shape [batch,8] or [1,8] (batch {img.shape[0]}), "
+            f"but had shape {fmt(tr.shape)}"
+        )
+    if interpolation not in ("nearest", "bilinear"):
+        raise ValueError(
+            f"Error in {name}: interpolation must be 'nearest' or 'bilinear', but was {interpolation!r}"
+        )
+    if fill_mode not in ("constant", "reflect", "wrap", "nearest"):
+        raise ValueError(
+            f"Error in {name}: fill_mode must be 'constant', 'reflect', 'wrap' or 'nearest', "
+            f"but was {fill_mode!r}"
+        )
+    out_shape = None if output_shape is None else _size(output_shape, "output_shape", name)
+    attrs = {
+        "interpolation": interpolation,
+        "fill_mode": fill_mode,
+        "fill_value": float(fill_value),
+        "output_shape": out_shape,
+    }
+    return ENGINE.run_kernel("Transform", {"image": img, "transforms": tr}, attrs)
+
+
+_PUBLIC = (
+    "crop_and_resize",
+    "flip_left_right",
+    "non_max_suppression",
+    "non_max_suppression_async",
+    "non_max_suppression_padded",
+    "non_max_suppression_padded_async",
+    "non_max_suppression_with_score",
+    "non_max_suppression_with_score_async",
+    "resize_bilinear",
+    "resize_nearest_neighbor",
+    "rotate_with_offset",
+    "transform",
+)
+
+
+def __dir__() -> list[str]:
+    """The public ops only, so dir(tf.image) and autocompletion skip the helpers imported here."""
+    return list(_PUBLIC)

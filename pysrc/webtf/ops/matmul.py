@@ -1,5 +1,72 @@
-"""(to be written)"""
+"""Matrix multiplication: mat_mul (kernel BatchMatMul), rank >= 2 with broadcast batch dimensions."""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from ..dtypes import upcast
+from ..engine import ENGINE
+from ..shapes import broadcast_shapes, fmt
+from ..tensor import Tensor
+from .cast import cast
+from .op import TensorLike, convert_to_tensor, op
+
+__all__ = ["mat_mul"]
+
+
+def convert_numeric(x: TensorLike, arg: str, op_name: str, dtype: str | None = None) -> Tensor:
+    """convert_to_tensor, refusing bool tensors (these ops compute on float32 or int32)."""
+    t = convert_to_tensor(x, arg, op_name, dtype)
+    if t.dtype == "bool":
+        raise TypeError(f"Error in {op_name}: argument '{arg}' has dtype bool; expected float32 or int32")
+    return t
+
+
+def convert_matching(a: TensorLike, b: TensorLike, op_name: str) -> tuple[Tensor, Tensor]:
+    """Both operands as tensors of one dtype (the upcast of theirs, as TF.js makeTypesMatch)."""
+    ta, tb = convert_numeric(a, "a", op_name), convert_numeric(b, "b", op_name)
+    if ta.dtype != tb.dtype:
+        dtype = upcast(ta.dtype, tb.dtype)
+        ta, tb = cast(ta, dtype), cast(tb, dtype)
+    return ta, tb
+
+
+def matmul_shape(a: Tensor, b: Tensor, transpose_a: bool, transpose_b: bool, op_name: str) -> tuple[int, ...]:
+    """The output shape of a @ b; raises TF.js-like errors for bad ranks, inner sizes or batch dims."""
+    if a.rank < 2 or b.rank < 2:
+        raise ValueError(
+            f"Error in {op_name}: inputs must have rank at least 2, but got ranks {a.rank} and {b.rank} "
+            f"(shapes {fmt(a.shape)} and {fmt(b.shape)})"
+        )
+    inner_a = a.shape[-2] if transpose_a else a.shape[-1]
+    inner_b = b.shape[-1] if transpose_b else b.shape[-2]
+    if inner_a != inner_b:
+        raise ValueError(
+            f"Error in {op_name}: inner shapes ({inner_a}) and ({inner_b}) of tensors with shapes "
+            f"{fmt(a.shape)} and {fmt(b.shape)} must match"
+            + (
+                f" (transpose_a={transpose_a}, transpose_b={transpose_b})"
+                if transpose_a or transpose_b
+                else ""
+            )
+        )
+    try:
+        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2], op_name)
+    except ValueError:
+        raise ValueError(
+            f"Error in {op_name}: batch dimensions {fmt(a.shape[:-2])} and {fmt(b.shape[:-2])} of tensors "
+            f"with shapes {fmt(a.shape)} and {fmt(b.shape)} cannot be broadcast"
+        ) from None
+    outer_a = a.shape[-1] if transpose_a else a.shape[-2]
+    outer_b = b.shape[-2] if transpose_b else b.shape[-1]
+    return (*batch, outer_a, outer_b)
+
+
+@op
+def mat_mul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b: bool = False) -> Tensor:
+    """The matrix product a @ b over the last two dims, batch dims broadcast (kernel BatchMatMul)."""
+    ta, tb = convert_matching(a, b, "mat_mul")
+    matmul_shape(ta, tb, bool(transpose_a), bool(transpose_b), "mat_mul")
+    return ENGINE.run_kernel(
+        "BatchMatMul",
+        {"a": ta, "b": tb},
+        {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)},
+    )

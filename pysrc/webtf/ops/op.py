@@ -131,5 +131,7 @@ def convert_to_tensor(x: TensorLike, arg: str, op: str, dtype: str | None = None
 def convert_list(xs: Any, arg: str, op: str) -> list[Tensor]:
     """Convert a list of TensorLikes (for variadic ops such as concat)."""
     if not isinstance(xs, (list, tuple)):
-        raise TypeError(f"Error in {op}: argument '{arg}' must be a list of tensors, but got {type(xs).__name__}")
+        raise TypeError(
+            f"Error in {op}: argument '{arg}' must be a list of tensors, but got {type(xs).__name__}"
+        )
     return [convert_to_tensor(x, f"{arg}[{i}]", op) for i, x in enumerate(xs)]

@@ -1,5 +1,32 @@
-"""(to be written)"""
+"""Scans: cumsum (kernel Cumsum) and cumprod (kernel Cumprod) along one axis."""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import operator
+
+from ..engine import ENGINE
+from ..shapes import normalize_axis
+from ..tensor import Tensor
+from .op import TensorLike, convert_to_tensor, op
+
+__all__ = ["cumsum", "cumprod"]
+
+
+def _scan(kernel: str, x: TensorLike, axis: int, exclusive: bool, reverse: bool, op_name: str) -> Tensor:
+    t = convert_to_tensor(x, "x", op_name)
+    if isinstance(axis, bool) or not hasattr(axis, "__index__"):
+        raise TypeError(f"Error in {op_name}: axis must be an int, but got {axis!r}")
+    ax = normalize_axis(operator.index(axis), t.rank, op_name)
+    return ENGINE.run_kernel(kernel, {"x": t}, {"axis": ax, "exclusive": bool(exclusive), "reverse": bool(reverse)})
+
+
+@op
+def cumsum(x: TensorLike, axis: int = 0, exclusive: bool = False, reverse: bool = False) -> Tensor:
+    """Cumulative sum along `axis`; bool and int32 give int32 (kernel Cumsum)."""
+    return _scan("Cumsum", x, axis, exclusive, reverse, "cumsum")
+
+
+@op
+def cumprod(x: TensorLike, axis: int = 0, exclusive: bool = False, reverse: bool = False) -> Tensor:
+    """Cumulative product along `axis`; bool and int32 give int32 (kernel Cumprod)."""
+    return _scan("Cumprod", x, axis, exclusive, reverse, "cumprod")

@@ -1,5 +1,42 @@
-"""(to be written)"""
+"""softmax (kernel Softmax) and log_softmax (kernel LogSoftmax), over the last axis like TF.js."""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import operator
+
+from ..engine import ENGINE
+from ..shapes import fmt, normalize_axis
+from ..tensor import Tensor
+from .op import TensorLike, convert_to_tensor, op
+
+__all__ = ["softmax", "log_softmax"]
+
+
+def _prepare(logits: TensorLike, dim: int, arg: str, op_name: str, what: str) -> Tensor:
+    t = convert_to_tensor(logits, "logits", op_name, "float32")
+    if t.rank == 0:
+        raise ValueError(f"Error in {op_name}: logits must have rank >= 1, but got a scalar (shape {fmt(t.shape)})")
+    if isinstance(dim, bool) or not hasattr(dim, "__index__"):
+        raise TypeError(f"Error in {op_name}: {arg} must be an int, but got {dim!r}")
+    if normalize_axis(operator.index(dim), t.rank, op_name, arg) != t.rank - 1:
+        raise ValueError(
+            f"Error in {op_name}: {what} along a non-last dimension is not yet supported. "
+            f"Logits was rank {t.rank} and {arg} was {dim}"
+        )
+    if t.dtype != "float32":
+        t = ENGINE.run_kernel("Cast", {"x": t}, {"dtype": "float32"})
+    return t
+
+
+@op
+def softmax(logits: TensorLike, dim: int = -1) -> Tensor:
+    """exp(logits) / sum(exp(logits)) along the last axis, computed stably (float32; kernel Softmax)."""
+    t = _prepare(logits, dim, "dim", "softmax", "Softmax")
+    return ENGINE.run_kernel("Softmax", {"logits": t}, {"dim": t.rank - 1})
+
+
+@op
+def log_softmax(logits: TensorLike, axis: int = -1) -> Tensor:
+    """logits - log(sum(exp(logits))) along the last axis, computed stably (float32; kernel LogSoftmax)."""
+    t = _prepare(logits, axis, "axis", "log_softmax", "Log Softmax")
+    return ENGINE.run_kernel("LogSoftmax", {"logits": t}, {"axis": t.rank - 1})

@@ -1,5 +1,32 @@
-"""(to be written)"""
+"""top_k (kernel TopK): the k largest entries along the last axis, with their indices."""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import operator
+
+from ..engine import ENGINE
+from ..shapes import fmt
+from ..tensor import Tensor
+from .op import TensorLike, convert_to_tensor, op
+
+__all__ = ["top_k"]
+
+
+@op
+def top_k(x: TensorLike, k: int = 1, sorted: bool = True) -> list[Tensor]:  # noqa: A002
+    """[values, indices] of the k largest entries along the last axis; ties keep the lower index first."""
+    t = convert_to_tensor(x, "x", "top_k")
+    if t.rank == 0:
+        raise ValueError(f"Error in top_k: x must be of rank 1 or higher, but got shape {fmt(t.shape)}")
+    if isinstance(k, bool) or not hasattr(k, "__index__"):
+        raise TypeError(f"Error in top_k: k must be an int, but got {k!r}")
+    k = operator.index(k)
+    last = t.shape[-1]
+    if k < 0:
+        raise ValueError(f"Error in top_k: 'k' passed to top_k() must be >= 0 but got {k}")
+    if k > last:
+        raise ValueError(
+            f"Error in top_k: 'k' passed to top_k() must be <= the last dimension ({last}) but got {k} "
+            f"(x has shape {fmt(t.shape)})"
+        )
+    return ENGINE.run_kernel("TopK", {"x": t}, {"k": k, "sorted": bool(sorted)})

@@ -1,0 +1,3 @@
+"""The wasm backend (being written): registers its flags now; the backend and kernels follow."""
+
+from . import flags  # noqa: F401

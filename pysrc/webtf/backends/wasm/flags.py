@@ -6,9 +6,9 @@ from ...environment import ENV
 from .. import js as bridge
 
 # (module (func (result v128) i32.const 0 i8x16.splat)): validates only where SIMD is supported.
-_SIMD_PROBE = bytes.fromhex("0061736d01000000" "0105016000017b" "03020100" "0a0801060041" "00fd0f0b")
+_SIMD_PROBE = bytes.fromhex("0061736d010000000105016000017b030201000a080106004100fd0f0b")
 # (module (memory 1 1 shared)): validates only where threads (shared memory) are supported.
-_THREADS_PROBE = bytes.fromhex("0061736d01000000" "05040103" "0101")
+_THREADS_PROBE = bytes.fromhex("0061736d01000000050401030101")
 
 
 def _validates(module: bytes) -> bool:

@@ -23,7 +23,11 @@ def create_context(version: int = 2) -> Any:
     if not bridge.available():
         return None
     js = bridge.js
-    canvas = js.OffscreenCanvas.new(1, 1) if hasattr(js, "OffscreenCanvas") else js.document.createElement("canvas")
+    canvas = (
+        js.OffscreenCanvas.new(1, 1)
+        if hasattr(js, "OffscreenCanvas")
+        else js.document.createElement("canvas")
+    )
     return canvas.getContext("webgl2" if version == 2 else "webgl", bridge.js_object(_CONTEXT_OPTIONS))
 
 

@@ -21,7 +21,22 @@ from . import (
     unary,
 )
 
-FAMILIES = (creation, unary, binary, reduce, softmax, scan, sort, matmul, conv, pool, shape, slicing, image, spatial)
+FAMILIES = (
+    creation,
+    unary,
+    binary,
+    reduce,
+    softmax,
+    scan,
+    sort,
+    matmul,
+    conv,
+    pool,
+    shape,
+    slicing,
+    image,
+    spatial,
+)
 
 KERNELS: dict[str, Any] = {}
 for _family in FAMILIES:

@@ -1,7 +1,217 @@
-"""(to be written)"""
+"""cpu kernels for element-wise binary math, comparisons, logical ops, AddN and Select, with broadcasting.
+
+Binary kernels take inputs {a, b} of one dtype (the ops upcast with Cast first) whose shapes broadcast
+NumPy-style; the output has the broadcast shape. Output dtypes: arithmetic keeps the input dtype (int32
+wraps like an Int32Array), RealDiv and Atan2 give float32, FloorDiv gives int32 (as TF.js), comparisons
+and logical ops give bool. Division by zero never raises: float x / 0 -> +-inf (0 / 0 -> nan); int32
+FloorDiv and Mod by 0 -> 0 (what JS stores for nan / inf in an Int32Array).
+AddN takes a list of same-shape, same-dtype tensors. Select takes {condition (bool), t, e}; t and e share
+a dtype, and the three shapes broadcast together (TF.js 4.x broadcasts in the op; here the kernel does it).
+"""
 
 from __future__ import annotations
 
+import math
+import operator
+from array import array
+from collections.abc import Callable
 from typing import Any
 
-KERNELS: dict[str, Any] = {}
+from ....shapes import broadcast_shapes
+from ...base import TensorInfo
+from .broadcast import operand, to_typed
+
+_INF, _NAN = math.inf, math.nan
+_RAISES = (ZeroDivisionError, OverflowError, ValueError)
+
+
+def _operands(backend: Any, a: Any, b: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
+    return operand(backend.values(a), a.shape, shape), operand(backend.values(b), b.shape, shape)
+
+
+def _js_div(a: Any, b: Any) -> float:
+    """a / b as JS computes it: division by zero gives +-inf, or nan for 0 / 0 and nan / 0."""
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a != a or a == 0:
+            return _NAN
+        return math.copysign(_INF, a) * math.copysign(1.0, b)
+
+
+def _js_floor_div(a: Any, b: Any) -> Any:
+    q = _js_div(a, b)
+    return math.floor(q) if math.isfinite(q) else 0
+
+
+def _int_floor_div(a: int, b: int) -> int:
+    return a // b if b else 0
+
+
+def _int_mod(a: int, b: int) -> int:
+    return a % b if b else 0
+
+
+def _js_mod(a: float, b: float) -> float:
+    """TF.js Mod: the JS remainder, moved to the sign of the divisor when the signs differ."""
+    try:
+        rem = math.fmod(a, b)
+        if (a < 0 and b < 0) or (a >= 0 and b >= 0):
+            return rem
+        return math.fmod(rem + b, b)
+    except ValueError:  # x % 0 and inf % y are nan in JS
+        return _NAN
+
+
+def _js_pow(a: Any, b: Any) -> float:
+    """Math.pow: nan / +-inf instead of exceptions, and nan for 1 ** +-inf and 1 ** nan."""
+    if b != b or (b in (_INF, -_INF) and abs(a) == 1):
+        return _NAN
+    try:
+        return math.pow(a, b)
+    except ValueError:  # 0 ** negative, or negative ** non-integer
+        if a == 0:
+            odd = b == int(b) and int(b) % 2 == 1
+            return math.copysign(_INF, a) if odd else _INF
+        return _NAN
+    except OverflowError:
+        odd = b == int(b) and int(b) % 2 == 1
+        return -_INF if a < 0 and odd else _INF
+
+
+def _js_max(x: Any, y: Any) -> Any:
+    return x if x > y or x != x else y
+
+
+def _js_min(x: Any, y: Any) -> Any:
+    return x if x < y or x != x else y
+
+
+def _has_nan(values: Any) -> bool:
+    return values.typecode == "f" and any(map(math.isnan, values))
+
+
+def _kernel(
+    fn: Callable[[Any, Any], Any],
+    safe: Callable[[Any, Any], Any] | None = None,
+    out_dtype: str | None = None,
+    int_fn: Callable[[Any, Any], Any] | None = None,
+    int_safe: Callable[[Any, Any], Any] | None = None,
+) -> Callable[..., TensorInfo]:
+    """A broadcasting kernel: map(fn) at C speed, redone with `safe` (per element) if fn raises.
+
+    int_fn / int_safe replace fn / safe when the inputs are int32 (or bool).
+    """
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        a, b = inputs["a"], inputs["b"]
+        shape = broadcast_shapes(a.shape, b.shape, "broadcast")
+        is_int = a.dtype != "float32"
+        f, s = (int_fn or fn, int_safe or safe) if is_int else (fn, safe)
+        dtype = out_dtype or a.dtype
+        try:
+            out = to_typed(map(f, *_operands(backend, a, b, shape)), dtype)
+        except _RAISES:
+            if s is None:
+                raise
+            out = to_typed(map(s, *_operands(backend, a, b, shape)), dtype)
+        return backend.output(out, shape, dtype)
+
+    return kernel
+
+
+def _nan_checked(fn: Callable[[Any, Any], Any], js: Callable[[Any, Any], Any]) -> Callable[..., TensorInfo]:
+    """Maximum / Minimum: the C builtin, or the nan-propagating JS version when a float input holds nan."""
+    fast, slow = _kernel(fn), _kernel(js)
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        a, b = inputs["a"], inputs["b"]
+        nan = _has_nan(backend.values(a)) or _has_nan(backend.values(b))
+        return (slow if nan else fast)(backend, inputs, attrs)
+
+    return kernel
+
+
+def floor_div(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """FloorDiv: floor(a / b) computed in float64, always int32 (as TF.js); x // 0 -> 0."""
+    a, b = inputs["a"], inputs["b"]
+    shape = broadcast_shapes(a.shape, b.shape, "floor_div")
+    if a.dtype != "float32":
+        try:
+            vals = list(map(operator.floordiv, *_operands(backend, a, b, shape)))
+        except ZeroDivisionError:
+            vals = list(map(_int_floor_div, *_operands(backend, a, b, shape)))
+    else:
+        try:
+            vals = list(map(math.floor, map(operator.truediv, *_operands(backend, a, b, shape))))
+        except _RAISES:
+            vals = list(map(_js_floor_div, *_operands(backend, a, b, shape)))
+    return backend.output(to_typed(vals, "int32"), shape, "int32")
+
+
+def pow_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Pow: Math.pow in float64 (int32 results truncate and wrap; overflow -> inf -> 0 for int32)."""
+    a, b = inputs["a"], inputs["b"]
+    shape = broadcast_shapes(a.shape, b.shape, "pow")
+    fn = math.pow if all(map(math.isfinite, backend.values(b))) else _js_pow
+    try:
+        vals = list(map(fn, *_operands(backend, a, b, shape)))
+    except _RAISES:
+        vals = list(map(_js_pow, *_operands(backend, a, b, shape)))
+    return backend.output(to_typed(vals, a.dtype), shape, a.dtype)
+
+
+def squared_difference(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """SquaredDifference: (a - b) ** 2."""
+    a, b = inputs["a"], inputs["b"]
+    shape = broadcast_shapes(a.shape, b.shape, "squared_difference")
+    d = list(map(operator.sub, *_operands(backend, a, b, shape)))
+    return backend.output(to_typed(map(operator.mul, d, d), a.dtype), shape, a.dtype)
+
+
+def add_n(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """AddN: the element-wise sum of a list of same-shape, same-dtype tensors."""
+    first = inputs[0]
+    if len(inputs) == 1:
+        return TensorInfo(first.data_id, first.shape, first.dtype)
+    acc: Any = backend.values(first)
+    for t in inputs[1:]:
+        acc = list(map(operator.add, acc, backend.values(t)))
+    return backend.output(to_typed(acc, first.dtype), first.shape, first.dtype)
+
+
+def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Select: t where condition else e; the three shapes broadcast together."""
+    c, t, e = inputs["condition"], inputs["t"], inputs["e"]
+    shape = broadcast_shapes(broadcast_shapes(c.shape, t.shape, "where"), e.shape, "where")
+    cs = operand(backend.values(c), c.shape, shape)
+    ts = operand(backend.values(t), t.shape, shape)
+    es = operand(backend.values(e), e.shape, shape)
+    # (e, t)[c] picks t for a true (1) condition: zip + getitem keep the loop in C
+    out = array(backend.values(t).typecode, map(operator.getitem, zip(es, ts, strict=False), cs))
+    return backend.output(out, shape, t.dtype)
+
+
+KERNELS: dict[str, Any] = {
+    "Add": _kernel(operator.add),
+    "Sub": _kernel(operator.sub),
+    "Multiply": _kernel(operator.mul),
+    "RealDiv": _kernel(operator.truediv, _js_div, "float32"),
+    "FloorDiv": floor_div,
+    "Mod": _kernel(_js_mod, None, None, operator.mod, _int_mod),
+    "Pow": pow_,
+    "Maximum": _nan_checked(max, _js_max),
+    "Minimum": _nan_checked(min, _js_min),
+    "SquaredDifference": squared_difference,
+    "Atan2": _kernel(math.atan2, None, "float32"),
+    "Equal": _kernel(operator.eq, None, "bool"),
+    "NotEqual": _kernel(operator.ne, None, "bool"),
+    "Less": _kernel(operator.lt, None, "bool"),
+    "LessEqual": _kernel(operator.le, None, "bool"),
+    "Greater": _kernel(operator.gt, None, "bool"),
+    "GreaterEqual": _kernel(operator.ge, None, "bool"),
+    "LogicalAnd": _kernel(operator.and_, None, "bool"),
+    "LogicalOr": _kernel(operator.or_, None, "bool"),
+    "AddN": add_n,
+    "Select": select,
+}

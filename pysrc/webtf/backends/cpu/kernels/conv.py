@@ -1,7 +1,251 @@
-"""(to be written)"""
+"""cpu kernels Conv2D, DepthwiseConv2dNative, Conv2DBackpropInput, FusedConv2D, FusedDepthwiseConv2D (NHWC).
+
+Conv attrs (shared by every backend): strides (sh, sw), dilations (dh, dw), pad ('same' | 'valid' | int |
+((0, 0), (top, bottom), (left, right), (0, 0))), data_format 'NHWC', dim_rounding_mode (None | 'floor' |
+'round' | 'ceil'); the geometry comes from webtf.conv_info.compute_conv_info. The fused kernels add
+activation ('linear', 'relu', 'relu6', 'elu', 'prelu', 'leakyrelu', 'sigmoid') and leakyrelu_alpha, and take
+optional inputs bias and prelu_activation_weights, each broadcastable to the output.
+
+Speed: the input is zero-padded once (per batch, as lists of rows), so no per-element bounds checks remain.
+conv2d is im2col per output row: each receptive field is a few contiguous row slices concatenated, dotted
+(math.sumprod) with every filter column. Depthwise and pooling gather one slice per filter tap that covers a
+whole output row (all channels interleaved) and reduce the taps element-wise with zip + sumprod / max.
+"""
 
 from __future__ import annotations
 
+import operator
+from itertools import chain, cycle, product, repeat, starmap
 from typing import Any
 
-KERNELS: dict[str, Any] = {}
+from ....conv_info import ConvInfo, compute_conv_info
+from .matmul import dot, epilogue, to_array
+
+
+def conv_info(x: Any, filter_shape: Any, attrs: dict[str, Any], depthwise: bool = False) -> ConvInfo:
+    """The ConvInfo of a conv kernel call from its input shapes and attrs."""
+    return compute_conv_info(
+        x.shape,
+        filter_shape,
+        attrs.get("strides", 1),
+        attrs.get("dilations", 1),
+        attrs["pad"],
+        attrs.get("dim_rounding_mode"),
+        depthwise,
+    )
+
+
+def padded_rows(xv: Any, b: int, info: ConvInfo, fill: float = 0.0) -> list[list]:
+    """Batch b of the input as rows of (width * channels) values, padded by `fill` on every side.
+
+    The padded size also covers windows that a 'ceil' rounding mode pushes past the stated padding.
+    """
+    h, w, c = info.in_height, info.in_width, info.in_channels
+    top, left = info.pad_top, info.pad_left
+    hp = max(
+        top + h + info.pad_bottom, (info.out_height - 1) * info.stride_height + info.effective_filter_height
+    )
+    wp = max(
+        left + w + info.pad_right, (info.out_width - 1) * info.stride_width + info.effective_filter_width
+    )
+    zero = [fill] * (wp * c)
+    lz, rz = [fill] * (left * c), [fill] * ((wp - left - w) * c)
+    row, off = w * c, b * h * w * c
+    body = [lz + xv[off + i * row : off + (i + 1) * row].tolist() + rz for i in range(h)]
+    return [zero] * top + body + [zero] * max(0, hp - top - h)
+
+
+class TapRows:
+    """Per padded row, the slices that give one filter tap's values for a whole output row.
+
+    For tap column offset o (pixels), `tap(r, o)` holds r's values at pixels o, o+sw, o+2sw, ... (out_width of
+    them, all channels interleaved): a plain slice when sw == 1, else a slice of a stride phase of the row.
+    """
+
+    def __init__(self, rows: list[list], info: ConvInfo) -> None:
+        self.rows, self.c, self.sw, self.n = rows, info.in_channels, info.stride_width, info.out_width
+        self._phases: dict[int, list[list]] = {}
+
+    def _phase_rows(self, r: int) -> list[list]:
+        ph = self._phases.get(r)
+        if ph is None:
+            row, c, sw = self.rows[r], self.c, self.sw
+            ph = []
+            for p in range(sw):
+                if c == 1:
+                    ph.append(row[p::sw])
+                    continue
+                phase = [0.0] * (-(-(len(row) // c - p) // sw) * c)
+                for ch in range(c):
+                    phase[ch::c] = row[p * c + ch :: sw * c]
+                ph.append(phase)
+            self._phases[r] = ph
+        return ph
+
+    def tap(self, r: int, o: int) -> list:
+        """Values at padded row r, pixels o + k * sw for k < out_width, channels interleaved."""
+        c, n = self.c, self.n
+        if self.sw == 1:
+            return self.rows[r][o * c : (o + n) * c]
+        q, p = divmod(o, self.sw)
+        return self._phase_rows(r)[p][q * c : (q + n) * c]
+
+
+def conv2d_values(backend: Any, x: Any, f: Any, info: ConvInfo) -> list:
+    """Conv2D output values (NHWC, flat) as Python numbers."""
+    xv, fv = backend.values(x), backend.values(f)
+    c, o = info.in_channels, info.out_channels
+    fh, fw, sh, sw, dh, dw = (
+        info.filter_height, info.filter_width, info.stride_height, info.stride_width,
+        info.dilation_height, info.dilation_width,
+    )  # fmt: skip
+    cols = [fv[j::o].tolist() for j in range(o)]  # filter columns, in (row, col, channel) patch order
+    out: list = []
+    if (
+        (fh, fw, sh, sw, info.pad_top, info.pad_left) == (1, 1, 1, 1, 0, 0)
+        and c
+        and (info.out_shape[1:3] == info.in_shape[1:3])
+    ):
+        pixels = [xv[i : i + c].tolist() for i in range(0, len(xv), c)]  # pointwise conv: a plain matmul
+        out.extend(starmap(dot, product(pixels, cols)))
+        return out
+    # Each patch is the concatenation, per filter row, of contiguous segments of the padded row.
+    if dw == 1:
+        segments = [[slice(k * sw * c, (k * sw + fw) * c) for k in range(info.out_width)]]
+    elif c == 1:
+        segments = [[slice(k * sw, k * sw + info.effective_filter_width, dw) for k in range(info.out_width)]]
+    else:
+        segments = [
+            [slice((k * sw + j * dw) * c, (k * sw + j * dw + 1) * c) for k in range(info.out_width)]
+            for j in range(fw)
+        ]
+    add = operator.add
+    for b in range(info.batch):
+        rows = padded_rows(xv, b, info)
+        for y in range(info.out_height):
+            patches: Any = None
+            for i in range(fh):
+                get = rows[y * sh + i * dh].__getitem__
+                for seg in segments:
+                    patches = (
+                        list(map(get, seg)) if patches is None else list(map(add, patches, map(get, seg)))
+                    )
+            out.extend(starmap(dot, product(patches, cols)))
+    return out
+
+
+def depthwise_values(backend: Any, x: Any, f: Any, info: ConvInfo) -> list:
+    """DepthwiseConv2dNative output values (NHWC, channel c * multiplier + m) as Python numbers."""
+    xv, fv = backend.values(x), backend.values(f)
+    c, fh, fw = info.in_channels, info.filter_height, info.filter_width
+    mult = info.out_channels // c if c else 0
+    taps = fh * fw
+    # weights[c * mult + m] = that output channel's filter over all taps, in tap order
+    weights = [fv[ch * mult + m :: c * mult].tolist() for ch in range(c) for m in range(mult)]
+    out: list = []
+    for b in range(info.batch):
+        tr = TapRows(padded_rows(xv, b, info), info)
+        for y in range(info.out_height):
+            r0 = y * info.stride_height
+            cols = [
+                tr.tap(r0 + i * info.dilation_height, j * info.dilation_width)
+                for i in range(fh)
+                for j in range(fw)
+            ]
+            fields: Any = zip(*cols, strict=False) if taps > 1 else zip(cols[0])
+            if mult != 1:
+                fields = chain.from_iterable(map(repeat, fields, repeat(mult)))
+            out.extend(map(dot, fields, cycle(weights)))
+    return out
+
+
+def conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+    """Conv2D: inputs x [b, h, w, in], filter [fh, fw, in, out]; output dtype = x's."""
+    x, f = inputs["x"], inputs["filter"]
+    info = conv_info(x, f.shape, attrs)
+    return backend.output(to_array(conv2d_values(backend, x, f, info), x.dtype), info.out_shape, x.dtype)
+
+
+def depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+    """DepthwiseConv2dNative: inputs x [b, h, w, in], filter [fh, fw, in, multiplier]."""
+    x, f = inputs["x"], inputs["filter"]
+    info = conv_info(x, f.shape, attrs, depthwise=True)
+    return backend.output(to_array(depthwise_values(backend, x, f, info), x.dtype), info.out_shape, x.dtype)
+
+
+def _fused(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool) -> Any:
+    x, f = inputs["x"], inputs["filter"]
+    info = conv_info(x, f.shape, attrs, depthwise)
+    values = (depthwise_values if depthwise else conv2d_values)(backend, x, f, info)
+    values = epilogue(
+        backend,
+        values,
+        info.out_shape,
+        inputs.get("bias"),
+        inputs.get("prelu_activation_weights"),
+        attrs.get("activation") or "linear",
+        attrs.get("leakyrelu_alpha", 0.2),
+    )
+    return backend.output(to_array(values, x.dtype), info.out_shape, x.dtype)
+
+
+def fused_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+    """FusedConv2D: Conv2D + bias + activation (see the module docstring for the attrs)."""
+    return _fused(backend, inputs, attrs, False)
+
+
+def fused_depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+    """FusedDepthwiseConv2D: DepthwiseConv2dNative + bias + activation."""
+    return _fused(backend, inputs, attrs, True)
+
+
+def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+    """Conv2DBackpropInput: dx of shape attrs['input_shape'] for a conv2d (dilation 1) with output grad dy.
+
+    Inputs dy [b, oh, ow, out], filter [fh, fw, in, out]; output float32. Each dy pixel's contribution
+    (one dot per filter row) is scatter-added, a filter row at a time, into a padded dx.
+    """
+    dy, f = inputs["dy"], inputs["filter"]
+    in_shape = tuple(attrs["input_shape"])
+    info = compute_conv_info(
+        in_shape, f.shape, attrs.get("strides", 1), 1, attrs["pad"], attrs.get("dim_rounding_mode")
+    )
+    dyv, fv = backend.values(dy), backend.values(f)
+    fh, fw, c, o = f.shape
+    sh, sw = info.stride_height, info.stride_width
+    oh, ow = dy.shape[1], dy.shape[2]
+    h, w = info.in_height, info.in_width
+    top, left = info.pad_top, info.pad_left
+    hp = max((oh - 1) * sh + fh, top + h)
+    wp = max((ow - 1) * sw + fw, left + w)
+    wrows = [
+        fv[i : i + o].tolist() for i in range(0, len(fv), o)
+    ]  # per (fr, fc, in channel): its out weights
+    seg = fw * c
+    add = operator.add
+    out: list = []
+    for b in range(info.batch):
+        acc = [[0.0] * (wp * c) for _ in range(hp)]
+        for yr in range(oh):
+            off = (b * oh + yr) * ow * o
+            pixels = [dyv[off + k * o : off + (k + 1) * o].tolist() for k in range(ow)]
+            contrib = list(starmap(dot, product(pixels, wrows)))
+            size = len(wrows)
+            for k in range(ow):
+                base, start = k * size, k * sw * c
+                for i in range(fh):
+                    row = acc[yr * sh + i]
+                    part = contrib[base + i * seg : base + (i + 1) * seg]
+                    row[start : start + seg] = map(add, row[start : start + seg], part)
+        for r in range(top, top + h):
+            out.extend(acc[r][left * c : (left + w) * c])
+    return backend.output(to_array(out, "float32"), in_shape, "float32")
+
+
+KERNELS = {
+    "Conv2D": conv2d,
+    "DepthwiseConv2dNative": depthwise_conv2d,
+    "Conv2DBackpropInput": conv2d_backprop_input,
+    "FusedConv2D": fused_conv2d,
+    "FusedDepthwiseConv2D": fused_depthwise_conv2d,
+}

@@ -34,7 +34,9 @@ def range_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     start, stop, step, dtype = attrs["start"], attrs["stop"], attrs["step"], attrs["dtype"]
     n = max(0, math.ceil((stop - start) / step))
     vals = [start + i * step for i in range(n)]
-    return backend.output(array(TYPECODE[dtype], [int(v) for v in vals] if dtype == "int32" else vals), (n,), dtype)
+    return backend.output(
+        array(TYPECODE[dtype], [int(v) for v in vals] if dtype == "int32" else vals), (n,), dtype
+    )
 
 
 def linspace(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:

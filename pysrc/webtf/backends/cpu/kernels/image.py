@@ -1,7 +1,469 @@
-"""(to be written)"""
+"""cpu image kernels: ResizeBilinear, ResizeNearestNeighbor, CropAndResize, NonMaxSuppressionV3/V4/V5,
+FlipLeftRight, Transform, RotateWithOffset.
+
+Coordinate math follows TF.js's cpu kernels exactly (same float operations in the same order, in Python
+floats, stored as float32). Work is vectorized per image row: per-output-column source offsets and weights
+are computed once per call, and rows are combined with map() over C-level operators.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import heapq
+import math
+from array import array
+from itertools import repeat
+from operator import add, mul, sub
+from typing import Any, NamedTuple
 
-KERNELS: dict[str, Any] = {}
+from ...base import TensorInfo
+
+
+def js_round(x: float) -> int:
+    """JavaScript Math.round: nearest integer, ties toward +infinity (not Python's banker's rounding)."""
+    f = math.floor(x)
+    return f + 1 if x - f >= 0.5 else f
+
+
+def _lerp(a: Any, b: Any, t: Any) -> list[float]:
+    """a + (b - a) * t elementwise (t an iterable), in TF.js's operation order."""
+    return list(map(add, a, map(mul, map(sub, b, a), t)))
+
+
+def _expand(cols: list[int], channels: int) -> list[int]:
+    """Flat offsets within an image row of every (column, channel) pair."""
+    return [c * channels + d for c in cols for d in range(channels)]
+
+
+# ---- resize ----------------------------------------------------------------------------------------
+def _ratio(n_in: int, n_out: int, align_corners: bool) -> float:
+    if n_out == 0:
+        return 0.0
+    if align_corners and n_out > 1:
+        return (n_in - 1) / (n_out - 1)
+    return n_in / n_out
+
+
+def _bilinear_axis(
+    n_in: int, n_out: int, align: bool, half: bool
+) -> tuple[list[int], list[int], list[float]]:
+    """Per output index: source index below, source index above, and the fraction between them."""
+    ratio = _ratio(n_in, n_out, align)
+    lo, hi, frac = [], [], []
+    for i in range(n_out):
+        src = ratio * (i + 0.5) - 0.5 if half else ratio * i
+        f = max(0, math.floor(src))
+        lo.append(f)
+        hi.append(min(n_in - 1, math.ceil(src)))
+        frac.append(src - f)
+    return lo, hi, frac
+
+
+def _nearest_axis(n_in: int, n_out: int, align: bool, half: bool) -> list[int]:
+    """Per output index: the source index TF.js's ResizeNearestNeighbor reads."""
+    ratio = _ratio(n_in, n_out, align)
+    out = []
+    for i in range(n_out):
+        src = ratio * (i + 0.5) if half else ratio * i
+        n = min(n_in - 1, js_round(src) if align else math.floor(src))
+        out.append(max(0, n) if half else n)
+    return out
+
+
+def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """images [b,h,w,c] -> float32 [b,new_h,new_w,c].
+
+    attrs: size=(new_h, new_w), align_corners, half_pixel_centers (TF.js's source-coordinate rules).
+    """
+    images = inputs["images"]
+    batch, h, w, c = images.shape
+    new_h, new_w = attrs["size"]
+    align, half = attrs["align_corners"], attrs["half_pixel_centers"]
+    vals = backend.values(images)
+    shape = (batch, new_h, new_w, c)
+    if batch * new_h * new_w * c == 0:
+        return backend.output(array("f"), shape, "float32")
+    top, bottom, row_frac = _bilinear_axis(h, new_h, align, half)
+    left, right, col_frac = _bilinear_axis(w, new_w, align, half)
+    left_idx, right_idx = _expand(left, c), _expand(right, c)
+    col_t = [f for f in col_frac for _ in range(c)]
+    row_len = w * c
+    out: list[float] = []
+    for b in range(batch):
+        rows: dict[int, list[float]] = {}  # source row -> horizontally interpolated row
+        for y in {*top, *bottom}:
+            start = (b * h + y) * row_len
+            get = vals[start : start + row_len].__getitem__
+            rows[y] = _lerp(list(map(get, left_idx)), list(map(get, right_idx)), col_t)
+        for y0, y1, t in zip(top, bottom, row_frac, strict=True):
+            out.extend(_lerp(rows[y0], rows[y1], repeat(t)))
+    return backend.output(array("f", out), shape, "float32")
+
+
+def resize_nearest_neighbor(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """images [b,h,w,c] -> [b,new_h,new_w,c] of the same dtype; attrs as ResizeBilinear."""
+    images = inputs["images"]
+    batch, h, w, c = images.shape
+    new_h, new_w = attrs["size"]
+    align, half = attrs["align_corners"], attrs["half_pixel_centers"]
+    vals = backend.values(images)
+    shape = (batch, new_h, new_w, c)
+    if batch * new_h * new_w * c == 0:
+        return backend.output(array(vals.typecode), shape, images.dtype)
+    rows = _nearest_axis(h, new_h, align, half)
+    col_idx = _expand(_nearest_axis(w, new_w, align, half), c)
+    row_len = w * c
+    out = array(vals.typecode)
+    for b in range(batch):
+        cache: dict[int, array] = {}
+        for y in rows:
+            r = cache.get(y)
+            if r is None:
+                start = (b * h + y) * row_len
+                r = cache[y] = array(vals.typecode, map(vals[start : start + row_len].__getitem__, col_idx))
+            out.extend(r)
+    return backend.output(out, shape, images.dtype)
+
+
+# ---- crop and resize -------------------------------------------------------------------------------
+def _crop_coords(v1: float, v2: float, n_image: int, n_crop: int) -> list[float]:
+    """Source coordinates (in pixels) of each crop sample along one axis, as TF.js's CropAndResize."""
+    if n_crop > 1:
+        return [v1 * (n_image - 1) + (v2 - v1) * i * (n_image - 1) / (n_crop - 1) for i in range(n_crop)]
+    return [0.5 * (v1 + v2) * (n_image - 1)]
+
+
+def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """image [b,h,w,c], boxes [n,4] (y1,x1,y2,x2 normalized), box_ind [n] -> float32 [n,crop_h,crop_w,c].
+
+    attrs: crop_size=(crop_h, crop_w), method ('bilinear' | 'nearest'), extrapolation_value (for samples
+    outside the image). Boxes whose box_ind is outside [0, batch) give zeros, as in TF.js.
+    """
+    image, boxes, box_ind = inputs["image"], inputs["boxes"], inputs["box_ind"]
+    batch, h, w, c = image.shape
+    n = boxes.shape[0]
+    ch, cw = attrs["crop_size"]
+    nearest = attrs["method"] == "nearest"
+    extrap = float(attrs["extrapolation_value"])
+    img, bx, bi = backend.values(image), backend.values(boxes), backend.values(box_ind)
+    row_len, crop_row = w * c, cw * c
+    out = array("f", bytes(4 * n * ch * crop_row))
+    extrap_row = array("f", [extrap]) * crop_row
+    for k in range(n):
+        b = int(bi[k])
+        if not 0 <= b < batch:
+            continue
+        y1, x1, y2, x2 = bx[4 * k : 4 * k + 4]
+        ys = _crop_coords(y1, y2, h, ch)
+        xs = _crop_coords(x1, x2, w, cw)
+        bad_cols = [i for i, x in enumerate(xs) if not 0 <= x <= w - 1]
+        fallback = next((x for x in xs if 0 <= x <= w - 1), 0.0)  # stand-in for columns outside the image
+        xs_ok = [x if 0 <= x <= w - 1 else fallback for x in xs]
+        # read only the span of columns this box touches, with offsets relative to its first column
+        if nearest:
+            cols = [js_round(x) for x in xs_ok]
+            first, last = min(cols), max(cols)
+            col_idx = _expand([x - first for x in cols], c)
+        else:
+            left, right = [math.floor(x) for x in xs_ok], [math.ceil(x) for x in xs_ok]
+            first, last = min(left), max(right)
+            left_idx, right_idx = (
+                _expand([x - first for x in left], c),
+                _expand([x - first for x in right], c),
+            )
+            col_t = [x - lo for x, lo in zip(xs_ok, left, strict=True) for _ in range(c)]
+        span_start, span_len = first * c, (last - first + 1) * c
+        inside = [y for y in ys if 0 <= y <= h - 1]
+        needed = (
+            {js_round(y) for y in inside}
+            if nearest
+            else {f(y) for y in inside for f in (math.floor, math.ceil)}
+        )
+        rows: dict[int, list[float]] = {}  # source row -> its horizontally resampled values
+        for y in needed:
+            start = (b * h + y) * row_len + span_start
+            get = img[start : start + span_len].__getitem__
+            if nearest:
+                rows[y] = list(map(get, col_idx))
+            else:
+                rows[y] = _lerp(list(map(get, left_idx)), list(map(get, right_idx)), col_t)
+        for i, y in enumerate(ys):
+            pos = (k * ch + i) * crop_row
+            if not 0 <= y <= h - 1:
+                out[pos : pos + crop_row] = extrap_row
+                continue
+            if nearest:
+                row = list(rows[js_round(y)])
+            else:
+                top = math.floor(y)
+                row = _lerp(rows[top], rows[math.ceil(y)], repeat(y - top))
+            for j in bad_cols:
+                row[j * c : (j + 1) * c] = [extrap] * c
+            out[pos : pos + crop_row] = array("f", row)
+    return backend.output(out, (n, ch, cw, c), "float32")
+
+
+# ---- non max suppression ---------------------------------------------------------------------------
+class NmsResult(NamedTuple):
+    """What non_max_suppression_impl returns."""
+
+    selected_indices: list[int]
+    selected_scores: list[float]
+    valid_outputs: int
+
+
+def non_max_suppression_impl(
+    boxes: Any,
+    scores: Any,
+    max_output_size: int,
+    iou_threshold: float,
+    score_threshold: float,
+    soft_nms_sigma: float = 0.0,
+    pad_to_max_output_size: bool = False,
+) -> NmsResult:
+    """Greedy (soft-)NMS over flat [n*4] boxes and [n] scores, with TF.js's exact selection rules.
+
+    Candidates with score > score_threshold are visited by descending score (ties: lower index first).
+    A candidate whose IoU with a box selected since its last visit is >= iou_threshold is dropped; otherwise
+    its score is multiplied by exp(-0.5 * iou^2 / soft_nms_sigma) per such box (weight 1 when sigma is 0).
+    An unchanged score selects it; a lowered one still above score_threshold re-queues it.
+    Shared by the NonMaxSuppressionV3/V4/V5 kernels and the *_async ops (which read data first).
+    """
+    n = len(scores)
+    ya, xa, yb, xb = boxes[0::4], boxes[1::4], boxes[2::4], boxes[3::4]  # either corner order
+    ymin, ymax = list(map(min, ya, yb)), list(map(max, ya, yb))
+    xmin, xmax = list(map(min, xa, xb)), list(map(max, xa, xb))
+    area = list(map(mul, map(sub, ymax, ymin), map(sub, xmax, xmin)))
+    scale = -0.5 / soft_nms_sigma if soft_nms_sigma > 0 else 0.0
+    # heap of (-score, box index, suppress_begin): pops the highest score, lowest index on ties
+    heap = [(-s, i, 0) for i, s in zip(range(n), scores, strict=True) if s > score_threshold]
+    heapq.heapify(heap)
+    selected: list[int] = []
+    selected_scores: list[float] = []
+    sel_boxes: list[tuple[float, float, float, float, float]] = []  # (ymin, xmin, ymax, xmax, area)
+    while len(selected) < max_output_size and heap:
+        neg, i, begin = heapq.heappop(heap)
+        original = score = -neg
+        y0, x0, y1, x1, a = ymin[i], xmin[i], ymax[i], xmax[i], area[i]
+        drop = False
+        # boxes selected since this candidate's last visit, newest first (overlaps tend to be recent)
+        for j in range(len(selected) - 1, begin - 1, -1):
+            sy0, sx0, sy1, sx1, sa = sel_boxes[j]
+            if a <= 0 or sa <= 0:
+                iou = 0.0
+            else:  # conditional expressions: much cheaper than min()/max() calls in this hot loop
+                ih = (y1 if y1 < sy1 else sy1) - (y0 if y0 > sy0 else sy0)
+                iw = (x1 if x1 < sx1 else sx1) - (x0 if x0 > sx0 else sx0)
+                inter = (ih if ih > 0.0 else 0.0) * (iw if iw > 0.0 else 0.0)
+                iou = inter / (a + sa - inter)
+            if iou >= iou_threshold:
+                drop = True
+                break
+            if scale:
+                score *= math.exp(scale * iou * iou)
+                if score <= score_threshold:
+                    break
+        if drop:
+            continue
+        if score == original:
+            selected.append(i)
+            selected_scores.append(score)
+            sel_boxes.append((y0, x0, y1, x1, a))
+        elif score > score_threshold:
+            heapq.heappush(heap, (-score, i, len(selected)))
+    valid = len(selected)
+    if pad_to_max_output_size and max_output_size > valid:
+        selected += [0] * (max_output_size - valid)
+        selected_scores += [0.0] * (max_output_size - valid)
+    return NmsResult(selected, selected_scores, valid)
+
+
+def _nms(
+    backend: Any, inputs: Any, attrs: dict[str, Any], sigma: float = 0.0, pad: bool = False
+) -> NmsResult:
+    return non_max_suppression_impl(
+        backend.values(inputs["boxes"]),
+        backend.values(inputs["scores"]),
+        attrs["max_output_size"],
+        attrs["iou_threshold"],
+        attrs["score_threshold"],
+        sigma,
+        pad,
+    )
+
+
+def _indices(backend: Any, res: NmsResult) -> TensorInfo:
+    return backend.output(array("i", res.selected_indices), (len(res.selected_indices),), "int32")
+
+
+def non_max_suppression_v3(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """boxes [n,4], scores [n] -> int32 indices; attrs max_output_size, iou_threshold, score_threshold."""
+    return _indices(backend, _nms(backend, inputs, attrs))
+
+
+def non_max_suppression_v4(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
+    """As V3 plus attr pad_to_max_output_size -> [int32 indices (zero-padded), int32 scalar valid_outputs]."""
+    res = _nms(backend, inputs, attrs, pad=attrs["pad_to_max_output_size"])
+    return [_indices(backend, res), backend.output(array("i", [res.valid_outputs]), (), "int32")]
+
+
+def non_max_suppression_v5(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
+    """As V3 plus attr soft_nms_sigma -> [int32 indices, float32 selected (soft-suppressed) scores]."""
+    res = _nms(backend, inputs, attrs, sigma=attrs["soft_nms_sigma"])
+    scores = array("f", res.selected_scores)
+    return [_indices(backend, res), backend.output(scores, (len(scores),), "float32")]
+
+
+# ---- flips, rotations, projective transforms ------------------------------------------------------
+def _typed(values: list[Any], dtype: str) -> array:
+    """Store results like a typed array of `dtype` does (int32 truncates toward zero, NaN -> 0)."""
+    if dtype == "float32":
+        return array("f", values)
+    return array("i", [int(v) if v == v else 0 for v in values])
+
+
+def flip_left_right(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """image [b,h,w,c] -> the same with every row's pixels in reverse order."""
+    image = inputs["image"]
+    b, h, w, c = image.shape
+    vals = backend.values(image)
+    out = array(vals.typecode, vals)
+    row_len = w * c
+    for start in range(0, b * h * row_len, row_len):
+        for d in range(c):  # each channel's values of the row, reversed in place
+            seg = vals[start + d : start + row_len : c]
+            seg.reverse()
+            out[start + d : start + row_len : c] = seg
+    return backend.output(out, image.shape, image.dtype)
+
+
+def rotate_with_offset(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """image [b,h,w,c] rotated by attr radians about attr center (fraction of width/height, a number or
+    [cx, cy]); pixels from outside get attr fill_value (a number, or [r, g, b] with 255 for channel 3)."""
+    image = inputs["image"]
+    b, h, w, c = image.shape
+    radians, fill, center = attrs["radians"], attrs["fill_value"], attrs["center"]
+    cx = w * (center if isinstance(center, (int, float)) else center[0])
+    cy = h * (center if isinstance(center, (int, float)) else center[1])
+    sin, cos = math.sin(radians), math.cos(radians)
+    vals = backend.values(image)
+    n = len(vals)
+    if isinstance(fill, (int, float)):
+        fills = [fill] * c
+    else:
+        fills = [255 if d == 3 else (fill[d] if d < len(fill) else 0) for d in range(c)]
+    ext = vals.tolist() + fills  # index n + d reads channel d's fill value
+    pix = []
+    for y in range(h):
+        for x in range(w):
+            sx = js_round((x - cx) * cos - (y - cy) * sin + cx)
+            sy = js_round((x - cx) * sin + (y - cy) * cos + cy)
+            pix.append((sy * w + sx) * c if 0 <= sx < w and 0 <= sy < h else -1)
+    image_len = h * w * c
+    idx = [
+        base + p + d if p >= 0 else n + d
+        for base in range(0, b * image_len, image_len)
+        for p in pix
+        for d in range(c)
+    ]
+    return backend.output(_typed(list(map(ext.__getitem__, idx)), image.dtype), image.shape, image.dtype)
+
+
+def _map_coord(v: float, n: int, mode: str) -> float:
+    """Where output coordinate v reads along an axis of length n under a fill mode (TF's image_ops)."""
+    if mode == "reflect":
+        if v < 0:
+            if n <= 1:
+                v = 0.0
+            else:
+                sz2 = 2 * n
+                if v < sz2:
+                    v = sz2 * math.trunc(-v / sz2) + v
+                v = v + sz2 if v < -n else -v - 1
+        elif v > n - 1:
+            if n <= 1:
+                v = 0.0
+            else:
+                sz2 = 2 * n
+                v -= sz2 * math.trunc(v / sz2)
+                if v >= n:
+                    v = sz2 - v - 1
+    elif mode == "wrap":
+        if v < 0:
+            v = 0.0 if n <= 1 else v + n * (math.trunc(-v / (n - 1)) + 1)
+        elif v > n - 1:
+            v = 0.0 if n <= 1 else v - n * math.trunc(v / (n - 1))
+    elif mode != "nearest":
+        return v  # constant
+    return min(max(v, 0), n - 1)
+
+
+def transform(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """image [b,h,w,c], transforms [b or 1, 8] -> projectively transformed images, same dtype.
+
+    Row [a0,a1,a2,b0,b1,b2,c0,c1] maps output (x, y) to input ((a0x+a1y+a2)/k, (b0x+b1y+b2)/k) with
+    k = c0x+c1y+1. attrs: interpolation ('nearest' | 'bilinear'), fill_mode ('constant' | 'reflect' |
+    'wrap' | 'nearest'), fill_value, output_shape ((out_h, out_w) or None for the input size).
+    """
+    image, transforms = inputs["image"], inputs["transforms"]
+    b, h, w, c = image.shape
+    out_h, out_w = attrs["output_shape"] or (h, w)
+    mode, fill, bilinear = attrs["fill_mode"], attrs["fill_value"], attrs["interpolation"] == "bilinear"
+    vals, tv = backend.values(image), backend.values(transforms)
+    n = len(vals)
+    ext = vals.tolist() + [fill]  # index n reads the fill value
+    image_len = h * w * c
+    chans = range(c)
+
+    def at(base: int, y: int, x: int) -> int:
+        return base + (y * w + x) * c if 0 <= y < h and 0 <= x < w else -1
+
+    # per output pixel: nearest -> (source offset,); bilinear -> (4 neighbor offsets, wx0, wx1, wy0, wy1);
+    # offset -1 reads the fill value. A point at infinity (k == 0) is filled.
+    at_infinity = (-1, -1, -1, -1, 1.0, 0.0, 1.0, 0.0) if bilinear else (-1,)
+    out: list[float] = []
+    for k in range(b):
+        a0, a1, a2, b0, b1, b2, c0, c1 = tv[0:8] if transforms.shape[0] == 1 else tv[8 * k : 8 * k + 8]
+        base = k * image_len
+        pix: list[tuple[Any, ...]] = []
+        for oy in range(out_h):
+            for ox in range(out_w):
+                proj = c0 * ox + c1 * oy + 1
+                if proj == 0:
+                    pix.append(at_infinity)
+                    continue
+                x = _map_coord((a0 * ox + a1 * oy + a2) / proj, w, mode)
+                y = _map_coord((b0 * ox + b1 * oy + b2) / proj, h, mode)
+                if not bilinear:
+                    pix.append((at(base, js_round(y), js_round(x)),))
+                    continue
+                x0, y0 = math.floor(x), math.floor(y)
+                p00, p01 = at(base, y0, x0), at(base, y0, x0 + 1)
+                p10, p11 = at(base, y0 + 1, x0), at(base, y0 + 1, x0 + 1)
+                pix.append((p00, p01, p10, p11, x0 + 1 - x, x - x0, y0 + 1 - y, y - y0))
+        if not pix:
+            continue
+        if not bilinear:
+            out.extend(map(ext.__getitem__, [p + d if p >= 0 else n for (p,) in pix for d in chans]))
+            continue
+        cols = list(zip(*pix, strict=True))
+        v00, v01, v10, v11 = (
+            [ext[p + d] if p >= 0 else fill for p in col for d in chans] for col in cols[:4]
+        )
+        wx0, wx1, wy0, wy1 = ([v for v in col for _ in chans] for col in cols[4:])
+        top = map(add, map(mul, wx0, v00), map(mul, wx1, v01))
+        bot = map(add, map(mul, wx0, v10), map(mul, wx1, v11))
+        out.extend(map(add, map(mul, wy0, top), map(mul, wy1, bot)))
+    return backend.output(_typed(out, image.dtype), (b, out_h, out_w, c), image.dtype)
+
+
+KERNELS = {
+    "ResizeBilinear": resize_bilinear,
+    "ResizeNearestNeighbor": resize_nearest_neighbor,
+    "CropAndResize": crop_and_resize,
+    "NonMaxSuppressionV3": non_max_suppression_v3,
+    "NonMaxSuppressionV4": non_max_suppression_v4,
+    "NonMaxSuppressionV5": non_max_suppression_v5,
+    "FlipLeftRight": flip_left_right,
+    "RotateWithOffset": rotate_with_offset,
+    "Transform": transform,
+}

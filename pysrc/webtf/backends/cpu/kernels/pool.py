@@ -1,7 +1,76 @@
-"""(to be written)"""
+"""cpu kernels MaxPool and AvgPool (NHWC).
+
+Attrs (shared by every backend): filter_size (fh, fw), strides (sh, sw), pad ('same' | 'valid' | int |
+((0, 0), (top, bottom), (left, right), (0, 0))), dim_rounding_mode. Padding never takes part: MaxPool pads
+with -inf, AvgPool divides each window's sum by its count of in-bounds elements (as TF.js). Output dtype =
+x's.
+"""
 
 from __future__ import annotations
 
+import math
+import operator
+from itertools import chain, repeat
 from typing import Any
 
-KERNELS: dict[str, Any] = {}
+from ....conv_info import ConvInfo, compute_pool_info
+from ...base import TensorInfo
+from .conv import TapRows, padded_rows
+from .matmul import to_array
+
+
+def _counts(n_out: int, stride: int, pad: int, size: int, window: int) -> list[int]:
+    """How many of each output position's window taps fall inside [0, size)."""
+    return [min(k * stride - pad + window, size) - max(k * stride - pad, 0) for k in range(n_out)]
+
+
+def _pool(backend: Any, x: Any, info: ConvInfo, is_max: bool) -> list:
+    xv = backend.values(x)
+    fh, fw, c = info.filter_height, info.filter_width, info.in_channels
+    single = fh * fw == 1
+    out: list = []
+    if not is_max:
+        ch = _counts(info.out_height, info.stride_height, info.pad_top, info.in_height, fh)
+        cw = _counts(info.out_width, info.stride_width, info.pad_left, info.in_width, fw)
+        cw_rep = list(chain.from_iterable(map(repeat, cw, repeat(c))))
+        divisors: dict[int, list] = {}
+    for b in range(info.batch):
+        tr = TapRows(padded_rows(xv, b, info, -math.inf if is_max else 0.0), info)
+        for y in range(info.out_height):
+            r0 = y * info.stride_height
+            cols = [tr.tap(r0 + i, j) for i in range(fh) for j in range(fw)]
+            if is_max:
+                out.extend(cols[0] if single else map(max, *cols))
+                continue
+            div = divisors.get(ch[y])
+            if div is None:
+                div = divisors[ch[y]] = [ch[y] * v if ch[y] * v > 0 else math.nan for v in cw_rep]
+            out.extend(map(operator.truediv, cols[0] if single else map(sum, zip(*cols, strict=False)), div))
+    return out
+
+
+def _run(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -> Any:
+    x = inputs["x"]
+    info = compute_pool_info(
+        x.shape, attrs["filter_size"], attrs.get("strides", 1), attrs["pad"], attrs.get("dim_rounding_mode")
+    )
+    if (
+        info.filter_height == info.filter_width == 1
+        and info.out_shape == info.in_shape
+        and not info.pad_top + info.pad_left
+    ):
+        return TensorInfo(x.data_id, x.shape, x.dtype)  # a 1x1 window that keeps the shape is the identity
+    return backend.output(to_array(_pool(backend, x, info, is_max), x.dtype), info.out_shape, x.dtype)
+
+
+def max_pool(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+    """MaxPool: the maximum of each window of x [b, h, w, c]."""
+    return _run(backend, inputs, attrs, True)
+
+
+def avg_pool(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+    """AvgPool: the mean of each window's in-bounds elements of x [b, h, w, c]."""
+    return _run(backend, inputs, attrs, False)
+
+
+KERNELS = {"MaxPool": max_pool, "AvgPool": avg_pool}

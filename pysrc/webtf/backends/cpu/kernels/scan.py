@@ -1,7 +1,75 @@
-"""(to be written)"""
+"""cpu scan kernels: Cumsum and Cumprod. Attrs: `axis` (an int), `exclusive`, `reverse` (bools).
+
+bool and int32 inputs give int32 (wrapping like a JS Int32Array), float32 gives float32. The input is viewed
+as [outer, n, inner] around `axis`; whichever loop is shorter runs in Python: one itertools.accumulate per
+(outer, inner) line taken with a strided slice, or one map() over an inner-long row per (outer, step).
+"""
 
 from __future__ import annotations
 
+import operator
+from array import array
+from collections.abc import Callable
+from itertools import accumulate
 from typing import Any
 
-KERNELS: dict[str, Any] = {}
+from ....shapes import normalize_axis, size_of
+from ...base import TensorInfo
+from .reduce import to_int32
+
+
+def _scan(values: array, shape: tuple[int, ...], axis: int, fn: Callable, ident: int, exclusive: bool,
+          reverse: bool) -> list[Any]:  # fmt: skip
+    n, inner = shape[axis], size_of(shape[axis + 1 :])
+    block = n * inner
+    total = len(values)
+    out: list[Any] = [0] * total
+    if not total:
+        return out
+    if inner <= n:  # one accumulate per line
+        for base in range(0, total, block):
+            for start in range(base, base + inner):
+                line = values[start : start + block : inner]
+                if reverse:
+                    line = line[::-1]
+                acc = list(accumulate(line, fn, initial=ident))
+                acc = acc[:-1] if exclusive else acc[1:]
+                out[start : start + block : inner] = acc[::-1] if reverse else acc
+        return out
+    steps = range(n - 1, -1, -1) if reverse else range(n)  # one map per step along the axis
+    for base in range(0, total, block):
+        acc: Any = [ident] * inner
+        for r in steps:
+            lo = base + r * inner
+            row = values[lo : lo + inner]
+            if exclusive:
+                out[lo : lo + inner] = acc
+                acc = list(map(fn, acc, row))
+            else:
+                acc = list(map(fn, acc, row))
+                out[lo : lo + inner] = acc
+    return out
+
+
+def _run(backend: Any, inputs: Any, attrs: dict[str, Any], fn: Callable, ident: int, name: str) -> TensorInfo:
+    x = inputs["x"]
+    axis = normalize_axis(int(attrs.get("axis", 0)), len(x.shape), name)
+    vals = _scan(
+        backend.values(x), x.shape, axis, fn, ident, bool(attrs.get("exclusive")), bool(attrs.get("reverse"))
+    )
+    if x.dtype == "float32":
+        return backend.output(array("f", vals), x.shape, "float32")
+    return backend.output(to_int32(vals), x.shape, "int32")
+
+
+def cumsum(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Cumulative sum along `axis` (exclusive: each output leaves out its own value; reverse: from the end)."""
+    return _run(backend, inputs, attrs, operator.add, 0, "cumsum")
+
+
+def cumprod(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Cumulative product along `axis` (exclusive: each output leaves out its own value; reverse: from the end)."""
+    return _run(backend, inputs, attrs, operator.mul, 1, "cumprod")
+
+
+KERNELS = {"Cumsum": cumsum, "Cumprod": cumprod}

@@ -1,7 +1,260 @@
-"""(to be written)"""
+"""cpu kernels that move elements: Reshape, ExpandDims, Transpose, Concat, Pack, Unpack, SplitV, Tile, Reverse.
+
+Every move is expressed as `gather_strided` (a fresh row-major output read from `src` along a list of axes,
+each with a source stride or a list of source offsets) or `copy_strided` (writing into an existing buffer),
+which copy whole runs with C-level strided slicing: one Python step per run, never one per element
+(except when no axis gives runs of a useful length).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from array import array
+from math import prod
+from typing import Any, Union
 
-KERNELS: dict[str, Any] = {}
+from ....dtypes import TYPECODE
+from ....shapes import strides_of
+from ...base import TensorInfo
+
+# An axis of a move: (count, source stride) or (count, list of `count` source offsets).
+Axis = tuple[int, Union[int, list[int]]]
+
+#: below this run length, reading element by element through an offset table is cheaper than slicing.
+_MIN_RUN = 4
+
+
+def _simplify(base: int, axes: list[Axis]) -> tuple[int, list[Axis]]:
+    """Drop size-1 axes and merge neighbours that read one evenly strided run."""
+    out: list[Axis] = []
+    for count, src in axes:
+        if count == 1:
+            base += src[0] if type(src) is list else 0
+            continue
+        if out and type(src) is int and type(out[-1][1]) is int and out[-1][1] == count * src:
+            out[-1] = (out[-1][0] * count, src)
+        else:
+            out.append((count, src))
+    return base, out
+
+
+def _offsets(base: int, axes: list[Axis]) -> list[int]:
+    """Source offsets of every position of `axes`, in row-major order."""
+    offs = [base]
+    for count, src in axes:
+        if type(src) is list:
+            deltas: Any = src
+        elif src:
+            deltas = range(0, count * src, src)
+        else:
+            deltas = [0] * count
+        offs = [o + d for o in offs for d in deltas]
+    return offs
+
+
+def _run(src: array, start: int, count: int, step: int) -> array:
+    stop = start + count * step
+    return src[start : stop if stop >= 0 else None : step]
+
+
+def gather_strided(src: array, base: int, axes: list[Axis]) -> array:
+    """A row-major array over `axes` whose element (i0, i1, ...) is src[base + sum(offset of i_k on axis k)]."""
+    code = src.typecode
+    size = prod(c for c, _ in axes)
+    if size == 0:
+        return array(code)
+    base, axes = _simplify(base, axes)
+    runs = [k for k, (c, s) in enumerate(axes) if type(s) is int and s != 0]
+    j = max(runs, key=lambda k: (axes[k][0], k), default=-1)
+    if j < 0 or axes[j][0] < _MIN_RUN:
+        return array(code, map(src.__getitem__, _offsets(base, axes)))
+    count, step = axes[j]
+    others = axes[:j] + axes[j + 1 :]
+    if j == len(axes) - 1:  # runs are contiguous in the output: append them in order
+        out = array(code)
+        ext = out.extend
+        span = count * step
+        if step > 0:
+            for s in _offsets(base, others):
+                ext(src[s : s + span : step])
+        else:
+            for s in _offsets(base, others):
+                ext(_run(src, s, count, step))
+        return out
+    out_strides = strides_of([c for c, _ in axes])
+    ostep = out_strides[j]
+    dst = _offsets(0, [(c, st) for k, ((c, _), st) in enumerate(zip(axes, out_strides)) if k != j])
+    out = array(code, bytes(size * src.itemsize))
+    ospan = count * ostep
+    for o, s in zip(dst, _offsets(base, others)):
+        out[o : o + ospan : ostep] = _run(src, s, count, step)
+    return out
+
+
+def copy_strided(dst: array, dbase: int, src: array, sbase: int, axes: list[tuple[int, int, int]]) -> None:
+    """Write src into dst: element (i0, ...) of `axes` = (count, src stride, dst stride) goes from src to dst."""
+    if prod(c for c, _, _ in axes) == 0:
+        return
+    merged: list[tuple[int, int, int]] = []
+    for c, ss, ds in axes:
+        if c == 1:
+            continue
+        if merged and merged[-1][1] == c * ss and merged[-1][2] == c * ds:
+            merged[-1] = (merged[-1][0] * c, ss, ds)
+        else:
+            merged.append((c, ss, ds))
+    if not merged:
+        dst[dbase] = src[sbase]
+        return
+    j = max(range(len(merged)), key=lambda k: (merged[k][0], k))
+    count, ss, ds = merged[j]
+    others = merged[:j] + merged[j + 1 :]
+    soffs = _offsets(sbase, [(c, s) for c, s, _ in others])
+    doffs = _offsets(dbase, [(c, d) for c, _, d in others])
+    sspan, dspan = count * ss, count * ds
+    for d, s in zip(doffs, soffs):
+        dst[d : d + dspan : ds] = src[s : s + sspan : ss]
+
+
+def contiguous_axes(shape: tuple[int, ...]) -> list[Axis]:
+    """The axes reading a row-major tensor of `shape` in order."""
+    return list(zip(shape, strides_of(shape)))
+
+
+# ---- kernels ------------------------------------------------------------------------------------
+
+
+def reshape(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """attrs: shape (fully resolved, same size as x). Shares x's buffer."""
+    x = inputs["x"]
+    return TensorInfo(x.data_id, tuple(attrs["shape"]), x.dtype)
+
+
+def expand_dims(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """inputs: input; attrs: dim (in [-(rank+1), rank]). Shares the input's buffer."""
+    x = inputs["input"]
+    dim = attrs["dim"]
+    if dim < 0:
+        dim += len(x.shape) + 1
+    return TensorInfo(x.data_id, (*x.shape[:dim], 1, *x.shape[dim:]), x.dtype)
+
+
+def transpose(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """attrs: perm (a permutation of range(rank)); output dim k is input dim perm[k]."""
+    x, perm = inputs["x"], tuple(attrs["perm"])
+    out_shape = tuple(x.shape[p] for p in perm)
+    if perm == tuple(range(len(perm))):
+        return TensorInfo(x.data_id, out_shape, x.dtype)
+    strides = strides_of(x.shape)
+    out = gather_strided(backend.values(x), 0, [(x.shape[p], strides[p]) for p in perm])
+    return backend.output(out, out_shape, x.dtype)
+
+
+def _concat(backend: Any, tensors: list[Any], axis: int, out_shape: tuple[int, ...]) -> TensorInfo:
+    dtype = tensors[0].dtype
+    outer, total = prod(out_shape[:axis]), prod(out_shape[axis:])
+    parts = [(t, prod(t.shape[axis:])) for t in tensors]
+    parts = [(t, inner) for t, inner in parts if inner and outer]
+    if len(parts) == 1:  # every other input is empty: the result is this one's buffer
+        return TensorInfo(parts[0][0].data_id, out_shape, dtype)
+    out = array(TYPECODE[dtype])
+    if outer == 1:
+        for t, _ in parts:
+            out.extend(backend.values(t))
+    elif parts:
+        out = array(out.typecode, bytes(outer * total * out.itemsize))
+        col = 0
+        for t, inner in parts:  # each input fills a band of columns of the [outer, total] result
+            copy_strided(out, col, backend.values(t), 0, [(outer, inner, total), (inner, 1, 1)])
+            col += inner
+    return backend.output(out, out_shape, dtype)
+
+
+def concat(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """inputs: a list of tensors of one dtype and rank, equal except along `axis`; attrs: axis (>= 0)."""
+    axis = attrs["axis"]
+    first = inputs[0].shape
+    out_shape = (*first[:axis], sum(t.shape[axis] for t in inputs), *first[axis + 1 :])
+    return _concat(backend, list(inputs), axis, out_shape)
+
+
+def pack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """inputs: a list of tensors of one shape and dtype; attrs: axis (in [-(rank+1), rank]) of the new dim."""
+    shape = inputs[0].shape
+    axis = attrs["axis"]
+    if axis < 0:
+        axis += len(shape) + 1
+    out_shape = (*shape[:axis], len(inputs), *shape[axis:])
+    return _concat(backend, list(inputs), axis, out_shape)
+
+
+def unpack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
+    """inputs: value; attrs: axis (>= 0). One output per index along `axis`, that dim removed."""
+    x, axis = inputs["value"], attrs["axis"]
+    vals = backend.values(x)
+    axes = contiguous_axes(x.shape)
+    stride = axes[axis][1]
+    rest = axes[:axis] + axes[axis + 1 :]
+    out_shape = x.shape[:axis] + x.shape[axis + 1 :]
+    return [backend.output(gather_strided(vals, i * stride, rest), out_shape, x.dtype) for i in range(x.shape[axis])]
+
+
+def split_v(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
+    """attrs: num_or_size_splits (the list of sizes, summing to x.shape[axis]), axis (>= 0)."""
+    x, axis, sizes = inputs["x"], attrs["axis"], attrs["num_or_size_splits"]
+    if isinstance(sizes, int):
+        sizes = [x.shape[axis] // sizes] * sizes
+    vals = backend.values(x)
+    axes = contiguous_axes(x.shape)
+    stride = axes[axis][1]
+    outs, start = [], 0
+    for size in sizes:
+        piece = list(axes)
+        piece[axis] = (size, stride)
+        shape = (*x.shape[:axis], size, *x.shape[axis + 1 :])
+        outs.append(backend.output(gather_strided(vals, start * stride, piece), shape, x.dtype))
+        start += size
+    return outs
+
+
+def tile(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """attrs: reps (one non-negative count per dim)."""
+    x, reps = inputs["x"], tuple(attrs["reps"])
+    out_shape = tuple(d * r for d, r in zip(x.shape, reps))
+    if all(r == 1 for r in reps):
+        return TensorInfo(x.data_id, out_shape, x.dtype)
+    axes: list[Axis] = []
+    for (d, s), r in zip(contiguous_axes(x.shape), reps):
+        axes += [(r, 0), (d, s)]  # output index r_i * d + k reads source index k
+    return backend.output(gather_strided(backend.values(x), 0, axes), out_shape, x.dtype)
+
+
+def reverse(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """attrs: dims (the axes to reverse, >= 0)."""
+    x = inputs["x"]
+    dims = {d for d in attrs["dims"] if x.shape[d] > 1}
+    if not dims or x.size == 0:
+        return TensorInfo(x.data_id, x.shape, x.dtype)
+    vals = backend.values(x)
+    if len(dims) == sum(1 for d in x.shape if d > 1):  # every non-trivial axis reversed: the flat reversal
+        return backend.output(vals[::-1], x.shape, x.dtype)
+    base, axes = 0, []
+    for k, (d, s) in enumerate(contiguous_axes(x.shape)):
+        if k in dims:
+            base += (d - 1) * s
+            axes.append((d, -s))
+        else:
+            axes.append((d, s))
+    return backend.output(gather_strided(vals, base, axes), x.shape, x.dtype)
+
+
+KERNELS = {
+    "Reshape": reshape,
+    "ExpandDims": expand_dims,
+    "Transpose": transpose,
+    "Concat": concat,
+    "Pack": pack,
+    "Unpack": unpack,
+    "SplitV": split_v,
+    "Tile": tile,
+    "Reverse": reverse,
+}

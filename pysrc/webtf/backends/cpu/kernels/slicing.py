@@ -1,7 +1,166 @@
-"""(to be written)"""
+"""cpu kernels that select or pad: Slice, StridedSlice, PadV2, MirrorPad, GatherV2, GatherNd, OneHot."""
 
 from __future__ import annotations
 
+from array import array
+from math import prod
 from typing import Any
 
-KERNELS: dict[str, Any] = {}
+from ....dtypes import TYPECODE
+from ....shapes import fmt, strides_of
+from ....slice_info import slice_info
+from ...base import TensorInfo
+from .shape import Axis, contiguous_axes, copy_strided, gather_strided
+
+
+def _fill_value(value: Any, dtype: str) -> Any:
+    if dtype == "float32":
+        return float(value)
+    if dtype == "int32":
+        return int(value)
+    return 1 if value else 0
+
+
+def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """attrs: begin, size (one non-negative entry per dim, already resolved: no -1, in range)."""
+    x, begin, size = inputs["x"], tuple(attrs["begin"]), tuple(attrs["size"])
+    if size == x.shape:
+        return TensorInfo(x.data_id, x.shape, x.dtype)
+    strides = strides_of(x.shape)
+    base = sum(b * s for b, s in zip(begin, strides))
+    out = gather_strided(backend.values(x), base, list(zip(size, strides)))
+    return backend.output(out, size, x.dtype)
+
+
+def strided_slice(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """attrs as TF.js: begin, end, strides (or None), begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+    shrink_axis_mask; resolved by webtf.slice_info.slice_info."""
+    x = inputs["x"]
+    info = slice_info(
+        x.shape,
+        attrs["begin"],
+        attrs["end"],
+        attrs.get("strides"),
+        attrs.get("begin_mask", 0),
+        attrs.get("end_mask", 0),
+        attrs.get("ellipsis_mask", 0),
+        attrs.get("new_axis_mask", 0),
+        attrs.get("shrink_axis_mask", 0),
+    )
+    if info.is_identity:
+        return TensorInfo(x.data_id, info.final_shape, x.dtype)
+    strides = strides_of(x.shape)
+    base = sum(b * s for b, s in zip(info.begin, strides))
+    axes: list[Axis] = [(n, st * s) for n, st, s in zip(info.sizes, info.strides, strides)]
+    return backend.output(gather_strided(backend.values(x), base, axes), info.final_shape, x.dtype)
+
+
+def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """attrs: paddings ([before, after] per dim, non-negative), constant_value."""
+    x, paddings = inputs["x"], [tuple(p) for p in attrs["paddings"]]
+    out_shape = tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, paddings))
+    if out_shape == x.shape:
+        return TensorInfo(x.data_id, x.shape, x.dtype)
+    code = TYPECODE[x.dtype]
+    out = array(code, [_fill_value(attrs.get("constant_value", 0), x.dtype)]) * prod(out_shape)
+    out_strides = strides_of(out_shape)
+    base = sum(lo * s for (lo, _), s in zip(paddings, out_strides))
+    axes = [(d, s, o) for (d, s), o in zip(contiguous_axes(x.shape), out_strides)]
+    copy_strided(out, base, backend.values(x), 0, axes)
+    return backend.output(out, out_shape, x.dtype)
+
+
+def _mirror_index(n: int, lo: int, hi: int, reflect: bool) -> list[int]:
+    """Source indices along one padded axis: the edge is repeated in 'symmetric' mode, not in 'reflect'."""
+    k = 1 if reflect else 0
+    return [*range(lo - 1 + k, k - 1, -1), *range(n), *range(n - 1 - k, n - 1 - k - hi, -1)]
+
+
+def mirror_pad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """attrs: paddings ([before, after] per dim, at most dim - 1 for 'reflect', dim for 'symmetric'), mode."""
+    x, paddings = inputs["x"], [tuple(p) for p in attrs["paddings"]]
+    reflect = attrs["mode"] == "reflect"
+    shape = x.shape
+    vals = backend.values(x)
+    # One pass per padded axis: each pass copies runs along the other axes with slices.
+    for axis, (lo, hi) in enumerate(paddings):
+        if not lo and not hi:
+            continue
+        outer, n, inner = prod(shape[:axis]), shape[axis], prod(shape[axis + 1 :])
+        index = _mirror_index(n, lo, hi, reflect)
+        axes: list[Axis] = [(outer, n * inner), (len(index), [i * inner for i in index]), (inner, 1)]
+        vals = gather_strided(vals, 0, axes)
+        shape = (*shape[:axis], len(index), *shape[axis + 1 :])
+    if shape == x.shape:
+        return TensorInfo(x.data_id, x.shape, x.dtype)
+    return backend.output(vals, shape, x.dtype)
+
+
+def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """inputs: x, indices (int32); attrs: axis (>= 0), batch_dims (>= 0, <= axis). Raises for an index
+    outside [0, x.shape[axis])."""
+    x, indices = inputs["x"], inputs["indices"]
+    axis, batch_dims = attrs["axis"], attrs.get("batch_dims", 0)
+    idx = backend.values(indices)
+    dim = x.shape[axis]
+    if len(idx) and (min(idx) < 0 or max(idx) >= dim):
+        bad = next(i for i in idx if not 0 <= i < dim)
+        raise ValueError(f"Error in gather: the index value {bad} is not in [0, {dim - 1}]")
+    out_shape = (*x.shape[:axis], *indices.shape[batch_dims:], *x.shape[axis + 1 :])
+    batch = prod(x.shape[:batch_dims])
+    outer = prod(x.shape[batch_dims:axis])
+    inner = prod(x.shape[axis + 1 :])
+    per_batch = len(idx) // batch if batch else 0
+    vals = backend.values(x)
+    out = array(vals.typecode)
+    for b in range(batch):
+        chunk = [i * inner for i in idx[b * per_batch : (b + 1) * per_batch]]
+        axes: list[Axis] = [(outer, dim * inner), (per_batch, chunk), (inner, 1)]
+        out.extend(gather_strided(vals, b * outer * dim * inner, axes))
+    return backend.output(out, out_shape, x.dtype)
+
+
+def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """inputs: params, indices (int32, last dim <= rank of params). Raises for an index out of range."""
+    params, indices = inputs["params"], inputs["indices"]
+    depth = indices.shape[-1]
+    out_shape = (*indices.shape[:-1], *params.shape[depth:])
+    slice_size = prod(params.shape[depth:])
+    idx = backend.values(indices)
+    n = len(idx) // depth if depth else prod(indices.shape[:-1])
+    strides = strides_of(params.shape[:depth])
+    dims = params.shape[:depth]
+    flat = []
+    for k in range(n):
+        row = idx[k * depth : (k + 1) * depth]
+        if any(not 0 <= i < d for i, d in zip(row, dims)):
+            raise ValueError(
+                f"Error in gather_nd: invalid indices: {fmt(row)} does not index into {fmt(params.shape)}"
+            )
+        flat.append(sum(i * s for i, s in zip(row, strides)) * slice_size)
+    out = gather_strided(backend.values(params), 0, [(n, flat), (slice_size, 1)])
+    return backend.output(out, out_shape, params.dtype)
+
+
+def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """inputs: indices (int32); attrs: depth, on_value, off_value, dtype. Indices outside [0, depth) give a
+    row of off_value."""
+    indices = inputs["indices"]
+    depth, dtype = attrs["depth"], attrs.get("dtype", "int32")
+    on, off = _fill_value(attrs.get("on_value", 1), dtype), _fill_value(attrs.get("off_value", 0), dtype)
+    idx = backend.values(indices)
+    out = array(TYPECODE[dtype], [off]) * (len(idx) * depth)
+    for pos in [k * depth + i for k, i in enumerate(idx) if 0 <= i < depth]:
+        out[pos] = on
+    return backend.output(out, (*indices.shape, depth), dtype)
+
+
+KERNELS = {
+    "Slice": slice_,
+    "StridedSlice": strided_slice,
+    "PadV2": pad_v2,
+    "MirrorPad": mirror_pad,
+    "GatherV2": gather_v2,
+    "GatherNd": gather_nd,
+    "OneHot": one_hot,
+}

