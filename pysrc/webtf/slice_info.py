@@ -17,7 +17,7 @@ from .shapes import fmt
 
 
 class SliceInfo(NamedTuple):
-    """The dense strided slice: element (i0, i1, ...) of the result reads x[begin[d] + i_d * strides[d], ...]."""
+    """The dense strided slice: element (i0, i1, ...) of the result is x[begin[d] + i_d * strides[d], ...]."""
 
     begin: tuple[int, ...]
     end: tuple[int, ...]

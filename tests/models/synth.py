@@ -23,11 +23,11 @@ def attr_strs(*v: str) -> dict[str, Any]:
 
 
 def conv_model(rng: np.random.Generator) -> tuple[dict[str, Any], bytes, dict[str, np.ndarray]]:
-    """input [1,8,8,3] -> _FusedConv2D(3x3x3x4, stride 2, SAME, BiasAdd+Relu) -> Reshape [1,-1] -> Identity."""
+    """input [1,8,8,3] -> _FusedConv2D(3x3x3x4, stride 2, SAME, BiasAdd+Relu) -> Reshape [-1,64] -> Identity."""
     w = {
         "conv/filter": rng.standard_normal((3, 3, 3, 4)).astype(np.float32),
         "conv/bias": rng.standard_normal(4).astype(np.float32),
-        "flat/shape": np.array([1, -1], dtype=np.int32),
+        "flat/shape": np.array([-1, 64], dtype=np.int32),
     }
     nodes = [
         {"name": "input", "op": "Placeholder", "attr": {"dtype": {"type": "DT_FLOAT"},

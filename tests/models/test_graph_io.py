@@ -73,7 +73,7 @@ def test_truncated_shard_and_extra_bytes(conv):
     tmp, model, data, w = conv
     with pytest.raises(ValueError, match="truncated or missing shard"):
         load(synth.write(tmp / "a", model, data[:-10]))
-    with pytest.raises(ValueError, match="hold 444 bytes but the manifest describes 440"):
+    with pytest.raises(ValueError, match="hold 460 bytes but the manifest describes 456"):
         load(synth.write(tmp / "b", model, data + b"\0" * 4))
 
 

@@ -32,7 +32,9 @@ def parse_axes(axis: Axis, rank: int, op_name: str) -> tuple[int, ...]:
     return normalize_axes(axis, rank, op_name)
 
 
-def _reduce(kernel: str, x: TensorLike, axis: Axis, keep_dims: bool, op_name: str, key: str = "axis") -> Tensor:
+def _reduce(
+    kernel: str, x: TensorLike, axis: Axis, keep_dims: bool, op_name: str, key: str = "axis"
+) -> Tensor:
     t = convert_to_tensor(x, "x", op_name)
     axes = parse_axes(axis, t.rank, op_name)
     return ENGINE.run_kernel(kernel, {"x": t}, {key: axes, "keep_dims": bool(keep_dims)})
@@ -92,7 +94,9 @@ def _arg(kernel: str, x: TensorLike, axis: int, op_name: str) -> Tensor:
     t = convert_to_tensor(x, "x", op_name)
     if isinstance(axis, bool) or not hasattr(axis, "__index__"):
         raise TypeError(f"Error in {op_name}: axis must be an int, but got {axis!r}")
-    return ENGINE.run_kernel(kernel, {"x": t}, {"axis": normalize_axis(operator.index(axis), t.rank, op_name)})
+    return ENGINE.run_kernel(
+        kernel, {"x": t}, {"axis": normalize_axis(operator.index(axis), t.rank, op_name)}
+    )
 
 
 @op

@@ -17,7 +17,9 @@ def _scan(kernel: str, x: TensorLike, axis: int, exclusive: bool, reverse: bool,
     if isinstance(axis, bool) or not hasattr(axis, "__index__"):
         raise TypeError(f"Error in {op_name}: axis must be an int, but got {axis!r}")
     ax = normalize_axis(operator.index(axis), t.rank, op_name)
-    return ENGINE.run_kernel(kernel, {"x": t}, {"axis": ax, "exclusive": bool(exclusive), "reverse": bool(reverse)})
+    return ENGINE.run_kernel(
+        kernel, {"x": t}, {"axis": ax, "exclusive": bool(exclusive), "reverse": bool(reverse)}
+    )
 
 
 @op

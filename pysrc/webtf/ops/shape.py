@@ -2,21 +2,33 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
-from ..dtypes import upcast
+from ..dtypes import infer_dtype, upcast
 from ..engine import ENGINE
 from ..shapes import fmt, normalize_axes, normalize_axis
 from ..tensor import Tensor
 from .cast import cast
 from .op import TensorLike, convert_to_tensor, op
 
-__all__ = ["concat", "expand_dims", "reshape", "reverse", "split", "squeeze", "stack", "tile", "transpose", "unstack"]
+__all__ = [
+    "concat",
+    "expand_dims",
+    "reshape",
+    "reverse",
+    "split",
+    "squeeze",
+    "stack",
+    "tile",
+    "transpose",
+    "unstack",
+]
 
 
 def int_list(value: Any, arg: str, op_name: str) -> list[int]:
-    """A list of Python ints from a sequence of integers; raises TypeError naming the op and argument otherwise."""
+    """A list of Python ints from a sequence of integers; raises TypeError naming the op and argument."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise TypeError(f"Error in {op_name}: argument '{arg}' must be a list of integers, got {value!r}")
     out = list(value)
@@ -32,12 +44,14 @@ def int_arg(value: Any, arg: str, op_name: str) -> int:
 
 
 def convert_tensor_list(xs: Any, arg: str, op_name: str) -> list[Tensor]:
-    """Tensors for a list argument; non-tensor entries take the dtype of the first tensor in the list."""
+    """Tensors for a list argument; plain values take the dtype of the first tensor in the list."""
     if not isinstance(xs, (list, tuple)):
         raise TypeError(
             f"Error in {op_name}: argument '{arg}' must be a list of tensors, but got {type(xs).__name__}"
         )
     dtype = next((x.dtype for x in xs if isinstance(x, Tensor)), None)
+    if dtype is None and xs:  # only plain values: one dtype that holds them all, as TF.js infers
+        dtype = functools.reduce(upcast, (infer_dtype(x) for x in xs))
     return [convert_to_tensor(x, f"{arg}[{i}]", op_name, dtype) for i, x in enumerate(xs)]
 
 
@@ -48,7 +62,8 @@ def resolve_shape(shape: Sequence[int], size: int, op_name: str, x_shape: Sequen
         if d == -1:
             if implicit != -1:
                 raise ValueError(
-                    f"Error in {op_name}: shapes can only have 1 implicit size. Found -1 at dim {implicit} and dim {i}"
+                    f"Error in {op_name}: shapes can only have 1 implicit size. "
+                    f"Found -1 at dim {implicit} and dim {i}"
                 )
             implicit = i
         elif d < 0:
@@ -63,7 +78,9 @@ def resolve_shape(shape: Sequence[int], size: int, op_name: str, x_shape: Sequen
             )
         return tuple(shape)
     if known == 0:
-        raise ValueError(f"Error in {op_name}: cannot infer the missing size in {fmt(shape)} when there are 0 elements")
+        raise ValueError(
+            f"Error in {op_name}: cannot infer the missing size in {fmt(shape)} when there are 0 elements"
+        )
     if size % known:
         raise ValueError(
             f"Error in {op_name}: the implicit shape can't be a fractional number. Got {size} / {known} "
@@ -89,10 +106,13 @@ def transpose(x: TensorLike, perm: Sequence[int] | None = None) -> Tensor:
     p = list(range(x.rank))[::-1] if perm is None else int_list(perm, "perm", "transpose")
     if len(p) != x.rank:
         raise ValueError(
-            f"Error in transpose: rank of input {x.rank} must match length of perm {fmt(p)} (x has shape {fmt(x.shape)})"
+            f"Error in transpose: rank of input {x.rank} must match length of perm {fmt(p)} "
+            f"(x has shape {fmt(x.shape)})"
         )
     if any(not 0 <= a < x.rank for a in p):
-        raise ValueError(f"Error in transpose: all entries in 'perm' must be between 0 and {x.rank - 1} but got {fmt(p)}")
+        raise ValueError(
+            f"Error in transpose: all entries in 'perm' must be between 0 and {x.rank - 1} but got {fmt(p)}"
+        )
     if len(set(p)) != len(p):
         raise ValueError(f"Error in transpose: 'perm' {fmt(p)} has repeated axes")
     return ENGINE.run_kernel("Transpose", {"x": x}, {"perm": tuple(p)})
@@ -113,12 +133,14 @@ def expand_dims(x: TensorLike, axis: int = 0) -> Tensor:
 
 @op
 def squeeze(x: TensorLike, axis: int | Sequence[int] | None = None) -> Tensor:
-    """x without dims of size 1 (only those in `axis` when given) (kernel Reshape)."""
+    """x without its dims of size 1 (only those in `axis` when given) (kernel Reshape)."""
     x = convert_to_tensor(x, "x", "squeeze")
-    if axis is None:
+    if axis is None or (isinstance(axis, (list, tuple)) and not axis):  # [] also means all, as TF.js
         new_shape = tuple(d for d in x.shape if d != 1)
     else:
-        axes = normalize_axes(axis if isinstance(axis, int) else int_list(axis, "axis", "squeeze"), x.rank, "squeeze")
+        axes = normalize_axes(
+            axis if isinstance(axis, int) else int_list(axis, "axis", "squeeze"), x.rank, "squeeze"
+        )
         for a in axes:
             if x.shape[a] != 1:
                 raise ValueError(
@@ -156,8 +178,8 @@ def concat(tensors: Sequence[TensorLike], axis: int = 0) -> Tensor:
         for r in range(rank):
             if r != axis and t.shape[r] != first[r]:
                 raise ValueError(
-                    f"Error in concat: shape of tensors[{i}] ({fmt(t.shape)}) does not match the shape of the "
-                    f"rest ({fmt(first)}) along the non-concatenated axis {r}"
+                    f"Error in concat: shape of tensors[{i}] ({fmt(t.shape)}) does not match the shape of "
+                    f"the rest ({fmt(first)}) along the non-concatenated axis {r}"
                 )
     return ENGINE.run_kernel("Concat", _matching(ts), {"axis": axis})
 
@@ -173,13 +195,13 @@ def stack(tensors: Sequence[TensorLike], axis: int = 0) -> Tensor:
     for i, t in enumerate(ts):
         if t.shape != first.shape:
             raise ValueError(
-                f"Error in stack: all tensors passed to stack must have matching shapes, but tensors[{i}] has "
-                f"shape {fmt(t.shape)} and tensors[0] has shape {fmt(first.shape)}"
+                f"Error in stack: all tensors passed to stack must have matching shapes, but tensors[{i}] "
+                f"has shape {fmt(t.shape)} and tensors[0] has shape {fmt(first.shape)}"
             )
         if t.dtype != first.dtype:
             raise TypeError(
-                f"Error in stack: all tensors passed to stack must have matching dtypes, but tensors[{i}] has "
-                f"dtype {t.dtype} and tensors[0] has dtype {first.dtype}"
+                f"Error in stack: all tensors passed to stack must have matching dtypes, but tensors[{i}] "
+                f"has dtype {t.dtype} and tensors[0] has dtype {first.dtype}"
             )
     return ENGINE.run_kernel("Pack", ts, {"axis": axis})
 
@@ -229,7 +251,8 @@ def tile(x: TensorLike, reps: Sequence[int]) -> Tensor:
     r = int_list(reps, "reps", "tile")
     if len(r) != x.rank:
         raise ValueError(
-            f"Error in tile: rank of input {x.rank} must match length of reps {fmt(r)} (x has shape {fmt(x.shape)})"
+            f"Error in tile: rank of input {x.rank} must match length of reps {fmt(r)} "
+            f"(x has shape {fmt(x.shape)})"
         )
     if any(n < 0 for n in r):
         raise ValueError(f"Error in tile: reps must be non-negative, got {fmt(r)}")

@@ -29,11 +29,19 @@ def slice(x: TensorLike, begin: int | Sequence[int], size: int | Sequence[int] |
     x = convert_to_tensor(x, "x", "slice")
     if x.rank == 0:
         raise ValueError("Error in slice: slicing scalar is not possible")
-    b = [int_arg(begin, "begin", "slice")] if not isinstance(begin, (list, tuple)) else int_list(begin, "begin", "slice")
+    b = (
+        [int_arg(begin, "begin", "slice")]
+        if not isinstance(begin, (list, tuple))
+        else int_list(begin, "begin", "slice")
+    )
     if size is None:
         s = []
     else:
-        s = [int_arg(size, "size", "slice")] if not isinstance(size, (list, tuple)) else int_list(size, "size", "slice")
+        s = (
+            [int_arg(size, "size", "slice")]
+            if not isinstance(size, (list, tuple))
+            else int_list(size, "size", "slice")
+        )
     if len(b) > x.rank or len(s) > x.rank:
         raise ValueError(
             f"Error in slice: length of begin {fmt(b)} and size {fmt(s)} must be at most the rank of x "
@@ -41,12 +49,15 @@ def slice(x: TensorLike, begin: int | Sequence[int], size: int | Sequence[int] |
         )
     b += [0] * (x.rank - len(b))
     s += [-1] * (x.rank - len(s))
-    for i, (bi, si, d) in enumerate(zip(b, s, x.shape)):
+    for i, (bi, si, d) in enumerate(zip(b, s, x.shape, strict=True)):
         if not 0 <= bi <= d:
-            raise ValueError(f"Error in slice: begin[{i}] = {bi} is out of range for x of shape {fmt(x.shape)}")
+            raise ValueError(
+                f"Error in slice: begin[{i}] = {bi} is out of range for x of shape {fmt(x.shape)}"
+            )
         if si < -1:
             raise ValueError(
-                f"Error in slice: negative size values should be exactly -1 but got {si} for the size at index {i}"
+                f"Error in slice: negative size values should be exactly -1 but got {si} "
+                f"for the size at index {i}"
             )
         if si == -1:
             s[i] = d - bi
@@ -99,7 +110,9 @@ def _paddings(paddings: Any, x: Tensor, op_name: str) -> tuple[tuple[int, int], 
     for i, p in enumerate(paddings):
         pair = int_list(p, f"paddings[{i}]", op_name)
         if len(pair) != 2:
-            raise ValueError(f"Error in {op_name}: paddings[{i}] must be a [before, after] pair, got {fmt(pair)}")
+            raise ValueError(
+                f"Error in {op_name}: paddings[{i}] must be a [before, after] pair, got {fmt(pair)}"
+            )
         if pair[0] < 0 or pair[1] < 0:
             raise ValueError(f"Error in {op_name}: paddings[{i}] must be non-negative, got {fmt(pair)}")
         out.append((pair[0], pair[1]))
@@ -118,12 +131,14 @@ def pad(x: TensorLike, paddings: Sequence[Sequence[int]], constant_value: float 
 
 @op
 def mirror_pad(x: TensorLike, paddings: Sequence[Sequence[int]], mode: str = "reflect") -> Tensor:
-    """x padded with its own mirror image: 'reflect' excludes the edge, 'symmetric' repeats it (kernel MirrorPad)."""
+    """x padded with its mirror image; the edge is repeated in 'symmetric' mode only (kernel MirrorPad)."""
     x = convert_to_tensor(x, "x", "mirror_pad")
     if mode not in ("reflect", "symmetric"):
         raise ValueError(f"Error in mirror_pad: mode must be 'reflect' or 'symmetric', got {mode!r}")
     if x.rank == 0:
-        raise ValueError("Error in mirror_pad: mirror_pad(scalar) is not defined. Pass non-scalar to mirror_pad")
+        raise ValueError(
+            "Error in mirror_pad: mirror_pad(scalar) is not defined. Pass non-scalar to mirror_pad"
+        )
     pads = _paddings(paddings, x, "mirror_pad")
     offset = 1 if mode == "reflect" else 0
     for i, (lo, hi) in enumerate(pads):
@@ -145,7 +160,9 @@ def gather(x: TensorLike, indices: TensorLike, axis: int = 0, batch_dims: int = 
     axis = normalize_axis(int_arg(axis, "axis", "gather"), x.rank, "gather")
     b = int_arg(batch_dims, "batch_dims", "gather")
     if not -idx.rank <= b <= idx.rank:
-        raise ValueError(f"Error in gather: batch_dims must be in the range [-{idx.rank}, {idx.rank}], but got {b}")
+        raise ValueError(
+            f"Error in gather: batch_dims must be in the range [-{idx.rank}, {idx.rank}], but got {b}"
+        )
     if b < 0:
         b += idx.rank
     if b > axis:
@@ -167,11 +184,13 @@ def gather_nd(x: TensorLike, indices: TensorLike) -> Tensor:
     if x.rank < 1:
         raise ValueError(f"Error in gather_nd: x must have rank 1 or higher, but the rank was {x.rank}")
     if idx.rank < 1:
-        raise ValueError(f"Error in gather_nd: indices must have rank 1 or higher, but the rank was {idx.rank}")
+        raise ValueError(
+            f"Error in gather_nd: indices must have rank 1 or higher, but the rank was {idx.rank}"
+        )
     if idx.shape[-1] > x.rank:
         raise ValueError(
-            f"Error in gather_nd: index innermost dimension length must be <= x rank; saw: {idx.shape[-1]} vs. "
-            f"{x.rank} (x has shape {fmt(x.shape)}, indices {fmt(idx.shape)})"
+            f"Error in gather_nd: index innermost dimension length must be <= x rank; saw: "
+            f"{idx.shape[-1]} vs. {x.rank} (x has shape {fmt(x.shape)}, indices {fmt(idx.shape)})"
         )
     return ENGINE.run_kernel("GatherNd", {"params": x, "indices": idx})
 

@@ -15,7 +15,9 @@ __all__ = ["softmax", "log_softmax"]
 def _prepare(logits: TensorLike, dim: int, arg: str, op_name: str, what: str) -> Tensor:
     t = convert_to_tensor(logits, "logits", op_name, "float32")
     if t.rank == 0:
-        raise ValueError(f"Error in {op_name}: logits must have rank >= 1, but got a scalar (shape {fmt(t.shape)})")
+        raise ValueError(
+            f"Error in {op_name}: logits must have rank >= 1, but got a scalar (shape {fmt(t.shape)})"
+        )
     if isinstance(dim, bool) or not hasattr(dim, "__index__"):
         raise TypeError(f"Error in {op_name}: {arg} must be an int, but got {dim!r}")
     if normalize_axis(operator.index(dim), t.rank, op_name, arg) != t.rank - 1:

@@ -250,18 +250,18 @@ def is_inf(x: TensorLike) -> Tensor:
     return ENGINE.run_kernel("IsInf", {"x": convert_to_tensor(x, "x", "is_inf")})
 
 
-def check_bool(t: Tensor, arg: str, op_name: str) -> Tensor:
-    """Raise TypeError unless `t` is a bool tensor (logical ops and where's condition)."""
+def convert_bool(x: TensorLike, arg: str, op_name: str) -> Tensor:
+    """A bool tensor for `arg` (values are parsed as bool); TypeError for a tensor of another dtype."""
+    t = convert_to_tensor(x, arg, op_name, None if isinstance(x, Tensor) else "bool")
     if t.dtype != "bool":
-        raise TypeError(f"Error in {op_name}: argument '{arg}' must be a bool tensor, but got a {t.dtype} tensor")
+        raise TypeError(f"Error in {op_name}: argument '{arg}' must be a bool tensor, but got {t.dtype}")
     return t
 
 
 @op
 def logical_not(x: TensorLike) -> Tensor:
     """not x on a bool tensor (kernel LogicalNot)."""
-    t = check_bool(convert_to_tensor(x, "x", "logical_not", "bool"), "x", "logical_not")
-    return ENGINE.run_kernel("LogicalNot", {"x": t})
+    return ENGINE.run_kernel("LogicalNot", {"x": convert_bool(x, "x", "logical_not")})
 
 
 @op
@@ -271,7 +271,8 @@ def clip_by_value(x: TensorLike, clip_value_min: float, clip_value_max: float) -
     hi = _number(clip_value_max, "clip_value_max", "clip_by_value")
     if lo > hi:
         raise ValueError(
-            f"Error in clip_by_value: clip_value_min ({lo}) must be less than or equal to clip_value_max ({hi})"
+            f"Error in clip_by_value: clip_value_min ({lo}) must be less than or equal to "
+            f"clip_value_max ({hi})"
         )
     return _unary("ClipByValue", x, "clip_by_value", {"clip_value_min": lo, "clip_value_max": hi})
 

@@ -61,14 +61,17 @@ def sigmoid(values: Sequence[float]) -> list:
         return list(map(_sigmoid1, values))
 
 
+# The comprehensions below beat map(max, ...) (builtin max parses its arguments on every call).
+
+
 def relu(values: Sequence[Any], zero: Any = 0.0) -> list:
     """max(v, 0) for each value (nan stays nan); pass zero=0 to keep int values ints."""
-    return list(map(max, values, repeat(zero)))
+    return [zero if v < 0 else v for v in values]
 
 
 def relu6(values: Sequence[Any], zero: Any = 0.0, six: Any = 6.0) -> list:
     """min(max(v, 0), 6) for each value (nan stays nan)."""
-    return list(map(min, map(max, values, repeat(zero)), repeat(six)))
+    return [zero if v < 0 else (six if v > 6 else v) for v in values]
 
 
 def _elu1(v: float) -> float:

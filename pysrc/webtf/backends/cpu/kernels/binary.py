@@ -79,18 +79,6 @@ def _js_pow(a: Any, b: Any) -> float:
         return -_INF if a < 0 and odd else _INF
 
 
-def _js_max(x: Any, y: Any) -> Any:
-    return x if x > y or x != x else y
-
-
-def _js_min(x: Any, y: Any) -> Any:
-    return x if x < y or x != x else y
-
-
-def _has_nan(values: Any) -> bool:
-    return values.typecode == "f" and any(map(math.isnan, values))
-
-
 def _kernel(
     fn: Callable[[Any, Any], Any],
     safe: Callable[[Any, Any], Any] | None = None,
@@ -120,14 +108,18 @@ def _kernel(
     return kernel
 
 
-def _nan_checked(fn: Callable[[Any, Any], Any], js: Callable[[Any, Any], Any]) -> Callable[..., TensorInfo]:
-    """Maximum / Minimum: the C builtin, or the nan-propagating JS version when a float input holds nan."""
-    fast, slow = _kernel(fn), _kernel(js)
+def _extremum(greater: bool) -> Callable[..., TensorInfo]:
+    """Maximum / Minimum: nan if either is nan (as JS Math.max), unlike Python's max."""
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         a, b = inputs["a"], inputs["b"]
-        nan = _has_nan(backend.values(a)) or _has_nan(backend.values(b))
-        return (slow if nan else fast)(backend, inputs, attrs)
+        shape = broadcast_shapes(a.shape, b.shape, "maximum" if greater else "minimum")
+        pairs = zip(*_operands(backend, a, b, shape), strict=False)
+        if greater:
+            vals = [x if x > y or x != x else y for x, y in pairs]
+        else:
+            vals = [x if x < y or x != x else y for x, y in pairs]
+        return backend.output(to_typed(vals, a.dtype), shape, a.dtype)
 
     return kernel
 
@@ -200,8 +192,8 @@ KERNELS: dict[str, Any] = {
     "FloorDiv": floor_div,
     "Mod": _kernel(_js_mod, None, None, operator.mod, _int_mod),
     "Pow": pow_,
-    "Maximum": _nan_checked(max, _js_max),
-    "Minimum": _nan_checked(min, _js_min),
+    "Maximum": _extremum(True),
+    "Minimum": _extremum(False),
     "SquaredDifference": squared_difference,
     "Atan2": _kernel(math.atan2, None, "float32"),
     "Equal": _kernel(operator.eq, None, "bool"),

@@ -8,8 +8,9 @@ too. Reducing no axes (axis=()) is an identity (same values, the kernel's output
 Strategy: the input is viewed as kept/reduced dimension groups (adjacent dims of one kind merged, size-1 dims
 dropped). One reduced group becomes one slice per output element (contiguous, or strided with step `inner`
 when kept dims follow it), reduced by a C builtin (sum, max, math.prod, all, ...). When the reduced group is
-short and the trailing kept block is long, whole rows are combined pairwise with map() instead. Several
-reduced groups are first gathered innermost with strided slices. No per-element Python work.
+short (and the rows many, or the trailing kept block long), whole rows or strided columns are combined
+pairwise with map() instead. Several reduced groups are first gathered innermost with strided slices.
+No per-element Python work.
 """
 
 from __future__ import annotations
@@ -117,11 +118,17 @@ def reduce_values(
     chunk_fn: Callable[[Any], Any],
     pair_fn: Callable[[Any, Any], Any] | None = None,
 ) -> list[Any]:
-    """chunk_fn applied to every reduced slice; pair_fn (an associative binary op) combines whole rows
-    when the reduced dims are a short block followed by a long kept block."""
+    """chunk_fn applied to every reduced slice; pair_fn (an associative binary op), when given, combines
+    whole strided columns ([many rows, short axis]) or rows ([outer, short axis, long inner]) instead."""
     if pair_fn is not None and size_of(shape):
         groups = _groups(shape, axes)
         red = [g for g in groups if g[2]]
+        if len(red) == 1 and red[0][1] == 1 and red[0][0] < len(values) // red[0][0]:
+            n = red[0][0]  # [outer, n] with n < outer: combine the n strided columns
+            acc = values[0::n]
+            for r in range(1, n):
+                acc = list(map(pair_fn, acc, values[r::n]))
+            return list(acc)
         if len(red) == 1 and red[0][1] > red[0][0]:  # [outer, n, inner] with n < inner
             n, inner = red[0][0], red[0][1]
             out: list[Any] = []
@@ -167,7 +174,9 @@ def mean(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return backend.output(array("f", map(operator.truediv, sums, repeat(n))), shape, "float32")
 
 
-def _extreme(backend: Any, x: Any, axes: tuple[int, ...], shape: tuple[int, ...], pick: Callable) -> TensorInfo:
+def _extreme(
+    backend: Any, x: Any, axes: tuple[int, ...], shape: tuple[int, ...], pick: Callable
+) -> TensorInfo:
     values = backend.values(x)
     empty = _NAN if x.dtype == "float32" else 0  # what TF.js's cpu kernel yields for an empty reduction
     if not size_of([x.shape[a] for a in axes]):
@@ -226,7 +235,7 @@ def _arg(backend: Any, inputs: Any, attrs: dict[str, Any], pick: Callable, name:
     shape = _out_shape(x.shape, (axis,), False)
     parts, n = chunks(backend.values(x), x.shape, (axis,))
     if n == 0:
-        return backend.output(array("i", bytes(4 * len(parts))), shape, "int32")
+        return backend.output(array("i", [0]) * len(parts), shape, "int32")
     # pick (builtin max/min) keeps the first of equal values and skips NaN unless it comes first, exactly
     # like TF.js's strict > / < scan; list.index finds that very object (identity before equality).
     out = array("i")

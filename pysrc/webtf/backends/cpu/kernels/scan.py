@@ -2,7 +2,8 @@
 
 bool and int32 inputs give int32 (wrapping like a JS Int32Array), float32 gives float32. The input is viewed
 as [outer, n, inner] around `axis`; whichever loop is shorter runs in Python: one itertools.accumulate per
-(outer, inner) line taken with a strided slice, or one map() over an inner-long row per (outer, step).
+(outer, inner) line taken with a strided slice, one map() over an inner-long row per (outer, step), or, for
+many short last-axis rows, one map() per strided column.
 """
 
 from __future__ import annotations
@@ -18,13 +19,25 @@ from ...base import TensorInfo
 from .reduce import to_int32
 
 
-def _scan(values: array, shape: tuple[int, ...], axis: int, fn: Callable, ident: int, exclusive: bool,
-          reverse: bool) -> list[Any]:  # fmt: skip
+def _scan(
+    values: array, shape: tuple[int, ...], axis: int, fn: Callable, ident: int, exclusive: bool, reverse: bool
+) -> list[Any]:
     n, inner = shape[axis], size_of(shape[axis + 1 :])
     block = n * inner
     total = len(values)
     out: list[Any] = [0] * total
     if not total:
+        return out
+    if inner == 1 and n * n < total:  # many short rows: one map per strided column
+        cols = range(n - 1, -1, -1) if reverse else range(n)
+        acc: Any = [ident] * (total // n)
+        for j in cols:
+            if exclusive:
+                out[j::n] = acc
+                acc = list(map(fn, acc, values[j::n]))
+            else:
+                acc = list(map(fn, acc, values[j::n]))
+                out[j::n] = acc
         return out
     if inner <= n:  # one accumulate per line
         for base in range(0, total, block):
@@ -38,7 +51,7 @@ def _scan(values: array, shape: tuple[int, ...], axis: int, fn: Callable, ident:
         return out
     steps = range(n - 1, -1, -1) if reverse else range(n)  # one map per step along the axis
     for base in range(0, total, block):
-        acc: Any = [ident] * inner
+        acc = [ident] * inner
         for r in steps:
             lo = base + r * inner
             row = values[lo : lo + inner]
@@ -63,12 +76,12 @@ def _run(backend: Any, inputs: Any, attrs: dict[str, Any], fn: Callable, ident: 
 
 
 def cumsum(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Cumulative sum along `axis` (exclusive: each output leaves out its own value; reverse: from the end)."""
+    """Cumulative sum along `axis` (exclusive: leave out each own value; reverse: from the end)."""
     return _run(backend, inputs, attrs, operator.add, 0, "cumsum")
 
 
 def cumprod(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Cumulative product along `axis` (exclusive: each output leaves out its own value; reverse: from the end)."""
+    """Cumulative product along `axis` (exclusive: leave out each own value; reverse: from the end)."""
     return _run(backend, inputs, attrs, operator.mul, 1, "cumprod")
 
 

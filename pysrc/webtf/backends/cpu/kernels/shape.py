@@ -1,4 +1,5 @@
-"""cpu kernels that move elements: Reshape, ExpandDims, Transpose, Concat, Pack, Unpack, SplitV, Tile, Reverse.
+"""cpu kernels that move elements: Reshape, ExpandDims, Transpose, Concat, Pack, Unpack, SplitV, Tile,
+Reverse.
 
 Every move is expressed as `gather_strided` (a fresh row-major output read from `src` along a list of axes,
 each with a source stride or a list of source offsets) or `copy_strided` (writing into an existing buffer),
@@ -10,17 +11,25 @@ from __future__ import annotations
 
 from array import array
 from math import prod
-from typing import Any, Union
+from typing import Any
 
 from ....dtypes import TYPECODE
 from ....shapes import strides_of
 from ...base import TensorInfo
 
 # An axis of a move: (count, source stride) or (count, list of `count` source offsets).
-Axis = tuple[int, Union[int, list[int]]]
+Axis = tuple[int, int | list[int]]
 
-#: below this run length, reading element by element through an offset table is cheaper than slicing.
-_MIN_RUN = 4
+# Rough costs (ns) that pick how to copy: a Python step per run, per element of a contiguous or strided
+# slice copy, and per element read one by one through an offset table.
+_RUN_NS, _CONTIGUOUS_NS, _STRIDED_NS, _ELEMENT_NS = 200.0, 0.1, 2.0, 60.0
+
+
+def _cost(count: int, src_step: int, dst_step: int) -> float:
+    """Estimated ns per element when copying runs of `count` elements with these steps."""
+    read = _CONTIGUOUS_NS if abs(src_step) == 1 else _STRIDED_NS
+    write = _CONTIGUOUS_NS if dst_step == 1 else _STRIDED_NS
+    return _RUN_NS / count + read + write
 
 
 def _simplify(base: int, axes: list[Axis]) -> tuple[int, list[Axis]]:
@@ -57,19 +66,24 @@ def _run(src: array, start: int, count: int, step: int) -> array:
 
 
 def gather_strided(src: array, base: int, axes: list[Axis]) -> array:
-    """A row-major array over `axes` whose element (i0, i1, ...) is src[base + sum(offset of i_k on axis k)]."""
+    """A row-major array over `axes`: element (i0, i1, ...) is src[base + sum(offset of i_k on axis k)]."""
     code = src.typecode
     size = prod(c for c, _ in axes)
     if size == 0:
         return array(code)
     base, axes = _simplify(base, axes)
-    runs = [k for k, (c, s) in enumerate(axes) if type(s) is int and s != 0]
-    j = max(runs, key=lambda k: (axes[k][0], k), default=-1)
-    if j < 0 or axes[j][0] < _MIN_RUN:
+    if axes and axes[0][1] == 0:  # the outermost axis repeats everything after it (tile)
+        return gather_strided(src, base, axes[1:]) * axes[0][0]
+    last = len(axes) - 1
+    costs = {
+        k: _cost(c, s, 1 if k == last else 2) for k, (c, s) in enumerate(axes) if type(s) is int and s != 0
+    }
+    j = min(costs, key=costs.__getitem__, default=-1)
+    if j < 0 or costs[j] > _ELEMENT_NS:
         return array(code, map(src.__getitem__, _offsets(base, axes)))
     count, step = axes[j]
     others = axes[:j] + axes[j + 1 :]
-    if j == len(axes) - 1:  # runs are contiguous in the output: append them in order
+    if j == last:  # runs are contiguous in the output: append them in order
         out = array(code)
         ext = out.extend
         span = count * step
@@ -82,16 +96,18 @@ def gather_strided(src: array, base: int, axes: list[Axis]) -> array:
         return out
     out_strides = strides_of([c for c, _ in axes])
     ostep = out_strides[j]
-    dst = _offsets(0, [(c, st) for k, ((c, _), st) in enumerate(zip(axes, out_strides)) if k != j])
+    dst = _offsets(
+        0, [(c, st) for k, ((c, _), st) in enumerate(zip(axes, out_strides, strict=True)) if k != j]
+    )
     out = array(code, bytes(size * src.itemsize))
     ospan = count * ostep
-    for o, s in zip(dst, _offsets(base, others)):
+    for o, s in zip(dst, _offsets(base, others), strict=True):
         out[o : o + ospan : ostep] = _run(src, s, count, step)
     return out
 
 
 def copy_strided(dst: array, dbase: int, src: array, sbase: int, axes: list[tuple[int, int, int]]) -> None:
-    """Write src into dst: element (i0, ...) of `axes` = (count, src stride, dst stride) goes from src to dst."""
+    """Copy src into dst along `axes` = (count, src stride, dst stride), from sbase to dbase."""
     if prod(c for c, _, _ in axes) == 0:
         return
     merged: list[tuple[int, int, int]] = []
@@ -105,19 +121,19 @@ def copy_strided(dst: array, dbase: int, src: array, sbase: int, axes: list[tupl
     if not merged:
         dst[dbase] = src[sbase]
         return
-    j = max(range(len(merged)), key=lambda k: (merged[k][0], k))
+    j = min(range(len(merged)), key=lambda k: _cost(*merged[k]))
     count, ss, ds = merged[j]
     others = merged[:j] + merged[j + 1 :]
     soffs = _offsets(sbase, [(c, s) for c, s, _ in others])
     doffs = _offsets(dbase, [(c, d) for c, _, d in others])
     sspan, dspan = count * ss, count * ds
-    for d, s in zip(doffs, soffs):
+    for d, s in zip(doffs, soffs, strict=True):
         dst[d : d + dspan : ds] = src[s : s + sspan : ss]
 
 
 def contiguous_axes(shape: tuple[int, ...]) -> list[Axis]:
     """The axes reading a row-major tensor of `shape` in order."""
-    return list(zip(shape, strides_of(shape)))
+    return list(zip(shape, strides_of(shape), strict=True))
 
 
 # ---- kernels ------------------------------------------------------------------------------------
@@ -195,7 +211,10 @@ def unpack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]
     stride = axes[axis][1]
     rest = axes[:axis] + axes[axis + 1 :]
     out_shape = x.shape[:axis] + x.shape[axis + 1 :]
-    return [backend.output(gather_strided(vals, i * stride, rest), out_shape, x.dtype) for i in range(x.shape[axis])]
+    return [
+        backend.output(gather_strided(vals, i * stride, rest), out_shape, x.dtype)
+        for i in range(x.shape[axis])
+    ]
 
 
 def split_v(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
@@ -219,11 +238,11 @@ def split_v(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo
 def tile(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """attrs: reps (one non-negative count per dim)."""
     x, reps = inputs["x"], tuple(attrs["reps"])
-    out_shape = tuple(d * r for d, r in zip(x.shape, reps))
+    out_shape = tuple(d * r for d, r in zip(x.shape, reps, strict=True))
     if all(r == 1 for r in reps):
         return TensorInfo(x.data_id, out_shape, x.dtype)
     axes: list[Axis] = []
-    for (d, s), r in zip(contiguous_axes(x.shape), reps):
+    for (d, s), r in zip(contiguous_axes(x.shape), reps, strict=True):
         axes += [(r, 0), (d, s)]  # output index r_i * d + k reads source index k
     return backend.output(gather_strided(backend.values(x), 0, axes), out_shape, x.dtype)
 

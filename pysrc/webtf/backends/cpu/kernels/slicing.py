@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from array import array
+from itertools import repeat
 from math import prod
+from operator import add, mul
 from typing import Any
 
 from ....dtypes import TYPECODE
@@ -27,8 +29,8 @@ def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     if size == x.shape:
         return TensorInfo(x.data_id, x.shape, x.dtype)
     strides = strides_of(x.shape)
-    base = sum(b * s for b, s in zip(begin, strides))
-    out = gather_strided(backend.values(x), base, list(zip(size, strides)))
+    base = sum(b * s for b, s in zip(begin, strides, strict=True))
+    out = gather_strided(backend.values(x), base, list(zip(size, strides, strict=True)))
     return backend.output(out, size, x.dtype)
 
 
@@ -50,22 +52,22 @@ def strided_slice(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInf
     if info.is_identity:
         return TensorInfo(x.data_id, info.final_shape, x.dtype)
     strides = strides_of(x.shape)
-    base = sum(b * s for b, s in zip(info.begin, strides))
-    axes: list[Axis] = [(n, st * s) for n, st, s in zip(info.sizes, info.strides, strides)]
+    base = sum(b * s for b, s in zip(info.begin, strides, strict=True))
+    axes: list[Axis] = [(n, st * s) for n, st, s in zip(info.sizes, info.strides, strides, strict=True)]
     return backend.output(gather_strided(backend.values(x), base, axes), info.final_shape, x.dtype)
 
 
 def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """attrs: paddings ([before, after] per dim, non-negative), constant_value."""
     x, paddings = inputs["x"], [tuple(p) for p in attrs["paddings"]]
-    out_shape = tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, paddings))
+    out_shape = tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, paddings, strict=True))
     if out_shape == x.shape:
         return TensorInfo(x.data_id, x.shape, x.dtype)
     code = TYPECODE[x.dtype]
     out = array(code, [_fill_value(attrs.get("constant_value", 0), x.dtype)]) * prod(out_shape)
     out_strides = strides_of(out_shape)
-    base = sum(lo * s for (lo, _), s in zip(paddings, out_strides))
-    axes = [(d, s, o) for (d, s), o in zip(contiguous_axes(x.shape), out_strides)]
+    base = sum(lo * s for (lo, _), s in zip(paddings, out_strides, strict=True))
+    axes = [(d, s, o) for (d, s), o in zip(contiguous_axes(x.shape), out_strides, strict=True)]
     copy_strided(out, base, backend.values(x), 0, axes)
     return backend.output(out, out_shape, x.dtype)
 
@@ -127,18 +129,20 @@ def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     out_shape = (*indices.shape[:-1], *params.shape[depth:])
     slice_size = prod(params.shape[depth:])
     idx = backend.values(indices)
-    n = len(idx) // depth if depth else prod(indices.shape[:-1])
-    strides = strides_of(params.shape[:depth])
-    dims = params.shape[:depth]
-    flat = []
-    for k in range(n):
-        row = idx[k * depth : (k + 1) * depth]
-        if any(not 0 <= i < d for i, d in zip(row, dims)):
+    n = prod(indices.shape[:-1])
+    flat: list[int] = [0] * n
+    for j, (dim, stride) in enumerate(
+        zip(params.shape[:depth], strides_of(params.shape)[:depth], strict=True)
+    ):
+        column = idx[j::depth]
+        if column and (min(column) < 0 or max(column) >= dim):
+            k = next(k for k, i in enumerate(column) if not 0 <= i < dim)
             raise ValueError(
-                f"Error in gather_nd: invalid indices: {fmt(row)} does not index into {fmt(params.shape)}"
+                f"Error in gather_nd: invalid indices: {fmt(idx[k * depth : (k + 1) * depth])} "
+                f"does not index into {fmt(params.shape)}"
             )
-        flat.append(sum(i * s for i, s in zip(row, strides)) * slice_size)
-    out = gather_strided(backend.values(params), 0, [(n, flat), (slice_size, 1)])
+        flat = list(map(add, flat, map(mul, column, repeat(stride, n))))
+    out = gather_strided(backend.values(params), 0, [(n, flat), (slice_size, 1)])  # flat is in elements
     return backend.output(out, out_shape, params.dtype)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import operator
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable
 from itertools import chain, repeat
 from typing import Any
 
@@ -19,18 +19,31 @@ from ...base import TensorInfo
 _NAN, _NEG_INF = float("nan"), float("-inf")
 
 
-def _spread(per_row: list[float], n: int) -> Iterator[float]:
+def _spread(per_row: list[float], n: int) -> Iterable[float]:
     """Each per-row value repeated n times, in row order."""
+    if n < len(per_row):  # many short rows: fill each column with one strided slice assignment
+        out = [0.0] * (n * len(per_row))
+        for j in range(n):
+            out[j::n] = per_row
+        return out
     return chain.from_iterable(map(repeat, per_row, repeat(n)))
 
 
 def _shifted(values: array, n: int) -> list[float]:
     """Each row minus its max (NaN rows stay NaN: builtin max skips a NaN, which then shifts to NaN)."""
-    maxes = [max(values[i : i + n]) for i in range(0, len(values), n)]
+    if n > 1 and n * n < len(values):  # many short rows: max over the n strided columns at once
+        maxes = list(map(max, *[values[j::n] for j in range(n)]))
+    else:
+        maxes = [max(values[i : i + n]) for i in range(0, len(values), n)]
     return list(map(operator.sub, values, _spread(maxes, n)))
 
 
 def _row_sums(e: list[float], n: int) -> list[float]:
+    if n > 1 and n * n < len(e):
+        acc = e[0::n]
+        for j in range(1, n):
+            acc = list(map(operator.add, acc, e[j::n]))
+        return acc
     return [sum(e[i : i + n]) for i in range(0, len(e), n)]
 
 

@@ -14,7 +14,6 @@ import math
 import operator
 from array import array
 from collections.abc import Callable
-from itertools import repeat
 from typing import Any
 
 from ....shapes import broadcast_shapes
@@ -164,8 +163,7 @@ def relu6_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 def sign(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Sign: -1, 0 or 1 (0 for nan, as the TF.js cpu kernel), dtype kept."""
     x = inputs["x"]
-    v, zero = backend.values(x), repeat(0)
-    return _same_dtype(backend, x, map(operator.sub, map(operator.gt, v, zero), map(operator.lt, v, zero)))
+    return _same_dtype(backend, x, [-1 if v < 0 else (1 if v > 0 else 0) for v in backend.values(x)])
 
 
 def _rounding(fn: Callable[[float], int]) -> Callable[..., TensorInfo]:
@@ -187,7 +185,7 @@ def clip_by_value(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInf
     """ClipByValue: min(max(x, clip_value_min), clip_value_max), nan kept, dtype kept."""
     x = inputs["x"]
     lo, hi = attrs["clip_value_min"], attrs["clip_value_max"]
-    return _same_dtype(backend, x, map(min, map(max, backend.values(x), repeat(lo)), repeat(hi)))
+    return _same_dtype(backend, x, [lo if v < lo else (hi if v > hi else v) for v in backend.values(x)])
 
 
 def step(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:

@@ -1,0 +1,25 @@
+"""The wasm kernel table: native kernels (calling the binary's exports) plus the cpu kernels as fallbacks.
+
+Every cpu kernel the binary has no export for (Reshape, Concat, Slice, Cast, ...) is registered for wasm
+as is: it reads and writes the heap through WasmBackend.values / output.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import CPU_KERNELS
+from . import elementwise
+
+FAMILIES = (elementwise,)
+
+NATIVE: dict[str, Any] = {}
+for _family in FAMILIES:
+    NATIVE.update(_family.KERNELS)
+
+
+def kernel_table() -> dict[str, Any]:
+    """Native kernels, then the cpu kernels for every other name."""
+    table = {name: impl for name, impl in CPU_KERNELS.items() if name not in NATIVE}
+    table.update(NATIVE)
+    return table

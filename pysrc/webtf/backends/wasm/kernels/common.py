@@ -1,0 +1,44 @@
+"""Shared helpers of the wasm kernels: the cpu fallback table and the native-or-fallback wrapper."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...cpu.kernels import KERNELS as CPU_KERNELS
+from ..backend import WasmKernelError
+
+Kernel = Callable[[Any, Any, dict[str, Any]], Any]
+
+
+def cpu(name: str) -> Kernel:
+    """The cpu kernel `name` (run on the wasm backend it reads and writes the heap through values/output)."""
+    impl = CPU_KERNELS.get(name)
+    if impl is None:
+
+        def missing(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+            raise NotImplementedError(f"Kernel '{name}' has no wasm implementation and no cpu fallback")
+
+        return missing
+    return impl
+
+
+def with_fallback(name: str, native: Kernel) -> Kernel:
+    """`native`, falling back to the cpu kernel when the binary reports a failure (WasmKernelError)."""
+    fallback = cpu(name)
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+        try:
+            return native(backend, inputs, attrs)
+        except WasmKernelError:
+            return fallback(backend, inputs, attrs)
+
+    kernel.__name__ = f"wasm_{name}"
+    kernel.__doc__ = native.__doc__
+    kernel.native = native  # type: ignore[attr-defined]
+    return kernel
+
+
+def nonempty(shape: tuple[int, ...]) -> bool:
+    """True when a tensor of `shape` has at least one element."""
+    return 0 not in shape

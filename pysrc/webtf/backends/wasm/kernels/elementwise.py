@@ -1,0 +1,210 @@
+"""wasm kernels for element-wise math: unary, binary (broadcasting), activations, AddN and Select.
+
+Each kernel runs the binary's export for the dtypes where its results match the cpu kernel's contract
+(probed against it: see tests/browser/test_wasm.py) and falls back to the cpu kernel otherwise, e.g.
+int32 transcendental math (float32 output), float32 FloorDiv (int32 output) or NaN-sensitive cases.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ....shapes import broadcast_shapes
+from ...base import TensorInfo
+from .common import Kernel, cpu, nonempty, with_fallback
+
+F32 = frozenset({"float32"})
+F32_I32 = frozenset({"float32", "int32"})
+ALL = frozenset({"float32", "int32", "bool"})
+BOOL = frozenset({"bool"})
+
+#: binary kernel -> (input dtypes run natively, output dtype or None for the input's)
+BINARY: dict[str, tuple[frozenset, str | None]] = {
+    "Add": (F32_I32, None),
+    "Sub": (F32_I32, None),
+    "Multiply": (F32_I32, None),
+    "RealDiv": (F32, "float32"),
+    "FloorDiv": (frozenset(), "int32"),
+    "Maximum": (F32_I32, None),
+    "Minimum": (F32_I32, None),
+    "Mod": (F32, None),
+    "Pow": (F32, None),
+    "SquaredDifference": (F32_I32, None),
+    "Atan2": (F32, "float32"),
+    "Equal": (ALL, "bool"),
+    "NotEqual": (ALL, "bool"),
+    "Less": (ALL, "bool"),
+    "LessEqual": (ALL, "bool"),
+    "Greater": (ALL, "bool"),
+    "GreaterEqual": (ALL, "bool"),
+    "LogicalAnd": (BOOL, "bool"),
+    "LogicalOr": (BOOL, "bool"),
+    "LogicalXor": (BOOL, "bool"),
+    "BitwiseAnd": (frozenset({"int32"}), None),
+}
+
+#: unary kernel -> (input dtypes run natively, output dtype or None for the input's)
+UNARY: dict[str, tuple[frozenset, str | None]] = {
+    **{
+        name: (F32, "float32")
+        for name in (
+            "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Reciprocal", "Tanh", "Selu", "Softplus", "Sin",
+            "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Erf", "Elu", "Acosh", "Asinh", "Atanh",
+        )
+    },
+    "Abs": (F32_I32, None),
+    "Neg": (F32_I32, None),
+    "Square": (F32_I32, None),
+    "Relu": (F32_I32, None),
+    "Relu6": (F32_I32, None),
+    "Sign": (F32, None),
+    "Floor": (F32, None),
+    "Ceil": (F32, None),
+    "Round": (F32, None),
+    "IsNan": (F32, "bool"),
+    "IsInf": (F32, "bool"),
+    "IsFinite": (F32, "bool"),
+    "LogicalNot": (BOOL, "bool"),
+}  # fmt: skip
+
+
+def binary_kernel(name: str, dtypes: frozenset, out_dtype: str | None) -> Kernel:
+    """A broadcasting binary kernel calling export `name` for inputs of `dtypes` (else the cpu kernel)."""
+    fallback = cpu(name)
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        a, b = inputs["a"], inputs["b"]
+        if a.dtype not in dtypes:
+            return fallback(backend, inputs, attrs)
+        sa, sb = a.shape, b.shape
+        shape = sa if sa == sb else broadcast_shapes(sa, sb, "broadcast")
+        out = backend.make_output(shape, out_dtype or a.dtype)
+        if 0 not in shape:
+            getattr(backend.abi, name)(a, sa, b, sb, a.dtype, out)
+        return out
+
+    kernel.__doc__ = f"{name} (wasm export {name}; {sorted(dtypes)} natively)."
+    return kernel
+
+
+def unary_kernel(name: str, dtypes: frozenset, out_dtype: str | None) -> Kernel:
+    """A unary kernel calling export `name` for inputs of `dtypes` (else the cpu kernel)."""
+    fallback = cpu(name)
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        x = inputs["x"]
+        if x.dtype not in dtypes:
+            return fallback(backend, inputs, attrs)
+        out = backend.make_output(x.shape, out_dtype or x.dtype)
+        if 0 not in x.shape:
+            getattr(backend.abi, name)(x, x.dtype, out)
+        return out
+
+    kernel.__doc__ = f"{name} (wasm export {name}; {sorted(dtypes)} natively)."
+    return kernel
+
+
+def sigmoid(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Sigmoid: float32 natively (XNNPACK)."""
+    x = inputs["x"]
+    if x.dtype != "float32":
+        return cpu("Sigmoid")(backend, inputs, attrs)
+    out = backend.make_output(x.shape, "float32")
+    if nonempty(x.shape):
+        backend.abi.Sigmoid(x, out)
+    return out
+
+
+def leaky_relu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """LeakyRelu {alpha}: float32 natively; float32 output."""
+    x = inputs["x"]
+    if x.dtype != "float32":
+        return cpu("LeakyRelu")(backend, inputs, attrs)
+    out = backend.make_output(x.shape, "float32")
+    if nonempty(x.shape):
+        backend.abi.LeakyRelu(x, x.dtype, attrs["alpha"], out)
+    return out
+
+
+def step(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Step {alpha}: float32 natively; dtype kept."""
+    x = inputs["x"]
+    if x.dtype != "float32":
+        return cpu("Step")(backend, inputs, attrs)
+    out = backend.make_output(x.shape, "float32")
+    if nonempty(x.shape):
+        backend.abi.Step(x, attrs.get("alpha", 0.0), x.dtype, out)
+    return out
+
+
+def clip_by_value(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """ClipByValue {clip_value_min, clip_value_max}: float32 natively (XNNPACK clamp)."""
+    x = inputs["x"]
+    if x.dtype != "float32":
+        return cpu("ClipByValue")(backend, inputs, attrs)
+    out = backend.make_output(x.shape, "float32")
+    if nonempty(x.shape):
+        backend.abi.ClipByValue(x, attrs["clip_value_min"], attrs["clip_value_max"], out)
+    return out
+
+
+def prelu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Prelu {x, alpha}: natively for float32 with one alpha, or one per channel of x's last axis."""
+    x, alpha = inputs["x"], inputs["alpha"]
+    core = alpha.shape
+    while core and core[0] == 1:
+        core = core[1:]
+    per_channel = core == () or (len(core) == 1 and x.shape[-1:] == core)
+    if x.dtype != "float32" or alpha.dtype != "float32" or not per_channel or len(alpha.shape) > len(x.shape):
+        return cpu("Prelu")(backend, inputs, attrs)
+    out = backend.make_output(x.shape, "float32")
+    if nonempty(x.shape):
+        backend.abi.Prelu(x, alpha, out)
+    return out
+
+
+def add_n(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """AddN [tensors]: float32 natively; one input shares its buffer."""
+    first = inputs[0]
+    if len(inputs) == 1 or first.dtype != "float32":
+        return cpu("AddN")(backend, inputs, attrs)
+    out = backend.make_output(first.shape, first.dtype)
+    if nonempty(first.shape):
+        backend.abi.AddN(inputs, first.dtype, out)
+    return out
+
+
+def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Select {condition, t, e}: natively when t and e match and condition matches them or is their axis 0."""
+    c, t, e = inputs["condition"], inputs["t"], inputs["e"]
+    if t.shape != e.shape or c.dtype != "bool":
+        return cpu("Select")(backend, inputs, attrs)
+    if c.shape == t.shape:
+        offset = 1
+    elif len(c.shape) == 1 and len(t.shape) > 1 and c.shape[0] == t.shape[0]:
+        offset = 1
+        for d in t.shape[1:]:
+            offset *= d
+    else:
+        return cpu("Select")(backend, inputs, attrs)
+    out = backend.make_output(t.shape, t.dtype)
+    if nonempty(t.shape):
+        backend.abi.SelectV2(c, t, e, offset, out)
+    return out
+
+
+KERNELS: dict[str, Kernel] = {}
+for _name, (_dtypes, _out) in BINARY.items():
+    KERNELS[_name] = with_fallback(_name, binary_kernel(_name, _dtypes, _out))
+for _name, (_dtypes, _out) in UNARY.items():
+    KERNELS[_name] = with_fallback(_name, unary_kernel(_name, _dtypes, _out))
+for _name, _fn in {
+    "Sigmoid": sigmoid,
+    "LeakyRelu": leaky_relu,
+    "Step": step,
+    "ClipByValue": clip_by_value,
+    "Prelu": prelu,
+    "AddN": add_n,
+    "Select": select,
+}.items():
+    KERNELS[_name] = with_fallback(_name, _fn)

@@ -1,0 +1,241 @@
+"""Loading TF.js's wasm binary from Python: paths (set_wasm_paths), fetch, the seven imports, heap access.
+
+The binary is the Emscripten build of @tensorflow/tfjs-backend-wasm. Instead of its JS glue, the imports
+are Python functions: abort raises, emscripten_resize_heap grows the memory (and refreshes the heap view),
+fd_write collects what the module prints (XNNPACK and kernel warnings) into `WasmModule.log`.
+
+The threaded build needs pthread workers that only the TF.js JS glue sets up, so the SIMD build is used
+even where WASM_HAS_MULTITHREAD_SUPPORT is true.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Mapping
+from typing import Any
+
+from ...environment import ENV
+from .. import js as bridge
+
+BINARY_NAMES = (
+    "tfjs-backend-wasm.wasm",
+    "tfjs-backend-wasm-simd.wasm",
+    "tfjs-backend-wasm-threaded-simd.wasm",
+)
+DEFAULT_PREFIX = "wasm/"
+_PAGE = 65536
+_HEAP_MAX = 65536 * _PAGE - _PAGE  # 4 GiB less a page: every pointer stays a valid unsigned i32
+_LOG_KEEP = 200
+
+_paths: dict[str, Any] = {"prefix": DEFAULT_PREFIX, "files": {}}
+
+
+class WasmLoadError(RuntimeError):
+    """The wasm binary could not be fetched, compiled or started."""
+
+
+class WasmAbort(RuntimeError):
+    """The wasm module called abort()."""
+
+
+def set_wasm_paths(prefix_or_mapping: str | Mapping[str, str]) -> None:
+    """Where the .wasm binaries are (TF.js setWasmPaths): a folder prefix, or file name -> URL for each binary.
+
+    Takes effect the next time the wasm backend initializes (a backend already running keeps its binary).
+    """
+    if isinstance(prefix_or_mapping, str):
+        _paths["prefix"] = prefix_or_mapping
+        _paths["files"] = {}
+        return
+    if not isinstance(prefix_or_mapping, Mapping):
+        raise TypeError("set_wasm_paths: expected a prefix string or a mapping of binary names to URLs")
+    missing = [name for name in BINARY_NAMES if prefix_or_mapping.get(name) is None]
+    if missing:
+        raise ValueError(
+            f"There were no entries found for the following binaries: {','.join(missing)}. Please either "
+            "call set_wasm_paths with a mapping providing a path for each binary, or with a string "
+            "indicating the directory where all the binaries can be found."
+        )
+    _paths["files"] = {name: str(prefix_or_mapping[name]) for name in BINARY_NAMES}
+
+
+def reset_wasm_paths() -> None:
+    """Back to the default: the page-relative folder wasm/."""
+    set_wasm_paths(DEFAULT_PREFIX)
+
+
+def binary_name(simd: bool) -> str:
+    """The file name of the binary to load (threads are not used: see the module docstring)."""
+    return BINARY_NAMES[1] if simd else BINARY_NAMES[0]
+
+
+def binary_url(simd: bool) -> str:
+    """The URL the binary is fetched from under the current set_wasm_paths settings."""
+    name = binary_name(simd)
+    return _paths["files"].get(name) or _paths["prefix"] + name
+
+
+async def fetch_binary(url: str) -> Any:
+    """The bytes of the binary at `url` as a JS ArrayBuffer; WasmLoadError when it cannot be fetched."""
+    js = bridge.js
+    try:
+        response = await js.fetch(url)
+    except Exception as e:
+        raise WasmLoadError(f"failed to fetch the wasm binary at '{url}': {e}") from None
+    if not response.ok:
+        raise WasmLoadError(
+            f"failed to load wasm binary file at '{url}' (HTTP {response.status}). Make sure the server "
+            "serves the .wasm files, or point webtf.wasm.set_wasm_paths() at them."
+        )
+    return await response.arrayBuffer()
+
+
+class WasmModule:
+    """An instantiated binary: its exports (`raw`), memory, a Uint8Array heap view and the text it printed."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.raw: Any = None
+        self.memory: Any = None
+        self.u8: Any = None
+        self.log: list[str] = []  # lines the module wrote to stdout / stderr (kept: the last _LOG_KEEP)
+        self.log_count = 0  # total lines ever written: kernels compare it before and after a call
+        self._partial = ""
+        self._proxies: list[Any] = []
+
+    # ---- imports ----------------------------------------------------------------------------------
+    def _abort(self) -> None:
+        detail = f": {self.log[-1]}" if self.log else ""
+        raise WasmAbort(f"the wasm module ({self.url}) aborted{detail}")
+
+    def _memcpy_big(self, dest: int, src: int, num: int) -> None:
+        src &= 0xFFFFFFFF
+        self.u8.copyWithin(dest & 0xFFFFFFFF, src, src + (num & 0xFFFFFFFF))
+
+    def _heap_max(self) -> int:
+        return _HEAP_MAX
+
+    def _resize_heap(self, requested: int) -> int:
+        requested &= 0xFFFFFFFF
+        old = self.memory.buffer.byteLength
+        if requested > _HEAP_MAX:
+            return 0
+        # Over-allocate a little (20 %, then less) like Emscripten, so growth stays rare.
+        for cut in (1, 2, 3, 4):
+            target = min(int(old * (1 + 0.2 / cut)), requested + 96 * 1024 * 1024)
+            new_size = min(_HEAP_MAX, -(-max(requested, target) // _PAGE) * _PAGE)
+            try:
+                self.memory.grow((new_size - old) // _PAGE)
+            except Exception:
+                continue
+            self.refresh_views()
+            return 1
+        return 0
+
+    def _fd_write(self, fd: int, iov: int, iovcnt: int, pnum: int) -> int:
+        vecs = array("i")
+        vecs.frombytes(self.read(iov & 0xFFFFFFFF, 8 * iovcnt))
+        chunks = [self.read(vecs[2 * k] & 0xFFFFFFFF, vecs[2 * k + 1]) for k in range(iovcnt)]
+        data = b"".join(chunks)
+        self.write(pnum & 0xFFFFFFFF, memoryview(array("i", [len(data)])).cast("B"))
+        text = self._partial + data.decode("utf-8", "replace")
+        *lines, self._partial = text.split("\n")
+        for line in lines:
+            self.log.append(line)
+            self.log_count += 1
+        del self.log[:-_LOG_KEEP]
+        return 0
+
+    def _fd_close(self, fd: int) -> int:
+        return 0
+
+    def _fd_seek(self, fd: int, offset_low: int, offset_high: int, whence: int, new_offset: int) -> int:
+        return 70  # ESPIPE: nothing here is seekable
+
+    def imports(self) -> Any:
+        """The import object for WebAssembly.instantiate (Python callables wrapped as JS functions)."""
+        from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
+
+        def proxy(fn: Any) -> Any:
+            p = create_proxy(fn)
+            self._proxies.append(p)
+            return p
+
+        return bridge.js_object(
+            {
+                "env": bridge.js_object(
+                    {
+                        "abort": proxy(self._abort),
+                        "emscripten_memcpy_big": proxy(self._memcpy_big),
+                        "emscripten_get_heap_max": proxy(self._heap_max),
+                        "emscripten_resize_heap": proxy(self._resize_heap),
+                    }
+                ),
+                "wasi_snapshot_preview1": bridge.js_object(
+                    {
+                        "fd_write": proxy(self._fd_write),
+                        "fd_close": proxy(self._fd_close),
+                        "fd_seek": proxy(self._fd_seek),
+                    }
+                ),
+            }
+        )
+
+    # ---- heap ---------------------------------------------------------------------------------------
+    def refresh_views(self) -> None:
+        """Re-create the heap view (the old one is detached whenever the memory grows)."""
+        self.u8 = bridge.js.Uint8Array.new(self.memory.buffer)
+
+    def heap_size(self) -> int:
+        """Bytes of wasm memory (the heap)."""
+        return int(self.memory.buffer.byteLength)
+
+    def write(self, ptr: int, data: Any) -> None:
+        """Copy a bytes-like object (format 'B') into the heap at `ptr`, in one bulk copy."""
+        n = len(data)
+        if n:
+            self.u8.subarray(ptr, ptr + n).assign(data)
+
+    def read(self, ptr: int, nbytes: int) -> bytes:
+        """`nbytes` bytes of the heap at `ptr`, in one bulk copy."""
+        if not nbytes:
+            return b""
+        return self.u8.subarray(ptr, ptr + nbytes).to_bytes()
+
+    def recent_log(self, since: int) -> str:
+        """The lines printed since the log count was `since` (those still kept), joined."""
+        n = self.log_count - since
+        return "; ".join(self.log[-n:]) if n > 0 else ""
+
+    def release(self) -> None:
+        """Drop the JS proxies of the imports (the module must not run afterwards)."""
+        for p in self._proxies:
+            p.destroy()
+        self._proxies.clear()
+
+
+async def load_module(simd: bool | None = None, url: str | None = None) -> WasmModule:
+    """Fetch, compile and start the binary (SIMD where supported unless `simd` says otherwise)."""
+    if not bridge.available():
+        raise WasmLoadError("the wasm backend needs a browser (Pyodide); it is not available in CPython")
+    if url is None:
+        if simd is None:
+            simd = bool(ENV.get("WASM_HAS_SIMD_SUPPORT"))
+        url = binary_url(simd)
+    binary = await fetch_binary(url)
+    module = WasmModule(url)
+    try:
+        result = await bridge.js.WebAssembly.instantiate(binary, module.imports())
+    except Exception as e:
+        module.release()
+        raise WasmLoadError(f"could not compile or instantiate the wasm binary at '{url}': {e}") from None
+    module.raw = result.instance.exports
+    try:
+        module.memory = module.raw.memory
+        module.refresh_views()
+        module.raw.__wasm_call_ctors()
+        module.raw.init()
+    except Exception as e:
+        module.release()
+        raise WasmLoadError(f"the wasm binary at '{url}' failed to start: {e}") from None
+    return module

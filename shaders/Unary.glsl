@@ -1,0 +1,129 @@
+// Element-wise unary kernels (and Cast, ClipByValue, LeakyRelu, Step, Fill): out[i] = unary(x[i]).
+// Python defines OP_<Kernel> to pick the function; uF holds the float attrs (alpha, clip bounds, value).
+// NaN in -> NaN out wherever TF.js gives NaN (comparisons with NaN are false, so most forms keep it).
+#ifndef OP_Fill
+uniform sampler2D X;
+#endif
+
+float expm1Accurate(float x) {
+  return abs(x) < 1e-3 ? x + 0.5 * x * x + x * x * x / 6.0 : exp(x) - 1.0;
+}
+
+float log1pAccurate(float x) {
+  if (x < -1.0) return NAN;
+  if (x == -1.0) return -INF;
+  return abs(x) < 1e-3 ? x - 0.5 * x * x + x * x * x / 3.0 : log(1.0 + x);
+}
+
+#if defined(OP_Abs)
+float unary(float x) { return abs(x); }
+#elif defined(OP_Neg)
+float unary(float x) { return -x; }
+#elif defined(OP_Exp)
+float unary(float x) { return exp(x); }
+#elif defined(OP_Expm1)
+float unary(float x) { return expm1Accurate(x); }
+#elif defined(OP_Log)
+float unary(float x) { return x < 0.0 ? NAN : x == 0.0 ? -INF : log(x); }
+#elif defined(OP_Log1p)
+float unary(float x) { return log1pAccurate(x); }
+#elif defined(OP_Sqrt)
+float unary(float x) { return x < 0.0 ? NAN : sqrt(x); }
+#elif defined(OP_Rsqrt)
+float unary(float x) { return x < 0.0 ? NAN : x == 0.0 ? INF : inversesqrt(x); }
+#elif defined(OP_Square)
+float unary(float x) { return x * x; }
+#elif defined(OP_Reciprocal)
+float unary(float x) { return x == 0.0 ? (floatBitsToInt(x) < 0 ? -INF : INF) : 1.0 / x; }
+#elif defined(OP_Relu)
+float unary(float x) { return x < 0.0 ? 0.0 : x; }
+#elif defined(OP_Relu6)
+float unary(float x) { return x < 0.0 ? 0.0 : x > 6.0 ? 6.0 : x; }
+#elif defined(OP_Elu)
+float unary(float x) { return x >= 0.0 ? x : expm1Accurate(x); }
+#elif defined(OP_Selu)
+float unary(float x) {
+  return x >= 0.0 ? 1.0507009873554805 * x : 1.0507009873554805 * 1.6732632423543772 * expm1Accurate(x);
+}
+#elif defined(OP_Sigmoid)
+float unary(float x) { return 1.0 / (1.0 + exp(-x)); }
+#elif defined(OP_Tanh)
+float unary(float x) {
+  if (isNaN(x)) return x;
+  float e = exp(-2.0 * abs(x));
+  return sign(x) * (1.0 - e) / (1.0 + e);
+}
+#elif defined(OP_Softplus)
+float unary(float x) { return isNaN(x) ? x : max(x, 0.0) + log1pAccurate(exp(-abs(x))); }
+#elif defined(OP_Sin)
+float unary(float x) { return sin(x); }
+#elif defined(OP_Cos)
+float unary(float x) { return cos(x); }
+#elif defined(OP_Tan)
+float unary(float x) { return tan(x); }
+#elif defined(OP_Asin)
+float unary(float x) { return abs(x) > 1.0 ? NAN : asin(x); }
+#elif defined(OP_Acos)
+float unary(float x) { return abs(x) > 1.0 ? NAN : acos(x); }
+#elif defined(OP_Atan)
+float unary(float x) { return atan(x); }
+#elif defined(OP_Sinh)
+float unary(float x) { return 0.5 * (exp(x) - exp(-x)); }
+#elif defined(OP_Cosh)
+float unary(float x) { return 0.5 * (exp(x) + exp(-x)); }
+#elif defined(OP_Asinh)
+float unary(float x) { return isinf(x) ? x : sign(x) * log(abs(x) + sqrt(x * x + 1.0)); }
+#elif defined(OP_Acosh)
+float unary(float x) { return x < 1.0 ? NAN : log(x + sqrt(x * x - 1.0)); }
+#elif defined(OP_Atanh)
+float unary(float x) {
+  return abs(x) > 1.0 ? NAN : abs(x) == 1.0 ? sign(x) * INF : 0.5 * log((1.0 + x) / (1.0 - x));
+}
+#elif defined(OP_Floor)
+float unary(float x) { return floor(x); }
+#elif defined(OP_Ceil)
+float unary(float x) { return ceil(x); }
+#elif defined(OP_Round)
+float unary(float x) { return roundEven(x); }
+#elif defined(OP_Sign)
+float unary(float x) { return isNaN(x) ? 0.0 : sign(x); }
+#elif defined(OP_Erf)
+float unary(float x) {
+  // Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7)
+  float s = sign(x), a = abs(x);
+  float t = 1.0 / (1.0 + 0.3275911 * a);
+  float y = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+  return s * (1.0 - y * exp(-a * a));
+}
+#elif defined(OP_IsNan)
+float unary(float x) { return isNaN(x) ? 1.0 : 0.0; }
+#elif defined(OP_IsInf)
+float unary(float x) { return isinf(x) ? 1.0 : 0.0; }
+#elif defined(OP_IsFinite)
+float unary(float x) { return isNaN(x) || isinf(x) ? 0.0 : 1.0; }
+#elif defined(OP_LogicalNot)
+float unary(float x) { return x == 0.0 ? 1.0 : 0.0; }
+#elif defined(OP_Step)
+float unary(float x) { return isNaN(x) ? x : x > 0.0 ? 1.0 : uF[0]; }
+#elif defined(OP_LeakyRelu)
+float unary(float x) { return x < 0.0 ? uF[0] * x : x; }
+#elif defined(OP_ClipByValue)
+float unary(float x) { return isNaN(x) ? x : clamp(x, uF[0], uF[1]); }
+#elif defined(OP_CastInt)
+float unary(float x) { return trunc(x); }
+#elif defined(OP_CastBool)
+float unary(float x) { return x != 0.0 ? 1.0 : 0.0; }
+#elif defined(OP_Identity)
+float unary(float x) { return x; }
+#elif defined(OP_Fill)
+float unary(float x) { return uF[0]; }
+#endif
+
+vec4 compute4(int i) {
+#ifdef OP_Fill
+  return vec4(uF[0]);
+#else
+  vec4 v = texel(X, i >> 2);
+  return vec4(unary(v.x), unary(v.y), unary(v.z), unary(v.w));
+#endif
+}
