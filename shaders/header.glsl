@@ -1,5 +1,5 @@
 #version 300 es
-// Common header of every webtf kernel program (webgl backend). Python fills the {{...}} holes.
+// Common header of every webtf kernel program (webgl backend). Python fills the double-brace holes.
 // Tensors are flat: element i of a tensor is component (i & 3) of texel (i >> 2); texels fill rows of a
 // power-of-two-wide RGBA float texture. uI holds the program's int parameters (uI[0] = log2 of the output
 // texture's width), uF its float parameters.
@@ -17,7 +17,7 @@ const float INF = intBitsToFloat(0x7f800000);
 
 // texel t of a tensor texture
 vec4 texel(sampler2D s, int t) {
-  int sh = findMSB(textureSize(s, 0).x);
+  int sh = (floatBitsToInt(float(textureSize(s, 0).x)) >> 23) - 127;  // log2 of the power-of-two width
   return texelFetch(s, ivec2(t & ((1 << sh) - 1), t >> sh), 0);
 }
 

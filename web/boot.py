@@ -3,6 +3,7 @@
 import json
 
 import webtf as tf
+from webtf.backends.webgl.flags import create_context
 
 PANEL_FLAGS = (
     "IS_BROWSER",
@@ -11,14 +12,37 @@ PANEL_FLAGS = (
     "WEBGL_RENDER_FLOAT32_ENABLED",
     "WASM_HAS_SIMD_SUPPORT",
 )
+UNMASKED_RENDERER_WEBGL = 0x9246  # from the WEBGL_debug_renderer_info extension
+
+
+def webgl_renderer() -> str | None:
+    """The GPU string WebGL reports (the unmasked one when the browser exposes it), or None."""
+    gl = create_context(2) or create_context(1)
+    if not gl:
+        return None
+    try:
+        info = gl.getExtension("WEBGL_debug_renderer_info")
+        return str(gl.getParameter(UNMASKED_RENDERER_WEBGL if info else gl.RENDERER))
+    finally:
+        lose = gl.getExtension("WEBGL_lose_context")
+        if lose:
+            lose.loseContext()
 
 
 async def boot(backend: str | None) -> str:
-    """Start webtf (on backend when given) and return JSON {"backend": name, "flags": {flag: value}}."""
+    """Start webtf (on backend when given) and return JSON {backend, backends, flags, renderer}."""
     if backend:
         if not await tf.set_backend(backend):
             raise RuntimeError(f"backend {backend!r} failed to initialize")
     else:
         await tf.ready()
     env = tf.env()
-    return json.dumps({"backend": tf.get_backend(), "flags": {name: env.get(name) for name in PANEL_FLAGS}})
+    registered = sorted(tf.ENGINE.factories, key=lambda name: -tf.ENGINE.factories[name][1])
+    return json.dumps(
+        {
+            "backend": tf.get_backend(),
+            "backends": registered,
+            "flags": {name: env.get(name) for name in PANEL_FLAGS},
+            "renderer": webgl_renderer(),
+        }
+    )

@@ -39,6 +39,7 @@ class WasmBackend(Backend):
         self._temps: list[int] = []
         helpers = Helpers(self._resident, self.ints, self.table, self._failed, module, self._temps, self._free_temps)
         self.abi = Exports(self.table, module.raw, helpers)
+        self.abi_activations = frozenset(self.table["activation_enum"])
         self._malloc = self.abi.malloc
         self._free = self.abi.free
         self._register = self.abi.register_tensor

@@ -1,3 +1,57 @@
-"""The webgl backend (being written): registers its flags now; the backend and kernels follow."""
+"""The webgl backend (priority 3): tensors in WebGL2 float textures, kernels in GLSL (shaders/*.glsl).
 
-from . import flags  # noqa: F401
+Every kernel of the cpu table is registered for "webgl" first (a fallback that downloads its inputs and
+keeps its output on the host until a GLSL kernel needs it), then the GLSL kernels replace them.
+`register()` can add the backend again under another name (e.g. a float16 instance for tests).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from ...engine import ENGINE
+from ...kernel_registry import get_kernels_for_backend, register_kernels
+from .. import js as bridge
+from ..cpu.kernels import KERNELS as CPU_KERNELS
+from . import flags  # noqa: F401  (WEBGL_* flags)
+from .backend import WebGLBackend
+from .context import ContextLostError, lost_message
+from .kernels import KERNELS as GLSL_KERNELS
+
+
+def _guarded(fn: Any) -> Any:
+    """fn, raising a clear error instead of running once the backend's context is lost."""
+
+    @functools.wraps(fn)
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+        if backend.ctx.lost:
+            raise ContextLostError(lost_message("run a kernel"))
+        return fn(backend, inputs, attrs)
+
+    return kernel
+
+
+def kernel_table() -> dict[str, Any]:
+    """The webgl kernel table: the cpu kernels overridden by the GLSL ones, all guarded for context loss."""
+    table = dict(CPU_KERNELS)
+    table.update(GLSL_KERNELS)
+    return {name: _guarded(fn) for name, fn in table.items()}
+
+
+def register(name: str = "webgl", priority: int = 3, force_f16: bool | None = None) -> None:
+    """Register a webgl backend (and its kernel table) under `name`; force_f16 None reads the flag."""
+
+    def factory() -> WebGLBackend:
+        if not bridge.available():
+            raise RuntimeError("webgl backend: not running in a browser (no WebGL)")
+        return WebGLBackend(force_f16)
+
+    table = get_kernels_for_backend(name)
+    register_kernels(name, {k: v for k, v in kernel_table().items() if k not in table})
+    ENGINE.register_backend(name, factory, priority)
+
+
+register()
+
+__all__ = ["ContextLostError", "WebGLBackend", "register"]

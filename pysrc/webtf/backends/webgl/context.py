@@ -129,7 +129,7 @@ _HELPER_JS = r"""
     upload(t, w, data) {
       if (gl.isContextLost()) return false;
       gl.bindTexture(TEX, t);
-      const texels = (data.length + 3) >> 2, full = Math.floor(texels / w);
+      const texels = (data.length + 3) >> 2, full = Math.floor(data.length / (w * 4));
       if (full) gl.texSubImage2D(TEX, 0, 0, 0, w, full, RGBA, FLOAT, data, 0);
       const rest = texels - full * w;
       if (rest) {

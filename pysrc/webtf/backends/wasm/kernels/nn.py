@@ -1,0 +1,266 @@
+"""wasm kernels for the heavy float32 work (XNNPACK): convolutions, matmuls, pooling, softmax.
+
+Contracts are the cpu kernels' (see backends/cpu/kernels/conv.py, matmul.py, pool.py, softmax.py). The
+binary runs float32 only, with a rank-1 bias of out_channels values and per-channel prelu weights; other
+dtypes, broadcast biases and geometries XNNPACK computes differently (a 'ceil' rounding mode that adds an
+output row) go to the cpu kernels.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ....conv_info import ConvInfo, compute_conv_info, compute_pool_info
+from ....shapes import broadcast_shapes
+from ...base import TensorInfo
+from .common import Kernel, cpu, nonempty, with_fallback
+
+
+def _implied_out(size: int, before: int, after: int, eff: int, stride: int) -> int:
+    return (size + before + after - eff) // stride + 1 if size + before + after >= eff else 0
+
+
+def xnn_geometry_ok(info: ConvInfo) -> bool:
+    """True when XNNPACK, given this padding, produces exactly info's output size."""
+    if info.pad_type == "SAME":
+        return True
+    return info.out_height == _implied_out(
+        info.in_height, info.pad_top, info.pad_bottom, info.effective_filter_height, info.stride_height
+    ) and info.out_width == _implied_out(
+        info.in_width, info.pad_left, info.pad_right, info.effective_filter_width, info.stride_width
+    )
+
+
+def per_channel(t: Any, channels: int, allow_scalar: bool) -> bool:
+    """True for a float32 tensor holding one value per channel ([c], [1, .., c]), or one value in all."""
+    if t is None:
+        return True
+    if t.dtype != "float32":
+        return False
+    core = t.shape
+    while core and core[0] == 1:
+        core = core[1:]
+    return core == (channels,) or (allow_scalar and core == () and channels == 1) or (allow_scalar and not core)
+
+
+def _conv_info(x: Any, f: Any, attrs: dict[str, Any], depthwise: bool) -> ConvInfo:
+    return compute_conv_info(
+        x.shape,
+        f.shape,
+        attrs.get("strides", 1),
+        attrs.get("dilations", 1),
+        attrs["pad"],
+        attrs.get("dim_rounding_mode"),
+        depthwise,
+    )
+
+
+def _conv_args(info: ConvInfo) -> tuple:
+    same = info.pad_type == "SAME"
+    pads = (0, 0, 0, 0) if same else (info.pad_top, info.pad_right, info.pad_bottom, info.pad_left)
+    return (info.filter_height, info.filter_width, *pads, same)
+
+
+def _plain_conv(name: str, depthwise: bool) -> Kernel:
+    fallback = cpu(name)
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        x, f = inputs["x"], inputs["filter"]
+        if x.dtype != "float32" or f.dtype != "float32":
+            return fallback(backend, inputs, attrs)
+        info = _conv_info(x, f, attrs, depthwise)
+        if not xnn_geometry_ok(info):
+            return fallback(backend, inputs, attrs)
+        out = backend.make_output(info.out_shape, "float32")
+        if nonempty(info.out_shape):
+            fh, fw, top, right, bottom, left, same = _conv_args(info)
+            getattr(backend.abi, name)(
+                x, info.batch, info.in_height, info.in_width, f, fh, fw, top, right, bottom, left, same,
+                info.dilation_height, info.dilation_width, info.stride_height, info.stride_width,
+                info.in_channels, info.out_channels, out,
+            )  # fmt: skip
+        return out
+
+    kernel.__doc__ = f"{name} (NHWC, float32 natively through XNNPACK)."
+    return kernel
+
+
+def _fused_conv(name: str, depthwise: bool) -> Kernel:
+    fallback = cpu(name)
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        x, f = inputs["x"], inputs["filter"]
+        bias, prelu = inputs.get("bias"), inputs.get("prelu_activation_weights")
+        activation = attrs.get("activation") or "linear"
+        if x.dtype != "float32" or f.dtype != "float32" or activation not in backend.abi_activations:
+            return fallback(backend, inputs, attrs)
+        info = _conv_info(x, f, attrs, depthwise)
+        c = info.out_channels
+        if (
+            not xnn_geometry_ok(info)
+            or not per_channel(bias, c, False)
+            or (activation == "prelu" and (prelu is None or not per_channel(prelu, c, True)))
+        ):
+            return fallback(backend, inputs, attrs)
+        out = backend.make_output(info.out_shape, "float32")
+        if nonempty(info.out_shape):
+            fh, fw, top, right, bottom, left, same = _conv_args(info)
+            getattr(backend.abi, name)(
+                x, info.batch, info.in_height, info.in_width, f, fh, fw, bias, top, right, bottom, left,
+                same, info.dilation_height, info.dilation_width, info.stride_height, info.stride_width,
+                info.in_channels, c, activation, prelu if activation == "prelu" else None,
+                attrs.get("leakyrelu_alpha", 0.2), out,
+            )  # fmt: skip
+        return out
+
+    kernel.__doc__ = f"{name}: conv + bias + activation (float32 natively through XNNPACK)."
+    return kernel
+
+
+def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Conv2DBackpropInput {dy, filter} attrs input_shape, strides, pad: float32 natively."""
+    dy, f = inputs["dy"], inputs["filter"]
+    if dy.dtype != "float32" or f.dtype != "float32":
+        return cpu("Conv2DBackpropInput")(backend, inputs, attrs)
+    in_shape = tuple(int(d) for d in attrs["input_shape"])
+    info = compute_conv_info(
+        in_shape, f.shape, attrs.get("strides", 1), 1, attrs["pad"], attrs.get("dim_rounding_mode")
+    )
+    if (info.out_height, info.out_width) != tuple(dy.shape[1:3]):
+        return cpu("Conv2DBackpropInput")(backend, inputs, attrs)
+    out = backend.make_output(in_shape, "float32")
+    if nonempty(in_shape) and nonempty(dy.shape):
+        b, h, w, c = in_shape
+        oh, ow, oc = dy.shape[1], dy.shape[2], dy.shape[3]
+        fh, fw = info.filter_height, info.filter_width
+        backend.abi.Conv2DBackpropInput(
+            dy, f, b, fh, fw, h, w, c, oh, ow, oc, info.stride_height, info.stride_width,
+            fh - 1 - info.pad_top, fw - 1 - info.pad_left, fw * c * oc, c * oc, oc,
+            h * w * c, w * c, c, 1, oh * ow * oc, ow * oc, oc, 1, out,
+        )  # fmt: skip
+    elif nonempty(in_shape):
+        out = backend.output(_zeros(in_shape), in_shape, "float32")
+    return out
+
+
+def _zeros(shape: tuple[int, ...]) -> Any:
+    from array import array
+
+    return array("f", bytes(4 * math.prod(shape)))
+
+
+def _matmul_shapes(a: Any, b: Any, ta: bool, tb: bool) -> tuple | None:
+    """(a 3-D shape, b 3-D shape, output shape) for the binary, or None when its batching cannot do it."""
+    sa, sb = a.shape, b.shape
+    batch_a, batch_b = sa[:-2], sb[:-2]
+    na, nb = math.prod(batch_a), math.prod(batch_b)
+    if batch_a != batch_b and na != 1 and nb != 1:
+        return None  # general broadcasting of batch dims: the cpu kernel does it
+    batch = broadcast_shapes(batch_a, batch_b, "mat_mul")
+    m = sa[-1] if ta else sa[-2]
+    n = sb[-2] if tb else sb[-1]
+    return (na, sa[-2], sa[-1]), (nb, sb[-2], sb[-1]), (*batch, m, n)
+
+
+def batch_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """BatchMatMul {a, b} attrs transpose_a, transpose_b: float32 natively (batch dims equal or one side 1)."""
+    a, b = inputs["a"], inputs["b"]
+    ta, tb = bool(attrs.get("transpose_a")), bool(attrs.get("transpose_b"))
+    shapes = None if a.dtype != "float32" or b.dtype != "float32" else _matmul_shapes(a, b, ta, tb)
+    if shapes is None:
+        return cpu("BatchMatMul")(backend, inputs, attrs)
+    a3, b3, out_shape = shapes
+    if not nonempty(out_shape):
+        return backend.make_output(out_shape, "float32")
+    if a3[1] * a3[2] == 0 or b3[1] * b3[2] == 0:  # k == 0: zeros
+        return backend.output(_zeros(out_shape), out_shape, "float32")
+    out = backend.make_output(out_shape, "float32")
+    backend.abi.BatchMatMul(a, a3, b, b3, ta, tb, out)
+    return out
+
+
+def fused_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """_FusedMatMul: BatchMatMul + bias (one per output column) + activation, float32 natively."""
+    a, b = inputs["a"], inputs["b"]
+    bias, prelu = inputs.get("bias"), inputs.get("prelu_activation_weights")
+    activation = attrs.get("activation") or "linear"
+    ta, tb = bool(attrs.get("transpose_a")), bool(attrs.get("transpose_b"))
+    shapes = None
+    if a.dtype == "float32" and b.dtype == "float32" and activation in backend.abi_activations:
+        shapes = _matmul_shapes(a, b, ta, tb)
+    if shapes is not None:
+        n = shapes[2][-1]
+        if not per_channel(bias, n, False) or (
+            activation == "prelu" and (prelu is None or not per_channel(prelu, n, True))
+        ):
+            shapes = None
+    if shapes is None or not nonempty(shapes[2]) or 0 in shapes[0] or 0 in shapes[1]:
+        return cpu("_FusedMatMul")(backend, inputs, attrs)
+    a3, b3, out_shape = shapes
+    out = backend.make_output(out_shape, "float32")
+    backend.abi._FusedMatMul(
+        a, a3, b, b3, ta, tb, activation, bias, prelu if activation == "prelu" else None,
+        attrs.get("leakyrelu_alpha", 0.2), out,
+    )  # fmt: skip
+    return out
+
+
+def _pool(name: str) -> Kernel:
+    fallback = cpu(name)
+    is_max = name == "MaxPool"
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        x = inputs["x"]
+        if x.dtype != "float32":
+            return fallback(backend, inputs, attrs)
+        info = compute_pool_info(
+            x.shape, attrs["filter_size"], attrs.get("strides", 1), attrs["pad"], attrs.get("dim_rounding_mode")
+        )
+        if info.filter_height * info.filter_width == 1 or not xnn_geometry_ok(info):
+            return fallback(backend, inputs, attrs)
+        pads = (info.pad_top, info.pad_right, info.pad_bottom, info.pad_left)
+        out = backend.make_output(info.out_shape, "float32")
+        if nonempty(info.out_shape):
+            fh, fw = info.filter_height, info.filter_width
+            if is_max:
+                backend.abi.MaxPool(
+                    x, info.batch, info.in_height, info.in_width, fh, fw, *pads, 1, 1,
+                    info.stride_height, info.stride_width, info.in_channels, info.out_channels, out,
+                )  # fmt: skip
+            else:
+                backend.abi.AvgPool(
+                    x, info.batch, info.in_height, info.in_width, fh, fw, *pads,
+                    info.stride_height, info.stride_width, info.in_channels, out,
+                )  # fmt: skip
+        return out
+
+    kernel.__doc__ = f"{name} (NHWC, float32 natively through XNNPACK)."
+    return kernel
+
+
+def softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Softmax {logits} attr dim (the last axis): float32 natively."""
+    x = inputs["logits"]
+    rank = len(x.shape)
+    if x.dtype != "float32" or rank == 0 or attrs.get("dim", rank - 1) % rank != rank - 1:
+        return cpu("Softmax")(backend, inputs, attrs)
+    out = backend.make_output(x.shape, "float32")
+    if nonempty(x.shape):
+        channels = x.shape[-1]
+        backend.abi.Softmax(x, out, channels, math.prod(x.shape) // channels)
+    return out
+
+
+KERNELS: dict[str, Kernel] = {
+    "Conv2D": with_fallback("Conv2D", _plain_conv("Conv2D", False)),
+    "DepthwiseConv2dNative": with_fallback("DepthwiseConv2dNative", _plain_conv("DepthwiseConv2dNative", True)),
+    "FusedConv2D": with_fallback("FusedConv2D", _fused_conv("FusedConv2D", False)),
+    "FusedDepthwiseConv2D": with_fallback("FusedDepthwiseConv2D", _fused_conv("FusedDepthwiseConv2D", True)),
+    "Conv2DBackpropInput": with_fallback("Conv2DBackpropInput", conv2d_backprop_input),
+    "BatchMatMul": with_fallback("BatchMatMul", batch_mat_mul),
+    "_FusedMatMul": with_fallback("_FusedMatMul", fused_mat_mul),
+    "MaxPool": with_fallback("MaxPool", _pool("MaxPool")),
+    "AvgPool": with_fallback("AvgPool", _pool("AvgPool")),
+    "Softmax": with_fallback("Softmax", softmax),
+}

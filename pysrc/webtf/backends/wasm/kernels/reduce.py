@@ -1,0 +1,161 @@
+"""wasm kernels Transpose, reductions (Sum, Mean, Max, Min, Prod, All, Any, ArgMax, ArgMin), Cumsum,
+Cumprod and TopK.
+
+The binary reduces (and scans) over the innermost axes only, so other axes are first moved last with a
+native Transpose, as TF.js's wasm backend does. Contracts are the cpu kernels' (backends/cpu/kernels/
+reduce.py, scan.py, sort.py); empty reductions and dtypes the binary lacks go to them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ....shapes import normalize_axes, normalize_axis
+from ...base import TensorInfo
+from .common import Kernel, cpu, with_fallback
+
+
+def transpose_info(backend: Any, x: Any, perm: tuple[int, ...]) -> tuple[TensorInfo, bool]:
+    """(x transposed by `perm`, whether that is a new buffer): when only size-1 dims move, x's buffer."""
+    shape = x.shape
+    out_shape = tuple(shape[p] for p in perm)
+    kept = [i for i, d in enumerate(shape) if d != 1]
+    rank_of = {axis: r for r, axis in enumerate(kept)}
+    reduced_perm = tuple(rank_of[p] for p in perm if shape[p] != 1)
+    if 0 in shape or reduced_perm == tuple(range(len(reduced_perm))):
+        return TensorInfo(x.data_id, out_shape, x.dtype), False
+    out = backend.make_output(out_shape, x.dtype)
+    backend.abi.Transpose(x, tuple(shape[i] for i in kept), x.dtype, out, reduced_perm)
+    return out, True
+
+
+def transpose(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Transpose {x} attr perm: natively for every dtype (a pure relabeling shares x's buffer)."""
+    return transpose_info(backend, inputs["x"], tuple(int(p) for p in attrs["perm"]))[0]
+
+
+def _innermost(backend: Any, x: Any, axes: tuple[int, ...]) -> tuple[Any, bool]:
+    """x with `axes` moved last and whether that made a new buffer (the caller disposes it)."""
+    rank = len(x.shape)
+    if axes == tuple(range(rank - len(axes), rank)):
+        return x, False
+    kept = tuple(i for i in range(rank) if i not in axes)
+    return transpose_info(backend, x, kept + axes)
+
+
+def _reduce(name: str, key: str, dtypes: frozenset, out_dtype: str | None) -> Kernel:
+    fallback = cpu(name)
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        x = inputs["x"]
+        if x.dtype not in dtypes or 0 in x.shape:
+            return fallback(backend, inputs, attrs)
+        axes = normalize_axes(attrs.get(key), len(x.shape), name.lower())
+        if not axes:
+            return fallback(backend, inputs, attrs)
+        keep = bool(attrs.get("keep_dims", False))
+        out_shape = tuple(
+            1 if i in axes else d for i, d in enumerate(x.shape) if keep or i not in axes
+        )
+        reduce_size = math.prod(x.shape[a] for a in axes)
+        src, made = _innermost(backend, x, axes)
+        try:
+            dtype = out_dtype or x.dtype
+            out = backend.make_output(out_shape, dtype)
+            call = getattr(backend.abi, name)
+            if name in ("Sum", "Prod"):
+                call(src, reduce_size, x.dtype, out)
+            elif name in ("Max", "Min"):
+                call(src, x.dtype, reduce_size, out)
+            else:
+                call(src, reduce_size, out)
+        finally:
+            if made:
+                backend.dispose_data(src.data_id)
+        return out
+
+    kernel.__doc__ = f"{name} over `{key}` (innermost after a transpose; {sorted(dtypes)} natively)."
+    return kernel
+
+
+def _arg(name: str) -> Kernel:
+    fallback = cpu(name)
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        x = inputs["x"]
+        if x.dtype not in ("float32", "int32") or 0 in x.shape or not x.shape:
+            return fallback(backend, inputs, attrs)
+        axis = normalize_axis(int(attrs.get("axis", 0)), len(x.shape), name.lower())
+        src, made = _innermost(backend, x, (axis,))
+        try:
+            out_shape = x.shape[:axis] + x.shape[axis + 1 :]
+            out = backend.make_output(out_shape, "int32")
+            getattr(backend.abi, name)(src, x.dtype, math.prod(out_shape), x.shape[axis], out)
+        finally:
+            if made:
+                backend.dispose_data(src.data_id)
+        return out
+
+    kernel.__doc__ = f"{name} along the int `axis` (natively for float32 and int32)."
+    return kernel
+
+
+def _scan(name: str) -> Kernel:
+    fallback = cpu(name)
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        x = inputs["x"]
+        if x.dtype not in ("float32", "int32") or 0 in x.shape or not x.shape:
+            return fallback(backend, inputs, attrs)
+        rank = len(x.shape)
+        axis = normalize_axis(int(attrs.get("axis", 0)), rank, name.lower())
+        perm = tuple(i for i in range(rank) if i != axis) + (axis,)
+        src, made = _innermost(backend, x, (axis,))
+        try:
+            out = backend.make_output(src.shape, x.dtype)
+            getattr(backend.abi, name)(
+                src, bool(attrs.get("exclusive")), bool(attrs.get("reverse")), src.shape[-1], out, x.dtype
+            )
+        finally:
+            if made:
+                backend.dispose_data(src.data_id)
+        if src is x:
+            return out
+        back, made = transpose_info(backend, out, tuple(perm.index(i) for i in range(rank)))
+        if made:
+            backend.dispose_data(out.data_id)
+        return back
+
+    kernel.__doc__ = f"{name} along `axis` (exclusive, reverse), natively for float32 and int32."
+    return kernel
+
+
+def top_k(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
+    """TopK {x} attrs k, sorted: [values, indices] of the k largest along the last axis."""
+    x = inputs["x"]
+    k = int(attrs["k"])
+    if x.dtype not in ("float32", "int32") or not x.shape or 0 in x.shape or k == 0:
+        return cpu("TopK")(backend, inputs, attrs)
+    out_shape = (*x.shape[:-1], k)
+    values = backend.make_output(out_shape, x.dtype)
+    indices = backend.make_output(out_shape, "int32")
+    backend.abi.TopK(x, x.shape, x.dtype, k, True, values, indices)
+    return [values, indices]
+
+
+KERNELS: dict[str, Kernel] = {
+    "Transpose": with_fallback("Transpose", transpose),
+    "Sum": with_fallback("Sum", _reduce("Sum", "axis", frozenset({"float32", "int32"}), None)),
+    "Mean": with_fallback("Mean", _reduce("Mean", "axis", frozenset({"float32"}), "float32")),
+    "Max": with_fallback("Max", _reduce("Max", "reduction_indices", frozenset({"float32", "int32"}), None)),
+    "Min": with_fallback("Min", _reduce("Min", "axis", frozenset({"float32", "int32"}), None)),
+    "Prod": with_fallback("Prod", _reduce("Prod", "axis", frozenset({"float32", "int32"}), None)),
+    "All": with_fallback("All", _reduce("All", "axis", frozenset({"bool"}), "bool")),
+    "Any": with_fallback("Any", _reduce("Any", "axis", frozenset({"bool"}), "bool")),
+    "ArgMax": with_fallback("ArgMax", _arg("ArgMax")),
+    "ArgMin": with_fallback("ArgMin", _arg("ArgMin")),
+    "Cumsum": with_fallback("Cumsum", _scan("Cumsum")),
+    "Cumprod": with_fallback("Cumprod", _scan("Cumprod")),
+    "TopK": with_fallback("TopK", top_k),
+}

@@ -1,0 +1,13 @@
+"""The GLSL kernel table of the webgl backend (kernel name -> function), merged from its families."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import elementwise
+
+FAMILIES = (elementwise,)
+
+KERNELS: dict[str, Any] = {}
+for _family in FAMILIES:
+    KERNELS.update(_family.KERNELS)

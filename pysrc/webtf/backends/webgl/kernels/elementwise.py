@@ -1,0 +1,216 @@
+"""GLSL element-wise kernels: unary math, Cast, ClipByValue, LeakyRelu, Step, Fill/ZerosLike/OnesLike,
+binary math with broadcasting, comparisons, logical ops, Prelu, Select, AddN (shaders/Unary.glsl and
+shaders/Binary.glsl; OP_<Kernel> selects the function)."""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+from ....dtypes import TYPECODE
+from ....shapes import broadcast_shapes
+from ...base import TensorInfo
+from .common import FULL, broadcast_ints, read_mode, size_of
+
+UNARY = (
+    "Abs", "Neg", "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Square", "Reciprocal", "Relu", "Relu6",
+    "Elu", "Selu", "Sigmoid", "Tanh", "Softplus", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
+    "Asinh", "Acosh", "Atanh", "Floor", "Ceil", "Round", "Sign", "Erf", "IsNan", "IsInf", "IsFinite",
+    "LogicalNot",
+)  # fmt: skip
+_BOOL_UNARY = {"IsNan", "IsInf", "IsFinite", "LogicalNot"}
+
+BINARY = (
+    "Add", "Sub", "Mul", "RealDiv", "DivNoNan", "FloorDiv", "Mod", "Pow", "SquaredDifference", "Maximum",
+    "Minimum", "Atan2", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd",
+    "LogicalOr", "LogicalXor",
+)  # fmt: skip
+_BOOL_BINARY = {
+    "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalXor",
+}  # fmt: skip
+_INT_SENSITIVE = {"FloorDiv", "Mod"}
+
+
+# ---- unary ----------------------------------------------------------------------------------------
+def unary(backend: Any, x: Any, op: str, dtype: str, floats: tuple = ()) -> TensorInfo:
+    """Run OP_<op> of shaders/Unary.glsl over x into a tensor of `dtype`."""
+    key = ("Unary", op, dtype == "int32", len(floats))
+    prog = backend.programs.get(key) or backend.programs.build(
+        key, "Unary", ("X",), 0, len(floats), (f"OP_{op}",), int_output=dtype == "int32"
+    )
+    return backend.run(prog, (x,), x.shape, dtype, (), floats, x.size)
+
+
+def _unary_kernel(op: str) -> Any:
+    bool_out = op in _BOOL_UNARY
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        x = inputs["x"]
+        return unary(backend, x, op, "bool" if bool_out else x.dtype)
+
+    kernel.__name__ = kernel.__qualname__ = f"webgl_{op}"
+    kernel.__doc__ = f"{op} in GLSL (shaders/Unary.glsl, OP_{op})."
+    return kernel
+
+
+def leaky_relu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """LeakyRelu: x < 0 ? alpha * x : x (attr alpha)."""
+    x = inputs["x"]
+    return unary(backend, x, "LeakyRelu", x.dtype, (float(attrs.get("alpha", 0.2)),))
+
+
+def step(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Step: x > 0 ? 1 : alpha (attr alpha); NaN stays NaN."""
+    x = inputs["x"]
+    return unary(backend, x, "Step", x.dtype, (float(attrs.get("alpha", 0.0)),))
+
+
+def clip_by_value(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """ClipByValue: clamp(x, clip_value_min, clip_value_max); NaN stays NaN."""
+    x = inputs["x"]
+    bounds = (float(attrs["clip_value_min"]), float(attrs["clip_value_max"]))
+    return unary(backend, x, "ClipByValue", x.dtype, bounds)
+
+
+def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Cast: float -> int32 truncates, anything -> bool is x != 0; the same dtype shares the buffer."""
+    x, dtype = inputs["x"], attrs["dtype"]
+    if dtype == x.dtype:
+        return TensorInfo(x.data_id, x.shape, x.dtype)
+    host = backend.host_values(x)
+    if host is not None and x.size <= 4096:  # still on the host: convert there, no GPU round trip
+        if dtype == "bool":
+            return backend.output(array("B", [v != 0 for v in host]), x.shape, dtype)
+        if dtype == "int32":
+            return backend.output(array("i", map(int, host)), x.shape, dtype)
+        return backend.output(array("f", host), x.shape, dtype)
+    op = {"bool": "CastBool", "int32": "CastInt"}.get(dtype, "Identity")
+    if op == "CastInt" and x.dtype == "bool":
+        op = "Identity"
+    return unary(backend, x, op, dtype)
+
+
+def fill_value(backend: Any, shape: tuple[int, ...], dtype: str, value: Any) -> TensorInfo:
+    """A tensor of `shape` filled with `value`: on the host when small, else drawn on the GPU."""
+    n = size_of(shape)
+    v = float(value) if dtype == "float32" else int(value)
+    if n <= 4096:
+        return backend.output(array(TYPECODE[dtype], [v]) * n, shape, dtype)
+    key = ("Unary", "Fill")
+    prog = backend.programs.get(key) or backend.programs.build(key, "Unary", (), 0, 1, ("OP_Fill",))
+    return backend.run(prog, (), shape, dtype, (), (float(v),), n)
+
+
+def fill(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Fill: attrs shape, value, dtype."""
+    return fill_value(backend, tuple(attrs["shape"]), attrs["dtype"], attrs["value"])
+
+
+def zeros_like(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """ZerosLike."""
+    x = inputs["x"]
+    return fill_value(backend, x.shape, x.dtype, 0)
+
+
+def ones_like(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """OnesLike."""
+    x = inputs["x"]
+    return fill_value(backend, x.shape, x.dtype, 1)
+
+
+# ---- binary ---------------------------------------------------------------------------------------
+def binary(backend: Any, a: Any, b: Any, op: str, dtype: str, c: Any = None) -> TensorInfo:
+    """Run OP_<op> of shaders/Binary.glsl on a, b (and the condition c for Select), broadcasting."""
+    operands = (a, b) if c is None else (a, b, c)
+    out_shape = a.shape if a.shape == b.shape else broadcast_shapes(a.shape, b.shape, op)
+    if c is not None and c.shape != out_shape:
+        cs = c.shape
+        if len(cs) == 1 and len(out_shape) > 1:  # Select with a rank-1 condition over the first dim
+            cs = cs + (1,) * (len(out_shape) - 1)
+        c = _View(c.data_id, cs, c.dtype)
+        operands = (a, b, c)
+        out_shape = broadcast_shapes(out_shape, cs, op)
+    n = size_of(out_shape)
+    modes = tuple(read_mode(t.shape, t.size, out_shape, n) for t in operands)
+    rank, bints = broadcast_ints(operands, out_shape, modes)
+    int_in = a.dtype == "int32" and op in _INT_SENSITIVE
+    key = ("Binary", op, modes, rank, int_in, dtype == "int32")
+    prog = backend.programs.get(key)
+    if prog is None:
+        defines = [f"OP_{op}", f"A_MODE {modes[0]}", f"B_MODE {modes[1]}", f"C_MODE {modes[2] if c else 0}"]
+        if int_in:
+            defines.append("INT")
+        ni = 4 + rank * (1 + len(operands))
+        prog = backend.programs.build(key, "Binary", ("A", "B", "C")[: len(operands)], ni, 0, defines,
+                                      int_output=dtype == "int32")  # fmt: skip
+    ints = [a.size, b.size, c.size if c is not None else 0, rank, *bints]
+    return backend.run(prog, operands, out_shape, dtype, ints, (), n)
+
+
+class _View:
+    """A tensor-like view (data_id, shape, dtype, size) of a buffer under another shape."""
+
+    __slots__ = ("data_id", "shape", "dtype", "size")
+
+    def __init__(self, data_id: int, shape: tuple[int, ...], dtype: str) -> None:
+        self.data_id, self.shape, self.dtype = data_id, shape, dtype
+        self.size = size_of(shape)
+
+
+def _binary_kernel(op: str) -> Any:
+    bool_out = op in _BOOL_BINARY
+    float_out = op == "RealDiv"
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        a, b = inputs["a"], inputs["b"]
+        dtype = "bool" if bool_out else "float32" if float_out else a.dtype
+        return binary(backend, a, b, op, dtype)
+
+    kernel.__name__ = kernel.__qualname__ = f"webgl_{op}"
+    kernel.__doc__ = f"{op} in GLSL with broadcasting (shaders/Binary.glsl, OP_{op})."
+    return kernel
+
+
+def prelu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Prelu: x < 0 ? alpha * x : x, alpha broadcast to x."""
+    x = inputs["x"]
+    return binary(backend, x, inputs["alpha"], "Prelu", x.dtype)
+
+
+def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Select: condition ? t : e (condition of t's shape, or rank 1 over t's first dim)."""
+    t = inputs["t"]
+    return binary(backend, t, inputs["e"], "Select", t.dtype, inputs["condition"])
+
+
+def add_n(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """AddN: the sum of a list of tensors of one shape and dtype."""
+    tensors = list(inputs)
+    if len(tensors) == 1:
+        t = tensors[0]
+        return TensorInfo(t.data_id, t.shape, t.dtype)
+    acc = binary(backend, tensors[0], tensors[1], "Add", tensors[0].dtype)
+    for t in tensors[2:]:
+        view = _View(acc.data_id, acc.shape, acc.dtype)
+        nxt = binary(backend, view, t, "Add", t.dtype)
+        backend.temp(acc)
+        acc = nxt
+    return acc
+
+
+KERNELS: dict[str, Any] = {op: _unary_kernel(op) for op in UNARY}
+KERNELS.update({op: _binary_kernel(op) for op in BINARY})
+KERNELS.update(
+    {
+        "LeakyRelu": leaky_relu,
+        "Step": step,
+        "ClipByValue": clip_by_value,
+        "Cast": cast,
+        "Fill": fill,
+        "ZerosLike": zeros_like,
+        "OnesLike": ones_like,
+        "Prelu": prelu,
+        "Select": select,
+        "AddN": add_n,
+    }
+)
