@@ -242,5 +242,5 @@ def test_errors(run):
         run("tf.step(x, None)", x=x)
     with pytest.raises(TypeError, match="Error in sqrt: argument 'x' must be a Tensor or a TensorLike"):
         run("tf.sqrt(None)")
-    with pytest.raises(ValueError, match="Error in relu: argument 'values' is ragged"):
+    with pytest.raises(ValueError, match="Error in relu: argument 'x' is ragged"):
         run("tf.relu([[1, 2], [3]])")

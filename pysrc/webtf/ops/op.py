@@ -91,7 +91,9 @@ def _coerce(values: Any, dtype: str) -> Any:
     return [1 if v else 0 for v in values]
 
 
-def make_tensor(value: Any, shape: Any = None, dtype: str | None = None, op: str = "tensor") -> Tensor:
+def make_tensor(
+    value: Any, shape: Any = None, dtype: str | None = None, op: str = "tensor", arg: str = "values"
+) -> Tensor:
     """Create a tracked tensor from Python values, optionally reshaped to `shape` and cast to `dtype`."""
     if dtype is None:
         if isinstance(value, array):
@@ -99,7 +101,7 @@ def make_tensor(value: Any, shape: Any = None, dtype: str | None = None, op: str
         else:
             dtype = infer_dtype(value)
     check_dtype(dtype, op)
-    flat, inferred = to_flat(value, dtype, op, "values")
+    flat, inferred = to_flat(value, dtype, op, arg)
     if shape is not None:
         shape = tuple(int(d) for d in shape)
         if size_of(shape) != len(flat):
@@ -125,7 +127,7 @@ def convert_to_tensor(x: TensorLike, arg: str, op: str, dtype: str | None = None
         return x
     if x is None:
         raise TypeError(f"Error in {op}: argument '{arg}' must be a Tensor or a TensorLike, but got None")
-    return make_tensor(x, None, dtype, op)
+    return make_tensor(x, None, dtype, op, arg)
 
 
 def convert_list(xs: Any, arg: str, op: str) -> list[Tensor]:

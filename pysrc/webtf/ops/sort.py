@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from typing import NamedTuple
 
 from ..engine import ENGINE
 from ..shapes import fmt
@@ -12,9 +13,16 @@ from .op import TensorLike, convert_to_tensor, op
 __all__ = ["top_k"]
 
 
+class TopK(NamedTuple):
+    """top_k's result: unpacks as (values, indices), like TF.js's {values, indices}."""
+
+    values: Tensor
+    indices: Tensor
+
+
 @op
-def top_k(x: TensorLike, k: int = 1, sorted: bool = True) -> list[Tensor]:  # noqa: A002
-    """[values, indices] of the k largest entries along the last axis; ties keep the lower index first."""
+def top_k(x: TensorLike, k: int = 1, sorted: bool = True) -> TopK:  # noqa: A002
+    """(values, indices) of the k largest entries along the last axis; ties keep the lower index first."""
     t = convert_to_tensor(x, "x", "top_k")
     if t.rank == 0:
         raise ValueError(f"Error in top_k: x must be of rank 1 or higher, but got shape {fmt(t.shape)}")
@@ -29,4 +37,4 @@ def top_k(x: TensorLike, k: int = 1, sorted: bool = True) -> list[Tensor]:  # no
             f"Error in top_k: 'k' passed to top_k() must be <= the last dimension ({last}) but got {k} "
             f"(x has shape {fmt(t.shape)})"
         )
-    return ENGINE.run_kernel("TopK", {"x": t}, {"k": k, "sorted": bool(sorted)})
+    return TopK(*ENGINE.run_kernel("TopK", {"x": t}, {"k": k, "sorted": bool(sorted)}))

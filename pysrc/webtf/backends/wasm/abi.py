@@ -92,7 +92,9 @@ def validate(table: Any) -> list[str]:
             seen.setdefault(arg_name, set()).add(kind)
         for arg_name, kinds in seen.items():
             if len(kinds) > 1 and not any(kinds <= {ln, ptr} for ln, ptr in _LEN_OF.items()):
-                errors.append(f"{name}: argument {arg_name!r} is used with incompatible kinds {sorted(kinds)}")
+                errors.append(
+                    f"{name}: argument {arg_name!r} is used with incompatible kinds {sorted(kinds)}"
+                )
     return errors
 
 
@@ -102,7 +104,15 @@ def wasm_param_types(entry: dict[str, Any]) -> list[str]:
 
 
 # ---- reading a .wasm binary's export signatures (no dependencies) ---------------------------------
-_VALTYPES = {0x7F: "i32", 0x7E: "i64", 0x7D: "f32", 0x7C: "f64", 0x7B: "v128", 0x70: "funcref", 0x6F: "externref"}
+_VALTYPES = {
+    0x7F: "i32",
+    0x7E: "i64",
+    0x7D: "f32",
+    0x7C: "f64",
+    0x7B: "v128",
+    0x70: "funcref",
+    0x6F: "externref",
+}
 
 
 def _leb(data: bytes, i: int) -> tuple[int, int]:
@@ -239,7 +249,9 @@ def _wrapper_source(name: str, entry: dict[str, Any]) -> tuple[str, list[str]]:
     lines.append("    _n = _log.log_count")
     lines.append(f"    _r = {body}")
     lines.append("    if _temps: _free_temps()")
-    lines.append(f"    if _log.log_count != _n: _check(_n, {name!r}, ({', '.join(outs)}{',' if outs else ''}))")
+    lines.append(
+        f"    if _log.log_count != _n: _check(_n, {name!r}, ({', '.join(outs)}{',' if outs else ''}))"
+    )
     lines.append("    return _r")
     return "\n".join(lines) + "\n", params
 

@@ -37,7 +37,9 @@ class WasmBackend(Backend):
         self.module = module
         self.table = table if table is not None else load_table()
         self._temps: list[int] = []
-        helpers = Helpers(self._resident, self.ints, self.table, self._failed, module, self._temps, self._free_temps)
+        helpers = Helpers(
+            self._resident, self.ints, self.table, self._failed, module, self._temps, self._free_temps
+        )
         self.abi = Exports(self.table, module.raw, helpers)
         self.abi_activations = frozenset(self.table["activation_enum"])
         self._malloc = self.abi.malloc

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import elementwise, nn, reduce, transform
 from .common import CPU_KERNELS
-from . import elementwise
 
-FAMILIES = (elementwise,)
+FAMILIES = (elementwise, nn, reduce, transform)
 
+#: the native kernels for every kernel name the cpu table also has (the binary's others have no op yet)
 NATIVE: dict[str, Any] = {}
 for _family in FAMILIES:
-    NATIVE.update(_family.KERNELS)
+    NATIVE.update({name: impl for name, impl in _family.KERNELS.items() if name in CPU_KERNELS})
 
 
 def kernel_table() -> dict[str, Any]:

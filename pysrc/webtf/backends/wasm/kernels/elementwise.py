@@ -7,6 +7,7 @@ int32 transcendental math (float32 output), float32 FloorDiv (int32 output) or N
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ....shapes import broadcast_shapes
@@ -28,7 +29,6 @@ BINARY: dict[str, tuple[frozenset, str | None]] = {
     "Maximum": (F32_I32, None),
     "Minimum": (F32_I32, None),
     "Mod": (F32, None),
-    "Pow": (F32, None),
     "SquaredDifference": (F32_I32, None),
     "Atan2": (F32, "float32"),
     "Equal": (ALL, "bool"),
@@ -102,6 +102,14 @@ def unary_kernel(name: str, dtypes: frozenset, out_dtype: str | None) -> Kernel:
 
     kernel.__doc__ = f"{name} (wasm export {name}; {sorted(dtypes)} natively)."
     return kernel
+
+
+def pow_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Pow: float32 natively when every exponent is finite (C pow differs from Math.pow for 1 ** nan)."""
+    b = inputs["b"]
+    if inputs["a"].dtype != "float32" or not all(map(math.isfinite, backend.values(b))):
+        return cpu("Pow")(backend, inputs, attrs)
+    return _pow_native(backend, inputs, attrs)
 
 
 def sigmoid(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -198,7 +206,9 @@ for _name, (_dtypes, _out) in BINARY.items():
     KERNELS[_name] = with_fallback(_name, binary_kernel(_name, _dtypes, _out))
 for _name, (_dtypes, _out) in UNARY.items():
     KERNELS[_name] = with_fallback(_name, unary_kernel(_name, _dtypes, _out))
+_pow_native = binary_kernel("Pow", F32, None)
 for _name, _fn in {
+    "Pow": pow_,
     "Sigmoid": sigmoid,
     "LeakyRelu": leaky_relu,
     "Step": step,

@@ -41,7 +41,9 @@ def per_channel(t: Any, channels: int, allow_scalar: bool) -> bool:
     core = t.shape
     while core and core[0] == 1:
         core = core[1:]
-    return core == (channels,) or (allow_scalar and core == () and channels == 1) or (allow_scalar and not core)
+    return (
+        core == (channels,) or (allow_scalar and core == () and channels == 1) or (allow_scalar and not core)
+    )
 
 
 def _conv_info(x: Any, f: Any, attrs: dict[str, Any], depthwise: bool) -> ConvInfo:
@@ -215,7 +217,11 @@ def _pool(name: str) -> Kernel:
         if x.dtype != "float32":
             return fallback(backend, inputs, attrs)
         info = compute_pool_info(
-            x.shape, attrs["filter_size"], attrs.get("strides", 1), attrs["pad"], attrs.get("dim_rounding_mode")
+            x.shape,
+            attrs["filter_size"],
+            attrs.get("strides", 1),
+            attrs["pad"],
+            attrs.get("dim_rounding_mode"),
         )
         if info.filter_height * info.filter_width == 1 or not xnn_geometry_ok(info):
             return fallback(backend, inputs, attrs)
@@ -254,7 +260,9 @@ def softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 KERNELS: dict[str, Kernel] = {
     "Conv2D": with_fallback("Conv2D", _plain_conv("Conv2D", False)),
-    "DepthwiseConv2dNative": with_fallback("DepthwiseConv2dNative", _plain_conv("DepthwiseConv2dNative", True)),
+    "DepthwiseConv2dNative": with_fallback(
+        "DepthwiseConv2dNative", _plain_conv("DepthwiseConv2dNative", True)
+    ),
     "FusedConv2D": with_fallback("FusedConv2D", _fused_conv("FusedConv2D", False)),
     "FusedDepthwiseConv2D": with_fallback("FusedDepthwiseConv2D", _fused_conv("FusedDepthwiseConv2D", True)),
     "Conv2DBackpropInput": with_fallback("Conv2DBackpropInput", conv2d_backprop_input),

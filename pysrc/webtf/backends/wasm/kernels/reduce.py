@@ -55,9 +55,7 @@ def _reduce(name: str, key: str, dtypes: frozenset, out_dtype: str | None) -> Ke
         if not axes:
             return fallback(backend, inputs, attrs)
         keep = bool(attrs.get("keep_dims", False))
-        out_shape = tuple(
-            1 if i in axes else d for i, d in enumerate(x.shape) if keep or i not in axes
-        )
+        out_shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape) if keep or i not in axes)
         reduce_size = math.prod(x.shape[a] for a in axes)
         src, made = _innermost(backend, x, axes)
         try:

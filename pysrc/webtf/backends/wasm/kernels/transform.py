@@ -1,0 +1,302 @@
+"""wasm kernels that move or resample elements: Tile, Reverse, PadV2, MirrorPad, GatherV2, GatherNd, OneHot,
+DepthToSpace and the image kernels (resize, crop, flip, rotate, transform, non-max suppression).
+
+Contracts are the cpu kernels' (backends/cpu/kernels/shape.py, slicing.py, spatial.py, image.py). Index
+inputs are checked on the host first (a bad index raises the cpu kernel's error instead of reading outside
+a buffer).
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from typing import Any
+
+from ....shapes import strides_of
+from ...base import TensorInfo
+from .common import Kernel, cpu, nonempty, with_fallback
+
+_NUMERIC = frozenset({"float32", "int32"})
+_ANY = frozenset({"float32", "int32", "bool"})
+
+
+def tile(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Tile {x} attr reps."""
+    x = inputs["x"]
+    reps = tuple(int(r) for r in attrs["reps"])
+    out_shape = tuple(d * r for d, r in zip(x.shape, reps, strict=True))
+    if x.dtype not in _ANY or not x.shape:
+        return cpu("Tile")(backend, inputs, attrs)
+    out = backend.make_output(out_shape, x.dtype)
+    if nonempty(out_shape):
+        backend.abi.Tile(x, x.shape, out_shape, x.dtype, out)
+    return out
+
+
+def reverse(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Reverse {x} attr dims (axes >= 0)."""
+    x = inputs["x"]
+    dims = tuple(sorted({int(d) for d in attrs["dims"] if x.shape[int(d)] > 1}))
+    if not dims or x.dtype not in _NUMERIC:
+        return cpu("Reverse")(backend, inputs, attrs)
+    out = backend.make_output(x.shape, x.dtype)
+    if nonempty(x.shape):
+        backend.abi.Reverse(x, dims, x.shape, out)
+    return out
+
+
+def _pads(attrs: dict[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    paddings = [tuple(int(v) for v in p) for p in attrs["paddings"]]
+    return tuple(p[0] for p in paddings), tuple(p[1] for p in paddings)
+
+
+def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """PadV2 {x} attrs paddings, constant_value."""
+    x = inputs["x"]
+    pre, post = _pads(attrs)
+    out_shape = tuple(d + lo + hi for d, lo, hi in zip(x.shape, pre, post, strict=True))
+    value = attrs.get("constant_value", 0)
+    if x.dtype != "float32" or out_shape == x.shape or not nonempty(x.shape) or not x.shape:
+        return cpu("PadV2")(backend, inputs, attrs)
+    out = backend.make_output(out_shape, x.dtype)
+    backend.abi.PadV2(x, x.shape, x.dtype, pre, post, value, out)
+    return out
+
+
+def mirror_pad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """MirrorPad {x} attrs paddings, mode ('reflect' | 'symmetric')."""
+    x = inputs["x"]
+    pre, post = _pads(attrs)
+    out_shape = tuple(d + lo + hi for d, lo, hi in zip(x.shape, pre, post, strict=True))
+    if x.dtype not in _NUMERIC or out_shape == x.shape or not nonempty(x.shape) or not x.shape:
+        return cpu("MirrorPad")(backend, inputs, attrs)
+    out = backend.make_output(out_shape, x.dtype)
+    backend.abi.MirrorPad(x, x.shape, x.dtype, pre, post, 0 if attrs["mode"] == "reflect" else 1, out)
+    return out
+
+
+def _in_range(values: array, lo: int, hi: int) -> bool:
+    return not values or (min(values) >= lo and max(values) < hi)
+
+
+def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """GatherV2 {x, indices} attrs axis, batch_dims; indices are checked on the host first."""
+    x, indices = inputs["x"], inputs["indices"]
+    axis, batch_dims = int(attrs["axis"]), int(attrs.get("batch_dims", 0))
+    dim = x.shape[axis]
+    if (
+        x.dtype not in _ANY
+        or indices.dtype != "int32"
+        or not nonempty(x.shape)
+        or not nonempty(indices.shape)
+        or not _in_range(backend.values(indices), 0, dim)
+    ):
+        return cpu("GatherV2")(backend, inputs, attrs)
+    batch = math.prod(x.shape[:batch_dims])
+    outer = math.prod(x.shape[batch_dims:axis])
+    inner = math.prod(x.shape[axis + 1 :])
+    per_batch = math.prod(indices.shape) // batch
+    out_shape = (*x.shape[:axis], *indices.shape[batch_dims:], *x.shape[axis + 1 :])
+    out = backend.make_output(out_shape, x.dtype)
+    flat_x = TensorInfo(x.data_id, (batch, outer, dim, inner), x.dtype)
+    flat_out = (batch, outer, per_batch, inner)
+    backend.abi.Gather(
+        flat_x, x.dtype, strides_of(flat_x.shape)[:-1], indices, batch, strides_of(flat_out)[:-1], out
+    )
+    return out
+
+
+def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """GatherNd {params, indices}; indices are checked on the host first."""
+    params, indices = inputs["params"], inputs["indices"]
+    depth = indices.shape[-1] if indices.shape else 0
+    n = math.prod(indices.shape[:-1])
+    if (
+        params.dtype not in _ANY
+        or indices.dtype != "int32"
+        or not depth
+        or not n
+        or not nonempty(params.shape)
+    ):
+        return cpu("GatherNd")(backend, inputs, attrs)
+    idx = backend.values(indices)
+    if not all(_in_range(idx[j::depth], 0, params.shape[j]) for j in range(depth)):
+        return cpu("GatherNd")(backend, inputs, attrs)
+    slice_size = math.prod(params.shape[depth:])
+    out_shape = (*indices.shape[:-1], *params.shape[depth:])
+    out = backend.make_output(out_shape, params.dtype)
+    strides = tuple(s // slice_size for s in strides_of(params.shape)[:depth]) if slice_size else ()
+    backend.abi.GatherNd(params, params.dtype, indices, n, depth, slice_size, strides, out)
+    return out
+
+
+def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """OneHot {indices} attrs depth, on_value, off_value, dtype: natively for int32 outputs."""
+    indices = inputs["indices"]
+    depth, dtype = int(attrs["depth"]), attrs.get("dtype", "int32")
+    on, off = attrs.get("on_value", 1), attrs.get("off_value", 0)
+    if dtype != "int32" or indices.dtype != "int32" or on != int(on) or off != int(off):
+        return cpu("OneHot")(backend, inputs, attrs)
+    out_shape = (*indices.shape, depth)
+    out = backend.make_output(out_shape, "int32")
+    if nonempty(out_shape):
+        backend.abi.OneHot(indices, depth, int(on), int(off), out)
+    return out
+
+
+def depth_to_space(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """DepthToSpace {x} attrs block_size, data_format."""
+    x = inputs["x"]
+    bs, fmt = int(attrs["block_size"]), attrs.get("data_format", "NHWC")
+    if x.dtype != "float32":
+        return cpu("DepthToSpace")(backend, inputs, attrs)
+    if fmt == "NHWC":
+        b, h, w, c = x.shape
+        out_shape = (b, h * bs, w * bs, c // (bs * bs))
+    else:
+        b, c, h, w = x.shape
+        out_shape = (b, c // (bs * bs), h * bs, w * bs)
+    out = backend.make_output(out_shape, "float32")
+    if nonempty(out_shape):
+        backend.abi.DepthToSpace(
+            x, bs, fmt == "NHWC", strides_of(x.shape)[:-1], out_shape, strides_of(out_shape)[:-1], out
+        )
+    return out
+
+
+def _resize(name: str) -> Kernel:
+    fallback = cpu(name)
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        images = inputs["images"]
+        b, h, w, c = images.shape
+        new_h, new_w = (int(v) for v in attrs["size"])
+        if images.dtype != "float32" or not nonempty(images.shape):
+            return fallback(backend, inputs, attrs)
+        out_shape = (b, new_h, new_w, c)
+        out = backend.make_output(out_shape, "float32")
+        if nonempty(out_shape):
+            getattr(backend.abi, name)(
+                images,
+                b,
+                h,
+                w,
+                c,
+                new_h,
+                new_w,
+                bool(attrs["align_corners"]),
+                bool(attrs["half_pixel_centers"]),
+                out,
+            )
+        return out
+
+    kernel.__doc__ = f"{name} {{images}} attrs size, align_corners, half_pixel_centers (float32 natively)."
+    return kernel
+
+
+def flip_left_right(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """FlipLeftRight {image}: float32 natively."""
+    image = inputs["image"]
+    if image.dtype != "float32":
+        return cpu("FlipLeftRight")(backend, inputs, attrs)
+    out = backend.make_output(image.shape, "float32")
+    if nonempty(image.shape):
+        backend.abi.FlipLeftRight(image, *image.shape, out)
+    return out
+
+
+def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """CropAndResize {image, boxes, box_ind} attrs crop_size, method, extrapolation_value."""
+    image, boxes, box_ind = inputs["image"], inputs["boxes"], inputs["box_ind"]
+    ch, cw = (int(v) for v in attrs["crop_size"])
+    n = boxes.shape[0]
+    if (
+        image.dtype != "float32"
+        or boxes.dtype != "float32"
+        or box_ind.dtype != "int32"
+        or not nonempty(image.shape)
+        or not _in_range(backend.values(box_ind), 0, image.shape[0])
+    ):
+        return cpu("CropAndResize")(backend, inputs, attrs)
+    out_shape = (n, ch, cw, image.shape[3])
+    out = backend.make_output(out_shape, "float32")
+    if nonempty(out_shape):
+        method = 1 if attrs["method"] == "nearest" else 0
+        backend.abi.CropAndResize(
+            image, boxes, box_ind, n, image.shape, ch, cw, method, attrs["extrapolation_value"], out
+        )
+    return out
+
+
+def _nms_result(backend: Any, ptr: int) -> tuple[int, int, int, int]:
+    fields = array("i")
+    fields.frombytes(backend.module.read(ptr, 16))
+    backend.abi.free(ptr)
+    return fields[0] & 0xFFFFFFFF, fields[1], fields[2] & 0xFFFFFFFF, fields[3] & 0xFFFFFFFF
+
+
+def _nms_ok(inputs: Any) -> bool:
+    boxes, scores = inputs["boxes"], inputs["scores"]
+    return boxes.dtype == "float32" and scores.dtype == "float32" and nonempty(boxes.shape)
+
+
+def nms_v3(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """NonMaxSuppressionV3 {boxes, scores} attrs max_output_size, iou_threshold, score_threshold."""
+    if not _nms_ok(inputs):
+        return cpu("NonMaxSuppressionV3")(backend, inputs, attrs)
+    ptr = backend.abi.NonMaxSuppressionV3(
+        inputs["boxes"], inputs["scores"], int(attrs["max_output_size"]), attrs["iou_threshold"],
+        attrs["score_threshold"],
+    )  # fmt: skip
+    p_indices, size, p_scores, p_valid = _nms_result(backend, ptr & 0xFFFFFFFF)
+    backend.abi.free(p_scores)
+    backend.abi.free(p_valid)
+    return backend.adopt(p_indices, (size,), "int32")
+
+
+def nms_v4(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
+    """NonMaxSuppressionV4: as V3 plus pad_to_max_output_size -> [indices, valid_outputs scalar]."""
+    if not _nms_ok(inputs):
+        return cpu("NonMaxSuppressionV4")(backend, inputs, attrs)
+    ptr = backend.abi.NonMaxSuppressionV4(
+        inputs["boxes"], inputs["scores"], int(attrs["max_output_size"]), attrs["iou_threshold"],
+        attrs["score_threshold"], bool(attrs["pad_to_max_output_size"]),
+    )  # fmt: skip
+    p_indices, size, p_scores, p_valid = _nms_result(backend, ptr & 0xFFFFFFFF)
+    backend.abi.free(p_scores)
+    return [backend.adopt(p_indices, (size,), "int32"), backend.adopt(p_valid, (), "int32")]
+
+
+def nms_v5(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
+    """NonMaxSuppressionV5: as V3 plus soft_nms_sigma -> [indices, selected scores]."""
+    if not _nms_ok(inputs):
+        return cpu("NonMaxSuppressionV5")(backend, inputs, attrs)
+    ptr = backend.abi.NonMaxSuppressionV5(
+        inputs["boxes"], inputs["scores"], int(attrs["max_output_size"]), attrs["iou_threshold"],
+        attrs["score_threshold"], attrs["soft_nms_sigma"],
+    )  # fmt: skip
+    p_indices, size, p_scores, p_valid = _nms_result(backend, ptr & 0xFFFFFFFF)
+    backend.abi.free(p_valid)
+    return [backend.adopt(p_indices, (size,), "int32"), backend.adopt(p_scores, (size,), "float32")]
+
+
+KERNELS: dict[str, Kernel] = {
+    name: with_fallback(name, fn)
+    for name, fn in {
+        "Tile": tile,
+        "Reverse": reverse,
+        "PadV2": pad_v2,
+        "MirrorPad": mirror_pad,
+        "GatherV2": gather_v2,
+        "GatherNd": gather_nd,
+        "OneHot": one_hot,
+        "DepthToSpace": depth_to_space,
+        "ResizeBilinear": _resize("ResizeBilinear"),
+        "ResizeNearestNeighbor": _resize("ResizeNearestNeighbor"),
+        "FlipLeftRight": flip_left_right,
+        "CropAndResize": crop_and_resize,
+        "NonMaxSuppressionV3": nms_v3,
+        "NonMaxSuppressionV4": nms_v4,
+        "NonMaxSuppressionV5": nms_v5,
+    }.items()
+}
