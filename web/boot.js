@@ -4,6 +4,10 @@
 // Contract (tests rely on it): when boot finishes, <html data-webtf="ready">, window.pyodide is the
 // Pyodide instance (webtf importable) and window.webtfBootMs is performance.now() at that moment.
 // On any failure: #error shows the message and <html data-webtf="error">.
+// The live camera demo (web/demo.js, web/demo.py) is wired up before "ready" but runs nothing until
+// Start camera is pressed (or ?camera=auto / ?camera=sample asks for it).
+
+import { setupDemo } from "./demo.js";
 
 const root = document.documentElement;
 const statusLine = document.getElementById("status");
@@ -35,6 +39,7 @@ function renderPanel(panel) {
     cell.className = "value";
     cell.textContent = JSON.stringify(value);
   }
+  document.getElementById("renderer").textContent = panel.renderer ?? "(no WebGL)";
   document.getElementById("environment").hidden = false;
 }
 
@@ -62,6 +67,9 @@ async function boot() {
   const panel = JSON.parse(await namespace.get("boot")(backend));
   namespace.destroy();
   renderPanel(panel);
+
+  setStatus("setting up the camera demo");
+  await setupDemo(pyodide, panel);
 
   window.pyodide = pyodide;
   window.webtfBootMs = performance.now();

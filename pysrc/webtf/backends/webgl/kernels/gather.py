@@ -1,0 +1,385 @@
+"""GLSL kernels that move elements: Transpose, Slice, StridedSlice, Reverse, Tile, PadV2, MirrorPad,
+DepthToSpace, SpaceToBatchND, BatchToSpaceND, Unpack, SplitV (all one strided-gather program,
+shaders/Gather.glsl), Concat and Pack (shaders/Concat.glsl), GatherV2, GatherNd, OneHot."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+from typing import Any
+
+from ....shapes import fmt, strides_of
+from ....slice_info import slice_info
+from ...base import TensorInfo
+from .common import size_of
+from .elementwise import _View
+
+NONE, TILE, PAD, REFLECT, SYMMETRIC = 0, 1, 2, 3, 4
+MAX_RANK = 8  # shaders/Gather.glsl MAX_RANK
+MAX_CONCAT = 8  # samplers of shaders/Concat.glsl
+
+# An output dim: (size, source dim, coefficient). A source dim: (offset, size, stride, mode).
+OutDim = tuple[int, int, int]
+SrcDim = tuple[int, int, int, int]
+
+
+def _vec_ok(out_dims: list[OutDim], src_dims: list[SrcDim]) -> bool:
+    """True when every 4 consecutive outputs read 4 consecutive source elements starting at a multiple of 4."""
+    size, s_last, coef = out_dims[-1]
+    offset, n, stride, mode = src_dims[s_last]
+    if size % 4 or coef != 1 or stride != 1 or offset % 4 or mode in (REFLECT, SYMMETRIC):
+        return False
+    if mode in (TILE, PAD) and n % 4:
+        return False
+    if any(c % 4 for _, s, c in out_dims[:-1] if s == s_last):
+        return False
+    return all(st % 4 == 0 for k, (_, _, st, _) in enumerate(src_dims) if k != s_last)
+
+
+def gather(
+    backend: Any,
+    x: Any,
+    out_shape: tuple[int, ...],
+    out_dims: list[OutDim],
+    src_dims: list[SrcDim],
+    constant: float = 0.0,
+) -> TensorInfo:
+    """out[i] = x[source(i)] through the strided map of shaders/Gather.glsl (see its header)."""
+    out_dims = [d for d in out_dims if d[0] != 1]
+    if not out_dims:
+        out_dims = [(1, 0, 0)]
+    if len(out_dims) > MAX_RANK or len(src_dims) > MAX_RANK:
+        raise ValueError(f"webgl gather: rank above {MAX_RANK} is not supported")
+    boundary = any(s[3] != NONE for s in src_dims)
+    vec = _vec_ok(out_dims, src_dims)
+    key = ("Gather", len(out_dims), len(src_dims), boundary, vec, x.dtype == "int32")
+    prog = backend.programs.get(key)
+    if prog is None:
+        defines = [d for d, on in (("BOUNDARY", boundary), ("VEC", vec)) if on]
+        ni = 2 + 3 * len(out_dims) + 4 * len(src_dims)
+        prog = backend.programs.build(key, "Gather", ("X",), ni, 1, defines, int_output=x.dtype == "int32")
+    ints = [len(out_dims), len(src_dims)]
+    for d in out_dims:
+        ints.extend(d)
+    for s in src_dims:
+        ints.extend(s)
+    return backend.run(prog, (x,), tuple(out_shape), x.dtype, ints, (float(constant),))
+
+
+def _src(shape: Sequence[int], modes: Sequence[int] | None = None, offsets: Sequence[int] | None = None) -> list:
+    strides = strides_of(shape)
+    return [
+        (offsets[k] if offsets else 0, n, strides[k], modes[k] if modes else NONE) for k, n in enumerate(shape)
+    ]
+
+
+def _share(x: Any, shape: tuple[int, ...]) -> TensorInfo:
+    return TensorInfo(x.data_id, tuple(shape), x.dtype)
+
+
+# ---- kernels ------------------------------------------------------------------------------------
+def transpose(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Transpose: attrs perm; output dim k is input dim perm[k]."""
+    x, perm = inputs["x"], tuple(attrs["perm"])
+    out_shape = tuple(x.shape[p] for p in perm)
+    if [p for p in perm if x.shape[p] != 1] == sorted(p for p in perm if x.shape[p] != 1):
+        return _share(x, out_shape)  # only size-1 dims move: the same flat order
+    return gather(backend, x, out_shape, [(x.shape[p], p, 1) for p in perm], _src(x.shape))
+
+
+def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Slice: attrs begin, size (resolved)."""
+    x, begin, size = inputs["x"], tuple(attrs["begin"]), tuple(attrs["size"])
+    if size == x.shape:
+        return _share(x, x.shape)
+    return gather(backend, x, size, [(n, d, 1) for d, n in enumerate(size)], _src(x.shape, offsets=begin))
+
+
+def strided_slice(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """StridedSlice: TF.js attrs (begin, end, strides, the five masks) resolved by slice_info."""
+    x = inputs["x"]
+    info = slice_info(
+        x.shape,
+        attrs["begin"],
+        attrs["end"],
+        attrs.get("strides"),
+        attrs.get("begin_mask", 0),
+        attrs.get("end_mask", 0),
+        attrs.get("ellipsis_mask", 0),
+        attrs.get("new_axis_mask", 0),
+        attrs.get("shrink_axis_mask", 0),
+    )
+    if info.is_identity:
+        return _share(x, info.final_shape)
+    out_dims = [(n, d, st) for d, (n, st) in enumerate(zip(info.sizes, info.strides, strict=True))]
+    return gather(backend, x, info.final_shape, out_dims, _src(x.shape, offsets=info.begin))
+
+
+def reverse(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Reverse: attrs dims (axes to reverse, >= 0)."""
+    x = inputs["x"]
+    dims = {d for d in attrs["dims"] if x.shape[d] > 1}
+    if not dims or x.size == 0:
+        return _share(x, x.shape)
+    out_dims = [(n, d, -1 if d in dims else 1) for d, n in enumerate(x.shape)]
+    offsets = [n - 1 if d in dims else 0 for d, n in enumerate(x.shape)]
+    return gather(backend, x, x.shape, out_dims, _src(x.shape, offsets=offsets))
+
+
+def tile(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Tile: attrs reps (one count per dim)."""
+    x, reps = inputs["x"], tuple(attrs["reps"])
+    out_shape = tuple(d * r for d, r in zip(x.shape, reps, strict=True))
+    if all(r == 1 for r in reps):
+        return _share(x, out_shape)
+    modes = [TILE if r != 1 else NONE for r in reps]
+    return gather(backend, x, out_shape, [(n, d, 1) for d, n in enumerate(out_shape)], _src(x.shape, modes))
+
+
+def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """PadV2: attrs paddings ([before, after] per dim), constant_value."""
+    x, paddings = inputs["x"], [tuple(p) for p in attrs["paddings"]]
+    out_shape = tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, paddings, strict=True))
+    if out_shape == x.shape:
+        return _share(x, x.shape)
+    value = attrs.get("constant_value", 0)
+    value = float(bool(value)) if x.dtype == "bool" else float(int(value)) if x.dtype == "int32" else float(value)
+    modes = [PAD if lo or hi else NONE for lo, hi in paddings]
+    src = _src(x.shape, modes, [-lo for lo, _ in paddings])
+    return gather(backend, x, out_shape, [(n, d, 1) for d, n in enumerate(out_shape)], src, value)
+
+
+def mirror_pad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """MirrorPad: attrs paddings, mode ('reflect' | 'symmetric')."""
+    x, paddings = inputs["x"], [tuple(p) for p in attrs["paddings"]]
+    out_shape = tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, paddings, strict=True))
+    if out_shape == x.shape:
+        return _share(x, x.shape)
+    mode = REFLECT if attrs["mode"] == "reflect" else SYMMETRIC
+    src = _src(x.shape, [mode if lo or hi else NONE for lo, hi in paddings], [-lo for lo, _ in paddings])
+    return gather(backend, x, out_shape, [(n, d, 1) for d, n in enumerate(out_shape)], src)
+
+
+def depth_to_space(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """DepthToSpace: attrs block_size, data_format ('NHWC' | 'NCHW')."""
+    x = inputs["x"]
+    bs = attrs["block_size"]
+    if attrs["data_format"] == "NHWC":
+        b, h, w, c = x.shape
+        cout = c // (bs * bs)
+        out_dims = [(b, 0, 1), (h, 1, 1), (bs, 3, bs * cout), (w, 2, 1), (bs, 3, cout), (cout, 3, 1)]
+        shape = (b, h * bs, w * bs, cout)
+    else:
+        b, c, h, w = x.shape
+        cout = c // (bs * bs)
+        out_dims = [(b, 0, 1), (cout, 1, 1), (h, 2, 1), (bs, 1, bs * cout), (w, 3, 1), (bs, 1, cout)]
+        shape = (b, cout, h * bs, w * bs)
+    return gather(backend, x, shape, out_dims, _src(x.shape))
+
+
+def space_to_batch_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """SpaceToBatchND: attrs block_shape, paddings; output batch = block position * batch + b."""
+    x = inputs["x"]
+    block, pads = list(attrs["block_shape"]), [tuple(p) for p in attrs["paddings"]]
+    m, shape = len(block), x.shape
+    out_spatial = [(shape[1 + i] + pads[i][0] + pads[i][1]) // block[i] for i in range(m)]
+    out_shape = (shape[0] * prod(block), *out_spatial, *shape[1 + m :])
+    out_dims = [(bl, 1 + i, 1) for i, bl in enumerate(block)] + [(shape[0], 0, 1)]
+    out_dims += [(n, 1 + i, block[i]) for i, n in enumerate(out_spatial)]
+    out_dims += [(n, 1 + m + k, 1) for k, n in enumerate(shape[1 + m :])]
+    modes = [NONE] + [PAD if sum(p) else NONE for p in pads] + [NONE] * (len(shape) - 1 - m)
+    offsets = [0] + [-p[0] for p in pads] + [0] * (len(shape) - 1 - m)
+    return gather(backend, x, out_shape, out_dims, _src(shape, modes, offsets))
+
+
+def batch_to_space_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """BatchToSpaceND: attrs block_shape, crops. Interleaves, then crops (a second gather) if needed."""
+    x = inputs["x"]
+    block, crops = list(attrs["block_shape"]), [tuple(c) for c in attrs["crops"]]
+    m, shape = len(block), x.shape
+    out_batch = shape[0] // prod(block)
+    block_strides = strides_of(block)
+    full = (out_batch, *[shape[1 + i] * block[i] for i in range(m)], *shape[1 + m :])
+    out_dims = [(out_batch, 0, 1)]
+    for i in range(m):
+        out_dims += [(shape[1 + i], 1 + i, 1), (block[i], 0, block_strides[i] * out_batch)]
+    out_dims += [(n, 1 + m + k, 1) for k, n in enumerate(shape[1 + m :])]
+    inter = gather(backend, x, full, out_dims, _src(shape))
+    if not any(a or b for a, b in crops):
+        return inter
+    size = (out_batch, *[full[1 + i] - crops[i][0] - crops[i][1] for i in range(m)], *shape[1 + m :])
+    begin = (0, *[c[0] for c in crops], *[0] * (len(shape) - 1 - m))
+    view = _View(inter.data_id, full, x.dtype)
+    out = gather(backend, view, size, [(n, d, 1) for d, n in enumerate(size)], _src(full, offsets=begin))
+    backend.temp(inter)
+    return out
+
+
+def unpack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
+    """Unpack: attrs axis; one output per index along it."""
+    x, axis = inputs["value"], attrs["axis"]
+    out_shape = x.shape[:axis] + x.shape[axis + 1 :]
+    out_dims = [(n, d, 1) for d, n in enumerate(x.shape) if d != axis]
+    offsets = [0] * len(x.shape)
+    outs = []
+    for i in range(x.shape[axis]):
+        offsets[axis] = i
+        outs.append(gather(backend, x, out_shape, out_dims, _src(x.shape, offsets=offsets)))
+    return outs
+
+
+def split_v(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
+    """SplitV: attrs num_or_size_splits (sizes, or a count of equal parts), axis."""
+    x, axis, sizes = inputs["x"], attrs["axis"], attrs["num_or_size_splits"]
+    if isinstance(sizes, int):
+        sizes = [x.shape[axis] // sizes] * sizes
+    outs, start = [], 0
+    for size in sizes:
+        shape = (*x.shape[:axis], size, *x.shape[axis + 1 :])
+        offsets = [start if d == axis else 0 for d in range(len(x.shape))]
+        outs.append(gather(backend, x, shape, [(n, d, 1) for d, n in enumerate(shape)], _src(x.shape, offsets=offsets)))
+        start += size
+    return outs
+
+
+def _concat(backend: Any, tensors: list[Any], axis: int, out_shape: tuple[int, ...]) -> TensorInfo:
+    dtype = tensors[0].dtype
+    outer = prod(out_shape[:axis])
+    parts = [(t, prod(t.shape[axis:])) for t in tensors]
+    parts = [(t, inner) for t, inner in parts if inner and outer]
+    if len(parts) == 1:
+        return TensorInfo(parts[0][0].data_id, out_shape, dtype)
+    if not parts:
+        return backend.run(None, (), out_shape, dtype)  # empty
+    total = sum(inner for _, inner in parts)
+    if len(parts) > MAX_CONCAT:  # concatenate groups, then the groups
+        groups = []
+        for k in range(0, len(parts), MAX_CONCAT):
+            chunk = parts[k : k + MAX_CONCAT]
+            inner = sum(i for _, i in chunk)
+            groups.append(_View(_concat_run(backend, chunk, outer, inner, dtype).data_id, (outer, inner), dtype))
+        out = _concat(backend, groups, 1, (outer, total))
+        for g in groups:
+            backend.temp(g)
+        return TensorInfo(out.data_id, out_shape, dtype)
+    info = _concat_run(backend, parts, outer, total, dtype)
+    return TensorInfo(info.data_id, out_shape, dtype)
+
+
+def _concat_run(backend: Any, parts: list[tuple[Any, int]], outer: int, total: int, dtype: str) -> TensorInfo:
+    n = len(parts)
+    vec = all(inner % 4 == 0 for _, inner in parts)
+    key = ("Concat", n, vec, dtype == "int32")
+    prog = backend.programs.get(key)
+    if prog is None:
+        holes = {"PARTS": " ".join(f"PART({k}, X{k})" for k in range(n))}
+        prog = backend.programs.build(
+            key, "Concat", [f"X{k}" for k in range(n)], 1 + 2 * n, 0, ["VEC"] if vec else [], holes,
+            int_output=dtype == "int32",
+        )  # fmt: skip
+    ints, col = [total], 0
+    for _, inner in parts:
+        ints += [inner, col]
+        col += inner
+    return backend.run(prog, [t for t, _ in parts], (outer, total), dtype, ints)
+
+
+def concat(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Concat: a list of tensors, attrs axis (>= 0)."""
+    axis = attrs["axis"]
+    first = inputs[0].shape
+    out_shape = (*first[:axis], sum(t.shape[axis] for t in inputs), *first[axis + 1 :])
+    return _concat(backend, list(inputs), axis, out_shape)
+
+
+def pack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Pack: a list of tensors of one shape; attrs axis of the new dim."""
+    shape = inputs[0].shape
+    axis = attrs["axis"]
+    if axis < 0:
+        axis += len(shape) + 1
+    out_shape = (*shape[:axis], len(inputs), *shape[axis:])
+    views = [_View(t.data_id, (*shape[:axis], 1, *shape[axis:]), t.dtype) for t in inputs]
+    return _concat(backend, views, axis, out_shape)
+
+
+def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """GatherV2: x, indices; attrs axis, batch_dims. Indices are checked when they are on the host."""
+    x, indices = inputs["x"], inputs["indices"]
+    axis, batch_dims = attrs["axis"], attrs.get("batch_dims", 0)
+    dim = x.shape[axis]
+    host = backend.host_values(indices)
+    if host is not None and len(host) and (min(host) < 0 or max(host) >= dim):
+        bad = next(i for i in host if not 0 <= i < dim)
+        raise ValueError(f"Error in gather: the index value {bad} is not in [0, {dim - 1}]")
+    out_shape = (*x.shape[:axis], *indices.shape[batch_dims:], *x.shape[axis + 1 :])
+    batch = prod(x.shape[:batch_dims])
+    outer = prod(x.shape[batch_dims:axis])
+    inner = prod(x.shape[axis + 1 :])
+    per = indices.size // batch if batch else 0
+    vec = inner % 4 == 0
+    key = ("GatherV2", vec, x.dtype == "int32")
+    prog = backend.programs.get(key) or backend.programs.build(
+        key, "GatherV2", ("X", "I"), 4, 0, ["VEC"] if vec else [], int_output=x.dtype == "int32"
+    )
+    return backend.run(prog, (x, indices), out_shape, x.dtype, (outer, dim, inner, per))
+
+
+def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """GatherNd: params, indices (last dim = depth). Indices are checked when they are on the host."""
+    params, indices = inputs["params"], inputs["indices"]
+    depth = indices.shape[-1]
+    dims = params.shape[:depth]
+    out_shape = (*indices.shape[:-1], *params.shape[depth:])
+    host = backend.host_values(indices)
+    if host is not None and depth:
+        for k in range(len(host) // depth):
+            row = host[k * depth : (k + 1) * depth]
+            if any(not 0 <= i < d for i, d in zip(row, dims, strict=True)):
+                raise ValueError(
+                    f"Error in gather_nd: invalid indices: {fmt(row)} does not index into {fmt(params.shape)}"
+                )
+    key = ("GatherNd", depth, params.dtype == "int32")
+    prog = backend.programs.get(key) or backend.programs.build(
+        key, "GatherNd", ("X", "I"), 2 + 2 * depth, int_output=params.dtype == "int32"
+    )
+    slice_size = prod(params.shape[depth:])
+    ints = [depth, slice_size, *strides_of(dims), *dims]
+    return backend.run(prog, (params, indices), out_shape, params.dtype, ints)
+
+
+def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """OneHot: indices; attrs depth, on_value, off_value, dtype."""
+    indices = inputs["indices"]
+    depth, dtype = attrs["depth"], attrs.get("dtype", "int32")
+
+    def value(v: Any) -> float:
+        return float(bool(v)) if dtype == "bool" else float(int(v)) if dtype == "int32" else float(v)
+
+    key = ("OneHot", dtype == "int32")
+    prog = backend.programs.get(key) or backend.programs.build(
+        key, "OneHot", ("I",), 1, 2, int_output=dtype == "int32"
+    )
+    floats = (value(attrs.get("on_value", 1)), value(attrs.get("off_value", 0)))
+    return backend.run(prog, (indices,), (*indices.shape, depth), dtype, (depth,), floats)
+
+
+KERNELS = {
+    "Transpose": transpose,
+    "Slice": slice_,
+    "StridedSlice": strided_slice,
+    "Reverse": reverse,
+    "Tile": tile,
+    "PadV2": pad_v2,
+    "MirrorPad": mirror_pad,
+    "DepthToSpace": depth_to_space,
+    "SpaceToBatchND": space_to_batch_nd,
+    "BatchToSpaceND": batch_to_space_nd,
+    "Unpack": unpack,
+    "SplitV": split_v,
+    "Concat": concat,
+    "Pack": pack,
+    "GatherV2": gather_v2,
+    "GatherNd": gather_nd,
+    "OneHot": one_hot,
+}
