@@ -47,6 +47,21 @@ FRESH_ENV = "WEBTF_DIST_FRESH"
 
 
 @dataclass(frozen=True)
+class UmdModel:
+    """A TF.js layers model shipped as UMD scripts (model.min.js + one .min.js per weight shard, the shard
+    bytes base64-encoded inside), converted at build time into dist/<dest>/model.json + <shard>.bin."""
+
+    folder: str  # tarball folder holding model.min.js
+    shards: tuple[str, ...]  # shard paths as the manifest names them (group1-shard1of1)
+    dest: str  # dist folder
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """The tarball members the conversion reads."""
+        return (f"{self.folder}/model.min.js", *(f"{self.folder}/{s}.min.js" for s in self.shards))
+
+
+@dataclass(frozen=True)
 class NpmPin:
     """An npm package tarball and the files of it that go into dist/ (tarball member -> dist path)."""
 
@@ -54,6 +69,7 @@ class NpmPin:
     version: str
     sha256: str
     place: tuple[tuple[str, str], ...] = ()
+    umd_models: tuple[UmdModel, ...] = ()
 
     @property
     def filename(self) -> str:
@@ -116,8 +132,14 @@ NPM_PINS: tuple[NpmPin, ...] = (
         "56505c191e24116787477b3bb5bb1cc0cf1c2bdce8112b9c402a8a2d31cf2f00",
         (("package/dist/tf.min.js", "vendor/tfjs/tf.min.js"),),
     ),
-    # Fetched and pinned now; its MobileNetV2 layers model is extracted in a later step.
-    NpmPin("nsfwjs", "4.3.0", "4496790efc9bdc6f3e85a826a8e482c1fa1e9db4b3d18c095e98cc0c73cfb12f"),
+    NpmPin(
+        "nsfwjs",
+        "4.3.0",
+        "4496790efc9bdc6f3e85a826a8e482c1fa1e9db4b3d18c095e98cc0c73cfb12f",
+        umd_models=(
+            UmdModel("package/dist/models/mobilenet_v2", ("group1-shard1of1",), "models/mobilenet_v2"),
+        ),
+    ),
 )
 
 WHEEL_PINS: tuple[WheelPin, ...] = (
@@ -253,7 +275,7 @@ def extract(pin: NpmPin, tarball: Path) -> Path:
     """Extract the members that pin places into the cache, unless its stamp is current; return the folder."""
     folder = cache_dir() / "extract" / pin.filename.removesuffix(".tgz")
     stamp = folder / ".stamp"
-    members = sorted({member for member, _ in pin.place})
+    members = sorted({member for member, _ in pin.place} | {m for u in pin.umd_models for m in u.members})
     want = json.dumps({"sha256": pin.sha256, "members": members})
     if stamp.exists() and stamp.read_text() == want:
         return folder
@@ -269,6 +291,50 @@ def extract(pin: NpmPin, tarball: Path) -> Path:
         tar.extractall(folder, members=[tar.getmember(m) for m in members], filter="data")
     stamp.write_text(want)
     return folder
+
+
+# Evaluates the UMD scripts with node (they are CommonJS-compatible) and writes model.json with the
+# manifest paths renamed to .bin, plus each shard's decoded bytes. argv: source folder, output folder.
+UMD_TO_JSON_JS = r"""
+const fs = require("fs"), path = require("path");
+const [src, out] = process.argv.slice(1);
+const model = require(path.resolve(src, "model.min.js"));
+for (const group of model.weightsManifest) {
+  group.paths = group.paths.map((p) => {
+    const data = Buffer.from(require(path.resolve(src, p + ".min.js")), "base64");
+    fs.writeFileSync(path.join(out, p + ".bin"), data);
+    return p + ".bin";
+  });
+}
+fs.writeFileSync(path.join(out, "model.json"), JSON.stringify(model));
+"""
+
+
+def convert_umd(pin: NpmPin, extracted: Path, model: UmdModel) -> dict[str, Path]:
+    """Convert a UMD layers model once (cached with a stamp); return dist path -> converted file."""
+    folder = cache_dir() / "convert" / pin.filename.removesuffix(".tgz") / model.dest
+    outputs = {"model.json": folder / "model.json"} | {f"{s}.bin": folder / f"{s}.bin" for s in model.shards}
+    stamp = folder / ".stamp"
+    want = json.dumps({"sha256": pin.sha256, "members": model.members, "script": UMD_TO_JSON_JS})
+    if not (stamp.exists() and stamp.read_text() == want and all(p.exists() for p in outputs.values())):
+        log(f"converting {pin.name}@{pin.version} {model.folder} to {model.dest}/model.json")
+        if shutil.which("node") is None:
+            raise BuildError(f"node is needed to convert {model.folder} of {pin.name}: install node")
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        result = subprocess.run(
+            ["node", "-e", UMD_TO_JSON_JS, str(extracted / model.folder), str(folder)],
+            capture_output=True,
+            text=True,
+        )
+        missing = [name for name, p in outputs.items() if not p.exists()]
+        if result.returncode != 0 or missing:
+            raise BuildError(
+                f"converting {model.folder} failed (missing {missing}):\n{result.stderr.strip()}"
+            )
+        stamp.write_text(want)
+    return {f"{model.dest}/{name}": p for name, p in outputs.items()}
 
 
 # ---------------------------------------------------------------------------------------------- wheel
@@ -378,10 +444,12 @@ def build() -> None:
     extracted: dict[str, Path] = {}
     for pin in NPM_PINS:
         tarball = fetch_npm(pin)
-        if pin.place:
+        if pin.place or pin.umd_models:
             extracted[pin.name] = folder = extract(pin, tarball)
             for member, dest in pin.place:
                 plan[dest] = folder / member
+            for model in pin.umd_models:
+                plan.update(convert_umd(pin, folder, model))
     wheels = fetch_wheels(WHEEL_PINS)
     for path in wheels.values():
         plan[f"pyodide/{path.name}"] = path

@@ -19,7 +19,7 @@ float divide(float a, float b) {
 float binary(float a, float b) { return a + b; }
 #elif defined(OP_Sub)
 float binary(float a, float b) { return a - b; }
-#elif defined(OP_Mul)
+#elif defined(OP_Multiply)
 float binary(float a, float b) { return a * b; }
 #elif defined(OP_RealDiv)
 float binary(float a, float b) { return divide(a, b); }
@@ -48,23 +48,32 @@ float binary(float a, float b) {
 }
 #else
 float binary(float a, float b) {
+  // JS: the remainder a % b (sign of a), moved to the sign of b when the signs differ
   if (b == 0.0 || isinf(a) || isNaN(a) || isNaN(b)) return NAN;
-  if (isinf(b)) return (a == 0.0 || (a < 0.0) == (b < 0.0)) ? a : b;
-  float r = a - b * floor(a / b);
-  // floor(a / b) can be off by one in float; bring r into [0, b) or (b, 0]
-  if (b > 0.0 ? r >= b : r <= b) r -= b;
-  if (b > 0.0 ? r < 0.0 : r > 0.0) r += b;
+  if (isinf(b)) return (a >= 0.0) == (b >= 0.0) ? a : NAN;
+  float r = a - b * trunc(a / b);
+  if (abs(r) >= abs(b)) r -= b * sign(r) * sign(b);  // trunc(a / b) off by one in float
+  if (r != 0.0 && (r < 0.0) != (b < 0.0)) r += b;
   return r;
 }
 #endif
 #elif defined(OP_Pow)
+// JS Math.pow
 float binary(float a, float b) {
   if (b == 0.0) return 1.0;
-  if (isNaN(a) || isNaN(b)) return NAN;
+  if (isNaN(a) || isNaN(b) || (isinf(b) && abs(a) == 1.0)) return NAN;
+  bool oddInt = floor(b) == b && !isinf(b) && mod(b, 2.0) == 1.0;
+  if (a == 0.0) {
+    bool negZero = floatBitsToInt(a) < 0;
+    if (b < 0.0) return oddInt && negZero ? -INF : INF;
+    return oddInt && negZero ? -0.0 : 0.0;
+  }
   if (a < 0.0 && floor(b) != b) return NAN;
-  if (a == 0.0) return b < 0.0 ? INF : 0.0;
   float p = exp2(b * log2(abs(a)));
-  return (a < 0.0 && mod(b, 2.0) == 1.0) ? -p : p;
+#ifdef INT_OUTPUT
+  p = round(p);  // exp2/log2 are not exact: integer powers must come out whole
+#endif
+  return a < 0.0 && oddInt ? -p : p;
 }
 #elif defined(OP_SquaredDifference)
 float binary(float a, float b) { return (a - b) * (a - b); }

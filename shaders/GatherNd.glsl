@@ -7,11 +7,11 @@ uniform sampler2D I;
 #define SCALAR
 float compute(int i) {
   int depth = uI[1], slice = uI[2];
-  int k = i / slice, s = i % slice, flat = 0;
+  int k = i / slice, s = i % slice, off = 0;
   for (int j = 0; j < depth; j++) {
     int v = int(at(I, k * depth + j));
     if (v < 0 || v >= uI[3 + depth + j]) return 0.0;
-    flat += v * uI[3 + j];
+    off += v * uI[3 + j];
   }
-  return at(X, flat * slice + s);
+  return at(X, off * slice + s);
 }

@@ -9,6 +9,21 @@ float expm1Accurate(float x) {
   return abs(x) < 1e-3 ? x + 0.5 * x * x + x * x * x / 6.0 : exp(x) - 1.0;
 }
 
+// sin(x), cos(x) within a few ulp: Cody-Waite reduction by pi/2, then Taylor polynomials on [-pi/4, pi/4]
+// (SwiftShader's builtins are ~1e-4 off)
+vec2 sinCos(float x) {
+  float q = roundEven(x * 0.63661977236758134);
+  float r = (x - q * 1.5707963705062866) + q * 4.3711390001862428e-8;
+  float r2 = r * r;
+  float s = r + r * r2 * (-1.0 / 6.0 + r2 * (1.0 / 120.0 + r2 * (-1.0 / 5040.0 + r2 * (1.0 / 362880.0))));
+  float c = 1.0 + r2 * (-0.5 + r2 * (1.0 / 24.0 + r2 * (-1.0 / 720.0 + r2 * (1.0 / 40320.0 + r2 * (-1.0 / 3628800.0)))));
+  int quadrant = int(mod(q, 4.0));
+  if (quadrant == 0) return vec2(s, c);
+  if (quadrant == 1) return vec2(c, -s);
+  if (quadrant == 2) return vec2(-s, -c);
+  return vec2(-c, s);
+}
+
 float log1pAccurate(float x) {
   if (x < -1.0) return NAN;
   if (x == -1.0) return -INF;
@@ -56,15 +71,19 @@ float unary(float x) {
 #elif defined(OP_Softplus)
 float unary(float x) { return isNaN(x) ? x : max(x, 0.0) + log1pAccurate(exp(-abs(x))); }
 #elif defined(OP_Sin)
-float unary(float x) { return sin(x); }
+float unary(float x) { return isinf(x) ? NAN : sinCos(x).x; }
 #elif defined(OP_Cos)
-float unary(float x) { return cos(x); }
+float unary(float x) { return isinf(x) ? NAN : sinCos(x).y; }
 #elif defined(OP_Tan)
-float unary(float x) { return tan(x); }
+float unary(float x) {
+  if (isinf(x)) return NAN;
+  vec2 sc = sinCos(x);
+  return sc.x / sc.y;
+}
 #elif defined(OP_Asin)
-float unary(float x) { return abs(x) > 1.0 ? NAN : asin(x); }
+float unary(float x) { return abs(x) > 1.0 ? NAN : atan(x, sqrt((1.0 - x) * (1.0 + x))); }
 #elif defined(OP_Acos)
-float unary(float x) { return abs(x) > 1.0 ? NAN : acos(x); }
+float unary(float x) { return abs(x) > 1.0 ? NAN : atan(sqrt((1.0 - x) * (1.0 + x)), x); }
 #elif defined(OP_Atan)
 float unary(float x) { return atan(x); }
 #elif defined(OP_Sinh)
@@ -119,11 +138,19 @@ float unary(float x) { return x; }
 float unary(float x) { return uF[0]; }
 #endif
 
+// NaN in -> NaN out, except for the ops that look at NaN themselves
+#if defined(OP_IsNan) || defined(OP_IsInf) || defined(OP_IsFinite) || defined(OP_LogicalNot) || \
+    defined(OP_Sign) || defined(OP_CastBool) || defined(OP_CastInt) || defined(OP_Fill)
+float op(float x) { return unary(x); }
+#else
+float op(float x) { return isNaN(x) ? x : unary(x); }
+#endif
+
 vec4 compute4(int i) {
 #ifdef OP_Fill
   return vec4(uF[0]);
 #else
   vec4 v = texel(X, i >> 2);
-  return vec4(unary(v.x), unary(v.y), unary(v.z), unary(v.w));
+  return vec4(op(v.x), op(v.y), op(v.z), op(v.w));
 #endif
 }

@@ -10,8 +10,8 @@ void main() {
   ivec2 fc = ivec2(gl_FragCoord.xy);
   vec4 r = compute4(((fc.y << uI[0]) + fc.x) << 2);
 #ifdef INT_OUTPUT
-  // int32 results: integers; NaN and infinities store as 0 (like an Int32Array)
-  r = round(r);
+  // int32 results: truncated toward zero; NaN and infinities store as 0 (like an Int32Array)
+  r = trunc(r);
   r = mix(r, vec4(0.0), bvec4(isNaN(r.x) || isinf(r.x), isNaN(r.y) || isinf(r.y), isNaN(r.z) || isinf(r.z),
                               isNaN(r.w) || isinf(r.w)));
 #endif

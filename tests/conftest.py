@@ -99,6 +99,21 @@ def _unwrap(value: Any) -> Any:
     return value._target if isinstance(value, Remote) else value
 
 
+def boot_page(context: Remote, url: str, console_log: list[str]) -> Remote:
+    """A new page of context at url (index.html plus a query), booted to data-webtf="ready" (else fail)."""
+    booted = context.new_page()
+    booted.on("console", lambda message: console_log.append(f"{message.type}: {message.text}"))
+    booted.on("pageerror", lambda error: console_log.append(f"pageerror: {error}"))
+    booted.goto(url)
+    booted.wait_for_function(
+        "['ready', 'error'].includes(document.documentElement.dataset.webtf)", timeout=BOOT_TIMEOUT_MS
+    )
+    if booted.evaluate("document.documentElement.dataset.webtf") == "error":
+        error = booted.locator("#error").inner_text()
+        pytest.fail(f"webtf page failed to boot:\n{error}\n--- console ---\n" + "\n".join(console_log))
+    return booted
+
+
 @pytest.fixture(scope="session")
 def server() -> Iterator[str]:
     """Base URL (ending in /) of dist/ served on a free 127.0.0.1 port; builds dist/ first."""
@@ -113,19 +128,25 @@ def server() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Remote]:
-    """Headless Debian Chromium driven by Playwright on its own thread (never `playwright install`)."""
+def playwright_remote() -> Iterator[Remote]:
+    """Playwright's sync API started on its own thread; launch browsers with extra flags from it."""
     from playwright.sync_api import sync_playwright
 
     executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="playwright")
     playwright = Remote(executor, executor.submit(lambda: sync_playwright().start()).result())
-    chromium = playwright.chromium.launch(
+    yield playwright
+    playwright.stop()
+    executor.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_remote: Remote) -> Iterator[Remote]:
+    """Headless Debian Chromium driven by Playwright on its own thread (never `playwright install`)."""
+    chromium = playwright_remote.chromium.launch(
         executable_path=str(build.CHROMIUM), headless=True, args=list(CHROMIUM_ARGS)
     )
     yield chromium
     chromium.close()
-    playwright.stop()
-    executor.shutdown()
 
 
 @pytest.fixture(scope="session")
@@ -140,16 +161,7 @@ def page(
 ) -> Iterator[Remote]:
     """The session's one webtf page (index.html, default backend), booted to data-webtf="ready"."""
     context = browser.new_context()
-    booted = context.new_page()
-    booted.on("console", lambda message: console_log.append(f"{message.type}: {message.text}"))
-    booted.on("pageerror", lambda error: console_log.append(f"pageerror: {error}"))
-    booted.goto(server)
-    booted.wait_for_function(
-        "['ready', 'error'].includes(document.documentElement.dataset.webtf)", timeout=BOOT_TIMEOUT_MS
-    )
-    if booted.evaluate("document.documentElement.dataset.webtf") == "error":
-        error = booted.locator("#error").inner_text()
-        pytest.fail(f"webtf page failed to boot:\n{error}\n--- console ---\n" + "\n".join(console_log))
+    booted = boot_page(context, server, console_log)
     request.config.stash[BOOT_MS] = booted.evaluate("window.webtfBootMs")
     yield booted
     context.close()

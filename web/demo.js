@@ -83,8 +83,12 @@ function draw(state) {
 function publish(json) {
   const state = JSON.parse(json);
   window.webtfDemo = state;
+  const log = (window.webtfDemoLog ??= []); // one entry per published state, for tests and debugging
+  log.push({ frames: state.frames, backend: state.backend, model: state.model, num_tensors: state.num_tensors });
+  if (log.length > 1000) log.splice(0, log.length - 1000);
   $("demo-message").textContent = state.message ?? "";
   $("demo-message").dataset.camera = state.camera;
+  $("demo-status").textContent = state.status ?? "";
   $("stat-backend").textContent = state.backend;
   $("stat-frames").textContent = state.frames;
   $("stat-fps").textContent = state.frames > 1 ? state.fps.toFixed(2) : "-";

@@ -20,7 +20,7 @@ MODELS = {
     "blazeface": ("models/blazeface.json", BlazeFace),
     "movenet": ("models/movenet-lightning.json", MoveNet),
 }
-FPS_WINDOW_S = 3.0  # frames completed in the last few seconds give the FPS
+FPS_FRAMES = 10  # the FPS is measured over the last few completed frames
 
 
 def now_ms() -> float:
@@ -57,6 +57,7 @@ class Demo:
             "source_size": None,
             "camera": "none",
             "message": "Press Start camera (or use the sample image).",
+            "status": "",
             "running": False,
             "error": None,
         }
@@ -112,6 +113,7 @@ class Demo:
             print(f"webtf demo: set_backend({name!r}) failed: {error}")
         self.state["backend"] = tf.get_backend()
         if ok:
+            self.done = []  # FPS restarts on the new backend
             self.state["message"] = f"Backend switched from {before} to {name}."
         else:
             self.state["message"] = f"Backend {name!r} could not start; still on {before}."
@@ -120,10 +122,11 @@ class Demo:
         """The current model's pipeline, loaded on first use."""
         if self.model not in self.pipelines:
             url, cls = MODELS[self.model]
-            self.state["message"] = f"Loading {self.model} from {url}..."
+            self.state["status"] = f"Loading {self.model} from {url}..."
             self.publish()
+            started = now_ms()
             self.pipelines[self.model] = await cls.load(url)
-            self.state["message"] = f"{self.model} loaded."
+            self.state["status"] = f"{self.model} loaded in {now_ms() - started:.0f} ms."
         return self.pipelines[self.model]
 
     async def step(self) -> None:
@@ -134,6 +137,7 @@ class Demo:
         if self.pending_model is not None:
             self.model, self.pending_model = self.pending_model, None
             self.state.update(model=self.model, detections=[])
+            self.done = []
         source = self.ui.source()
         if source is None:
             return
@@ -151,7 +155,7 @@ class Demo:
             self.warm.add(key)
             self.state["warmup_ms"] = round(elapsed, 2)
         finished = now_ms()
-        self.done = [t for t in self.done if finished - t <= FPS_WINDOW_S * 1000] + [finished]
+        self.done = self.done[-FPS_FRAMES:] + [finished]
         span = (self.done[-1] - self.done[0]) / 1000
         memory = tf.memory()
         self.state.update(

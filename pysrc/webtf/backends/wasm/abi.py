@@ -296,6 +296,7 @@ class Exports:
             arity = getattr(fn, "length", None)
             if arity is not None and arity != len(entry["args"]):
                 raise RuntimeError(
-                    f"the wasm export '{name}' takes {arity} arguments; the ABI table lists {len(entry['args'])}"
+                    f"the wasm export '{name}' takes {arity} arguments; "
+                    f"the ABI table lists {len(entry['args'])}"
                 )
             setattr(self, name, bind_export(name, entry, fn, helpers))

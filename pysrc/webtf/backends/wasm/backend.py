@@ -21,6 +21,7 @@ from .module import WasmModule
 
 _ARENA_BYTES = 64 * 1024
 _CACHE_MAX_BYTES = 1024  # larger int arrays are written per call and freed right after it
+_CONSTANTS_MAX = 64  # kernel lookup tables kept (e.g. per resize geometry)
 
 
 class WasmKernelError(RuntimeError):
@@ -42,15 +43,27 @@ class WasmBackend(Backend):
         )
         self.abi = Exports(self.table, module.raw, helpers)
         self.abi_activations = frozenset(self.table["activation_enum"])
+        self.abi_dtypes = dict(self.table["dtype_enum"])
         self._malloc = self.abi.malloc
         self._free = self.abi.free
         self._register = self.abi.register_tensor
         self._unregister = self.abi.dispose_data
+        self._alloc, self._release = module.fused_calls(
+            self._malloc, self._register, self._unregister, self._free
+        )
+        self._copy = module.strided_copier()
+        self._gather = module.row_gatherer()
+        self._convert = module.converter()
         self.bytes_allocated = 0
+        self.constants: dict[Any, tuple[TensorInfo, ...]] = {}  # see keep_constants
+        self.fallbacks: dict[str, int] = {}  # kernel name -> times a native kernel fell back to the cpu one
         self._ints_cache: dict[tuple, int] = {}
         self._arena = self.malloc(_ARENA_BYTES)
         self._arena_used = 0
         self._disposed = False
+        self._flags: TensorInfo | None = None  # scratch bool buffer for has_nan, grown as needed
+        self._flags_capacity = 0
+        self._any = self.make_output((), "bool")
 
     # ---- heap blocks ----------------------------------------------------------------------------
     def malloc(self, nbytes: int) -> int:
@@ -109,8 +122,10 @@ class WasmBackend(Backend):
     def move(self, data_id: int, values: array, shape: tuple[int, ...], dtype: str) -> None:
         size = len(values)
         nbytes = size * BYTES_PER_ELEMENT[dtype]
-        ptr = self.malloc(nbytes)
-        self._register(data_id, size, ptr)
+        ptr = self._alloc(data_id, size, nbytes)
+        if not ptr:
+            self.malloc(nbytes)  # raises the MemoryError
+        ptr &= 0xFFFFFFFF
         self.data[data_id] = (ptr, nbytes, dtype)
         self.bytes_allocated += nbytes
         if nbytes:
@@ -123,9 +138,10 @@ class WasmBackend(Backend):
         size = math.prod(shape)
         nbytes = size * BYTES_PER_ELEMENT[dtype]
         data_id = new_data_id()
-        ptr = self.malloc(nbytes)
-        self._register(data_id, size, ptr)
-        self.data[data_id] = (ptr, nbytes, dtype)
+        ptr = self._alloc(data_id, size, nbytes)
+        if not ptr:
+            self.malloc(nbytes)  # raises the MemoryError
+        self.data[data_id] = (ptr & 0xFFFFFFFF, nbytes, dtype)
         self.bytes_allocated += nbytes
         return TensorInfo(data_id, tuple(shape), dtype)
 
@@ -149,9 +165,67 @@ class WasmBackend(Backend):
     def dispose_data(self, data_id: int) -> None:
         rec = self.data.pop(data_id, None)
         if rec is not None:
-            self._unregister(data_id)
-            self._free(rec[0])
+            self._release(data_id, rec[0])
             self.bytes_allocated -= rec[1]
+
+    def has_nan(self, x: Any) -> bool:
+        """True when float32 tensor x holds a NaN: IsNan into a reused flag buffer, Any over it, one read."""
+        size = math.prod(x.shape)
+        if size > self._flags_capacity:
+            if self._flags is not None:
+                self.dispose_data(self._flags.data_id)
+            self._flags = self.make_output((max(size, 2 * self._flags_capacity),), "bool")
+            self._flags_capacity = self._flags.shape[0]
+        self.abi.IsNan(x, "float32", self._flags)
+        self.abi.Any(self._flags, size, self._any)
+        return bool(self.module.u8[self.data[self._any.data_id][0]])
+
+    def copy(self, src: int, dst: int, counts: Any, src_strides: Any, dst_strides: Any, itemsize: int) -> None:
+        """Copy elements within the heap: element (i0, i1, ...) of the nested `counts` goes from src + sum(i *
+        src_strides) to dst + sum(i * dst_strides) (strides in elements). Contiguous runs move in bulk."""
+        dims = [(c, s, d) for c, s, d in zip(counts, src_strides, dst_strides) if c != 1]
+        run = itemsize
+        while dims and dims[-1][1] * itemsize == run and dims[-1][2] * itemsize == run:
+            run *= dims.pop()[0]
+        merged: list[tuple[int, int, int]] = []
+        for c, s, d in dims:
+            if merged and merged[-1][1] == c * s and merged[-1][2] == c * d:
+                merged[-1] = (merged[-1][0] * c, s, d)
+            else:
+                merged.append((c, s, d))
+        plan = tuple(v for c, s, d in merged for v in (c, s * itemsize, d * itemsize))
+        self._copy(src, dst, run, self.ints(plan) if plan else 0, len(merged))
+
+    def gather(self, x: Any, indices: Any, axis: int) -> TensorInfo:
+        """x's slices along `axis` at int32 `indices` (flattened; all in range: the caller checks)."""
+        shape = x.shape
+        itemsize = BYTES_PER_ELEMENT[x.dtype]
+        outer, dim, inner = math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1 :])
+        n = math.prod(indices.shape)
+        out = self.make_output((*shape[:axis], n, *shape[axis + 1 :]), x.dtype)
+        if outer and n and inner:
+            run = inner * itemsize
+            idx = self.pointer(indices)
+            self._gather(self.pointer(x), self.pointer(out), run, outer, dim * run, idx, n, run)
+        return out
+
+    def cast(self, x: Any, dtype: str) -> TensorInfo:
+        """x converted to `dtype` as a new buffer (one JS call; typed-array conversion rules)."""
+        out = self.make_output(x.shape, dtype)
+        n = math.prod(x.shape)
+        if n:
+            codes = self.abi_dtypes
+            self._convert(self.pointer(x), self.pointer(out), n, codes[x.dtype], codes[dtype])
+        return out
+
+    def keep_constants(self, key: Any, tensors: tuple[TensorInfo, ...]) -> None:
+        """Keep kernel lookup tables (index / weight buffers) for reuse; the cache is bounded."""
+        if len(self.constants) >= _CONSTANTS_MAX:
+            for old in self.constants.values():
+                for t in old:
+                    self.dispose_data(t.data_id)
+            self.constants.clear()
+        self.constants[key] = tensors
 
     def pointer(self, t: Any) -> int:
         """The heap address of a tensor's buffer (moving it here first if needed)."""

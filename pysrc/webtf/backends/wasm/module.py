@@ -39,7 +39,7 @@ class WasmAbort(RuntimeError):
 
 
 def set_wasm_paths(prefix_or_mapping: str | Mapping[str, str]) -> None:
-    """Where the .wasm binaries are (TF.js setWasmPaths): a folder prefix, or file name -> URL for each binary.
+    """Where the .wasm binaries are (TF.js setWasmPaths): a folder prefix, or binary file name -> URL.
 
     Takes effect the next time the wasm backend initializes (a backend already running keeps its binary).
     """
@@ -206,6 +206,88 @@ class WasmModule:
         """The lines printed since the log count was `since` (those still kept), joined."""
         n = self.log_count - since
         return "; ".join(self.log[-n:]) if n > 0 else ""
+
+    def fused_calls(self, malloc: Any, register: Any, unregister: Any, free: Any) -> tuple[Any, Any]:
+        """(alloc(id, size, nbytes) -> ptr: malloc + register_tensor, release(id, ptr): dispose_data + free),
+        each one JS call instead of two: a kernel's per-call cost is mostly such crossings."""
+        from pyodide.code import run_js  # type: ignore[import-not-found]
+
+        pair = run_js(
+            "(m, r, u, f) => [(id, size, n) => { const p = m(n); if (p) r(id, size, p); return p; },"
+            " (id, p) => { u(id); f(p); }]"
+        )(malloc, register, unregister, free)
+        return pair[0], pair[1]
+
+    def strided_copier(self) -> Any:
+        """copy(src, dst, run_bytes, plan_ptr, n): copy runs of `run_bytes` bytes within the heap, over n
+        nested axes given as int32 (count, src_step_bytes, dst_step_bytes) triples at plan_ptr, outermost
+        first. One JS call moves a whole slice / concat part (the binary has no export for these)."""
+        from pyodide.code import run_js  # type: ignore[import-not-found]
+
+        return run_js(
+            """(memory) => (src, dst, run, plan, n) => {
+  const heap = new Uint8Array(memory.buffer);
+  if (n === 0) { heap.copyWithin(dst, src, src + run); return; }
+  const p = new Int32Array(memory.buffer, plan, 3 * n);
+  const idx = new Int32Array(n);
+  let s = src, d = dst;
+  for (;;) {
+    heap.copyWithin(d, s, s + run);
+    let j = n - 1;
+    for (; j >= 0; j--) {
+      idx[j]++; s += p[3 * j + 1]; d += p[3 * j + 2];
+      if (idx[j] < p[3 * j]) break;
+      s -= p[3 * j + 1] * p[3 * j]; d -= p[3 * j + 2] * p[3 * j]; idx[j] = 0;
+    }
+    if (j < 0) return;
+  }
+}"""
+        )(self.memory)
+
+    def row_gatherer(self) -> Any:
+        """gather(src, dst, run, outer, outer_step, idx, n, idx_step): for each of `outer` blocks (outer_step
+        bytes apart) and each int32 index at idx (n of them, in the heap), copy `run` bytes from
+        block + index * idx_step to dst, packed. One JS call for a whole gather along an axis."""
+        from pyodide.code import run_js  # type: ignore[import-not-found]
+
+        return run_js(
+            """(memory) => (src, dst, run, outer, outerStep, idx, n, idxStep) => {
+  const ix = new Int32Array(memory.buffer, idx, n);
+  if (run === 4 && (src & 3) === 0 && (dst & 3) === 0 && (outerStep & 3) === 0 && (idxStep & 3) === 0) {
+    const w = new Int32Array(memory.buffer);
+    let d = dst >> 2;
+    for (let o = 0; o < outer; o++) {
+      const base = (src + o * outerStep) >> 2, step = idxStep >> 2;
+      for (let k = 0; k < n; k++) w[d++] = w[base + ix[k] * step];
+    }
+    return;
+  }
+  const heap = new Uint8Array(memory.buffer);
+  let d = dst;
+  for (let o = 0; o < outer; o++) {
+    const base = src + o * outerStep;
+    for (let k = 0; k < n; k++) { const s = base + ix[k] * idxStep; heap.copyWithin(d, s, s + run); d += run; }
+  }
+}"""
+        )(self.memory)
+
+    def converter(self) -> Any:
+        """convert(src, dst, n, from, to): n elements from one dtype to another in the heap (dtype enum codes
+        0 float32, 1 int32, 2 bool), as JS typed arrays store them (float -> int truncates, bool is x != 0)."""
+        from pyodide.code import run_js  # type: ignore[import-not-found]
+
+        return run_js(
+            """(memory) => (src, dst, n, from, to) => {
+  const kinds = [Float32Array, Int32Array, Uint8Array];
+  const a = new kinds[from](memory.buffer, src, n);
+  if (to === 2) {
+    const o = new Uint8Array(memory.buffer, dst, n);
+    for (let i = 0; i < n; i++) o[i] = a[i] !== 0 ? 1 : 0;
+    return;
+  }
+  new kinds[to](memory.buffer, dst, n).set(a);
+}"""
+        )(self.memory)
 
     def release(self) -> None:
         """Drop the JS proxies of the imports (the module must not run afterwards)."""

@@ -1,7 +1,8 @@
 """GLSL programs: sources assembled from shaders/*.glsl, compiled once per variant, cached by key.
 
 A program's fragment shader = shaders/header.glsl (helpers: texel/element fetch by flat index, NaN test)
-+ shaders/<Kernel>.glsl (the kernel's `compute4` or `compute`) + shaders/footer.glsl (main: one fragment
++ shaders/<Kernel>.glsl (the kernel's `compute4` or `compute`; a line `//#include NAME` pulls in
+shaders/NAME.glsl, e.g. the fused-op epilogue) + shaders/footer.glsl (main: one fragment
 computes one output texel, int32 outputs are rounded). `{{NAME}}` holes are filled by Python with the
 facts that must be compile-time (an expression, a vectorized variant, the number of inputs); shapes,
 strides and sizes are uniforms (int array uI, float array uF), so one variant serves every shape.
@@ -49,6 +50,20 @@ def fill_holes(text: str, holes: dict[str, Any]) -> str:
     return text
 
 
+def expand_includes(text: str) -> str:
+    """Replace each line `//#include NAME` by the text of shaders/NAME.glsl."""
+    if "//#include " not in text:
+        return text
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("//#include "):
+            name = line.split()[1]
+            lines.append(f"// ---- {name}.glsl\n{expand_includes(shader_source(name))}")
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
 def assemble(
     kernel: str,
     ni: int,
@@ -65,7 +80,7 @@ def assemble(
         shader_source("header"),
         {"NI": max(1, ni), "UF": f"uniform float uF[{nf}];" if nf else "", "DEFINES": "\n".join(lines)},
     )
-    body = fill_holes(shader_source(kernel), holes or {})
+    body = fill_holes(expand_includes(shader_source(kernel)), holes or {})
     return f"{head}\n// ---- {kernel}.glsl\n{body}\n// ---- footer.glsl\n{shader_source('footer')}"
 
 

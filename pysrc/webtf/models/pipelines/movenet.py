@@ -10,10 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from ... import ops
-from ...ops import image as tf_image
 from ...tensor import Tensor
 from ..graph import GraphModel, load_graph_model
-from .common import frame_tensor, image_size, tidy
+from .common import frame_tensor, from_square, image_size, letterbox, tidy
 
 MODEL_URL = "models/movenet-lightning.json"
 KEYPOINT_NAMES = (
@@ -26,13 +25,6 @@ SKELETON = (
     (0, 1), (0, 2), (1, 3), (2, 4), (5, 6), (5, 7), (7, 9), (6, 8), (8, 10), (5, 11), (6, 12),
     (11, 12), (11, 13), (13, 15), (12, 14), (14, 16),
 )  # fmt: skip
-
-
-def square_crop(height: int, width: int) -> list[float]:
-    """The normalized box [y1, x1, y2, x2] of the square, centred on the frame, that contains it."""
-    side = max(height, width)
-    dy, dx = (side - height) / 2 / height, (side - width) / 2 / width
-    return [-dy, -dx, 1 + dy, 1 + dx]
 
 
 class MoveNet:
@@ -51,12 +43,7 @@ class MoveNet:
 
     def preprocess(self, image: Tensor) -> Tensor:
         """[h, w, 3] (or [1, h, w, 3]) pixels -> [1, S, S, 3] int32: the frame letterboxed with black."""
-        height, width = image_size(image)
-        batched = image if image.rank == 4 else ops.expand_dims(image, 0)
-        box = ops.tensor([square_crop(height, width)], dtype="float32")
-        index = ops.tensor([0], dtype="int32")
-        crop = tf_image.crop_and_resize(ops.cast(batched, "float32"), box, index, [self.size, self.size])
-        return ops.cast(crop, "int32")
+        return ops.cast(letterbox(image, self.size), "int32")
 
     async def estimate_poses(self, image: Any) -> list[dict[str, Any]]:
         """The one pose, in the pixel coordinates of `image` (a tensor or a pixel source)."""
@@ -78,11 +65,10 @@ class MoveNet:
         return [self._pose(values, height, width)]
 
     def _pose(self, values: list[float], height: int, width: int) -> dict[str, Any]:
-        y1, x1, y2, x2 = square_crop(height, width)
         points, scores = [], []
         for i in range(0, len(values), 3):
             y, x, score = values[i : i + 3]
-            points.append([(x1 + x * (x2 - x1)) * width, (y1 + y * (y2 - y1)) * height])
+            points.append(from_square(x, y, height, width))
             scores.append(score)
         confident = [p for p, s in zip(points, scores, strict=True) if s >= self.min_keypoint_score] or points
         xs, ys = [p[0] for p in confident], [p[1] for p in confident]

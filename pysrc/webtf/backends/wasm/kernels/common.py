@@ -12,15 +12,19 @@ Kernel = Callable[[Any, Any, dict[str, Any]], Any]
 
 
 def cpu(name: str) -> Kernel:
-    """The cpu kernel `name` (run on the wasm backend it reads and writes the heap through values/output)."""
+    """The cpu kernel `name` as a fallback of a native kernel: it reads and writes the heap through
+    values/output, and each use is counted in backend.fallbacks (name -> calls)."""
     impl = CPU_KERNELS.get(name)
-    if impl is None:
 
-        def missing(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+    def fallback(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+        if impl is None:
             raise NotImplementedError(f"Kernel '{name}' has no wasm implementation and no cpu fallback")
+        counts = backend.fallbacks
+        counts[name] = counts.get(name, 0) + 1
+        return impl(backend, inputs, attrs)
 
-        return missing
-    return impl
+    fallback.__name__ = f"cpu_{name}"
+    return fallback
 
 
 def with_fallback(name: str, native: Kernel) -> Kernel:
@@ -42,3 +46,10 @@ def with_fallback(name: str, native: Kernel) -> Kernel:
 def nonempty(shape: tuple[int, ...]) -> bool:
     """True when a tensor of `shape` has at least one element."""
     return 0 not in shape
+
+
+def has_nan(backend: Any, x: Any) -> bool:
+    """True when float32 tensor x holds a NaN (checked natively: IsNan, then Any, then one byte read)."""
+    if x.dtype != "float32" or 0 in x.shape:
+        return False
+    return backend.has_nan(x)

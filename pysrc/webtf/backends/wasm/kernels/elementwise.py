@@ -12,7 +12,7 @@ from typing import Any
 
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
-from .common import Kernel, cpu, nonempty, with_fallback
+from .common import Kernel, cpu, has_nan, nonempty, with_fallback
 
 F32 = frozenset({"float32"})
 F32_I32 = frozenset({"float32", "int32"})
@@ -26,7 +26,7 @@ BINARY: dict[str, tuple[frozenset, str | None]] = {
     "Multiply": (F32_I32, None),
     "RealDiv": (F32, "float32"),
     "FloorDiv": (frozenset(), "int32"),
-    "Maximum": (F32_I32, None),
+    "Maximum": (F32_I32, None),  # float32: only without NaN (XNNPACK's max drops a NaN)
     "Minimum": (F32_I32, None),
     "Mod": (F32, None),
     "SquaredDifference": (F32_I32, None),
@@ -39,8 +39,6 @@ BINARY: dict[str, tuple[frozenset, str | None]] = {
     "GreaterEqual": (ALL, "bool"),
     "LogicalAnd": (BOOL, "bool"),
     "LogicalOr": (BOOL, "bool"),
-    "LogicalXor": (BOOL, "bool"),
-    "BitwiseAnd": (frozenset({"int32"}), None),
 }
 
 #: unary kernel -> (input dtypes run natively, output dtype or None for the input's)
@@ -49,14 +47,14 @@ UNARY: dict[str, tuple[frozenset, str | None]] = {
         name: (F32, "float32")
         for name in (
             "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Reciprocal", "Tanh", "Selu", "Softplus", "Sin",
-            "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Erf", "Elu", "Acosh", "Asinh", "Atanh",
+            "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Erf", "Elu",
         )
     },
-    "Abs": (F32_I32, None),
-    "Neg": (F32_I32, None),
-    "Square": (F32_I32, None),
-    "Relu": (F32_I32, None),
-    "Relu6": (F32_I32, None),
+    "Abs": (F32, None),
+    "Neg": (F32, None),
+    "Square": (F32, None),
+    "Relu": (F32, None),
+    "Relu6": (F32, None),
     "Sign": (F32, None),
     "Floor": (F32, None),
     "Ceil": (F32, None),
@@ -68,13 +66,18 @@ UNARY: dict[str, tuple[frozenset, str | None]] = {
 }  # fmt: skip
 
 
+#: kernels whose native float32 result differs from the cpu kernel's when an input holds a NaN
+NAN_SENSITIVE = frozenset({"Maximum", "Minimum", "Relu6"})
+
+
 def binary_kernel(name: str, dtypes: frozenset, out_dtype: str | None) -> Kernel:
     """A broadcasting binary kernel calling export `name` for inputs of `dtypes` (else the cpu kernel)."""
     fallback = cpu(name)
+    nan_sensitive = name in NAN_SENSITIVE
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         a, b = inputs["a"], inputs["b"]
-        if a.dtype not in dtypes:
+        if a.dtype not in dtypes or (nan_sensitive and (has_nan(backend, a) or has_nan(backend, b))):
             return fallback(backend, inputs, attrs)
         sa, sb = a.shape, b.shape
         shape = sa if sa == sb else broadcast_shapes(sa, sb, "broadcast")
@@ -90,10 +93,11 @@ def binary_kernel(name: str, dtypes: frozenset, out_dtype: str | None) -> Kernel
 def unary_kernel(name: str, dtypes: frozenset, out_dtype: str | None) -> Kernel:
     """A unary kernel calling export `name` for inputs of `dtypes` (else the cpu kernel)."""
     fallback = cpu(name)
+    nan_sensitive = name in NAN_SENSITIVE
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         x = inputs["x"]
-        if x.dtype not in dtypes:
+        if x.dtype not in dtypes or (nan_sensitive and has_nan(backend, x)):
             return fallback(backend, inputs, attrs)
         out = backend.make_output(x.shape, out_dtype or x.dtype)
         if 0 not in x.shape:
@@ -146,9 +150,9 @@ def step(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def clip_by_value(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """ClipByValue {clip_value_min, clip_value_max}: float32 natively (XNNPACK clamp)."""
+    """ClipByValue {clip_value_min, clip_value_max}: float32 natively (XNNPACK clamp) unless x holds a NaN."""
     x = inputs["x"]
-    if x.dtype != "float32":
+    if x.dtype != "float32" or has_nan(backend, x):
         return cpu("ClipByValue")(backend, inputs, attrs)
     out = backend.make_output(x.shape, "float32")
     if nonempty(x.shape):

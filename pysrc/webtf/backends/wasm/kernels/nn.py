@@ -14,6 +14,7 @@ from typing import Any
 from ....conv_info import ConvInfo, compute_conv_info, compute_pool_info
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
+from . import elementwise
 from .common import Kernel, cpu, nonempty, with_fallback
 
 
@@ -90,6 +91,7 @@ def _plain_conv(name: str, depthwise: bool) -> Kernel:
 
 def _fused_conv(name: str, depthwise: bool) -> Kernel:
     fallback = cpu(name)
+    plain = _plain_conv("DepthwiseConv2dNative" if depthwise else "Conv2D", depthwise)
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         x, f = inputs["x"], inputs["filter"]
@@ -99,12 +101,13 @@ def _fused_conv(name: str, depthwise: bool) -> Kernel:
             return fallback(backend, inputs, attrs)
         info = _conv_info(x, f, attrs, depthwise)
         c = info.out_channels
-        if (
-            not xnn_geometry_ok(info)
-            or not per_channel(bias, c, False)
-            or (activation == "prelu" and (prelu is None or not per_channel(prelu, c, True)))
-        ):
+        if not xnn_geometry_ok(info):
             return fallback(backend, inputs, attrs)
+        if not per_channel(bias, c, False) or (
+            activation == "prelu" and (prelu is None or not per_channel(prelu, c, True))
+        ):
+            conv = plain(backend, {"x": x, "filter": f}, attrs)
+            return epilogue(backend, conv, bias, prelu, activation, attrs.get("leakyrelu_alpha", 0.2))
         out = backend.make_output(info.out_shape, "float32")
         if nonempty(info.out_shape):
             fh, fw, top, right, bottom, left, same = _conv_args(info)
@@ -166,7 +169,7 @@ def _matmul_shapes(a: Any, b: Any, ta: bool, tb: bool) -> tuple | None:
 
 
 def batch_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """BatchMatMul {a, b} attrs transpose_a, transpose_b: float32 natively (batch dims equal or one side 1)."""
+    """BatchMatMul {a, b} attrs transpose_a, transpose_b: float32 natively (batch dims equal, or one is 1)."""
     a, b = inputs["a"], inputs["b"]
     ta, tb = bool(attrs.get("transpose_a")), bool(attrs.get("transpose_b"))
     shapes = None if a.dtype != "float32" or b.dtype != "float32" else _matmul_shapes(a, b, ta, tb)
@@ -182,30 +185,63 @@ def batch_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInf
     return out
 
 
+#: fused activations the binary's XNNPACK matmul path applies (the others go through epilogue())
+XNN_MATMUL_ACTIVATIONS = frozenset({"linear", "relu", "relu6", "prelu"})
+_ACTIVATION_KERNELS = {"relu": "Relu", "relu6": "Relu6", "elu": "Elu", "sigmoid": "Sigmoid"}
+
+
+def epilogue(backend: Any, t: TensorInfo, bias: Any, prelu: Any, activation: str, alpha: float) -> TensorInfo:
+    """Bias add and fused activation as separate (native where possible) kernels; t is consumed."""
+    steps: list[tuple[str, dict, dict]] = []
+    if bias is not None:
+        steps.append(("Add", {"b": bias}, {}))
+    if activation in _ACTIVATION_KERNELS:
+        steps.append((_ACTIVATION_KERNELS[activation], {}, {}))
+    elif activation == "leakyrelu":
+        steps.append(("LeakyRelu", {}, {"alpha": alpha}))
+    elif activation == "prelu":
+        steps.append(("Prelu", {"alpha": prelu}, {}))
+    for name, extra, attrs in steps:
+        key = "a" if name == "Add" else "x"
+        try:
+            nxt = elementwise.KERNELS[name](backend, {key: t, **extra}, attrs)
+        finally:
+            backend.dispose_data(t.data_id)
+        t = nxt
+    return t
+
+
 def fused_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """_FusedMatMul: BatchMatMul + bias (one per output column) + activation, float32 natively."""
+    """_FusedMatMul: BatchMatMul + bias + activation; one XNNPACK call when b is a single matrix, the bias
+    one value per column and no transposes, else a native BatchMatMul followed by epilogue()."""
     a, b = inputs["a"], inputs["b"]
     bias, prelu = inputs.get("bias"), inputs.get("prelu_activation_weights")
     activation = attrs.get("activation") or "linear"
     ta, tb = bool(attrs.get("transpose_a")), bool(attrs.get("transpose_b"))
+    alpha = attrs.get("leakyrelu_alpha", 0.2)
     shapes = None
     if a.dtype == "float32" and b.dtype == "float32" and activation in backend.abi_activations:
         shapes = _matmul_shapes(a, b, ta, tb)
-    if shapes is not None:
-        n = shapes[2][-1]
-        if not per_channel(bias, n, False) or (
-            activation == "prelu" and (prelu is None or not per_channel(prelu, n, True))
-        ):
-            shapes = None
     if shapes is None or not nonempty(shapes[2]) or 0 in shapes[0] or 0 in shapes[1]:
         return cpu("_FusedMatMul")(backend, inputs, attrs)
     a3, b3, out_shape = shapes
-    out = backend.make_output(out_shape, "float32")
-    backend.abi._FusedMatMul(
-        a, a3, b, b3, ta, tb, activation, bias, prelu if activation == "prelu" else None,
-        attrs.get("leakyrelu_alpha", 0.2), out,
-    )  # fmt: skip
-    return out
+    n = out_shape[-1]
+    if (
+        not ta
+        and not tb
+        and b3[0] == 1
+        and activation in XNN_MATMUL_ACTIVATIONS
+        and per_channel(bias, n, False)
+        and (activation != "prelu" or (prelu is not None and per_channel(prelu, n, True)))
+    ):
+        out = backend.make_output(out_shape, "float32")
+        backend.abi._FusedMatMul(
+            a, (1, a3[0] * a3[1], a3[2]), b, b3, False, False, activation, bias,
+            prelu if activation == "prelu" else None, alpha, out,
+        )  # fmt: skip
+        return out
+    product = batch_mat_mul(backend, {"a": a, "b": b}, attrs)
+    return epilogue(backend, product, bias, prelu, activation, alpha)
 
 
 def _pool(name: str) -> Kernel:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ....shapes import normalize_axes, normalize_axis
 from ...base import TensorInfo
-from .common import Kernel, cpu, with_fallback
+from .common import Kernel, cpu, has_nan, with_fallback
 
 
 def transpose_info(backend: Any, x: Any, perm: tuple[int, ...]) -> tuple[TensorInfo, bool]:
@@ -49,7 +49,7 @@ def _reduce(name: str, key: str, dtypes: frozenset, out_dtype: str | None) -> Ke
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         x = inputs["x"]
-        if x.dtype not in dtypes or 0 in x.shape:
+        if x.dtype not in dtypes or 0 in x.shape or (name in ("Max", "Min") and has_nan(backend, x)):
             return fallback(backend, inputs, attrs)
         axes = normalize_axes(attrs.get(key), len(x.shape), name.lower())
         if not axes:
@@ -133,7 +133,7 @@ def top_k(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
     """TopK {x} attrs k, sorted: [values, indices] of the k largest along the last axis."""
     x = inputs["x"]
     k = int(attrs["k"])
-    if x.dtype not in ("float32", "int32") or not x.shape or 0 in x.shape or k == 0:
+    if x.dtype not in ("float32", "int32") or not x.shape or 0 in x.shape or k == 0 or has_nan(backend, x):
         return cpu("TopK")(backend, inputs, attrs)
     out_shape = (*x.shape[:-1], k)
     values = backend.make_output(out_shape, x.dtype)

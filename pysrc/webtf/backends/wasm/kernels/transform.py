@@ -14,6 +14,7 @@ from typing import Any
 
 from ....shapes import strides_of
 from ...base import TensorInfo
+from ...cpu.kernels.image import _bilinear_axis as bilinear_axis  # the very coordinate math of the cpu kernel
 from .common import Kernel, cpu, nonempty, with_fallback
 
 _NUMERIC = frozenset({"float32", "int32"})
@@ -86,24 +87,15 @@ def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     dim = x.shape[axis]
     if (
         x.dtype not in _ANY
+        or batch_dims
         or indices.dtype != "int32"
         or not nonempty(x.shape)
         or not nonempty(indices.shape)
         or not _in_range(backend.values(indices), 0, dim)
     ):
         return cpu("GatherV2")(backend, inputs, attrs)
-    batch = math.prod(x.shape[:batch_dims])
-    outer = math.prod(x.shape[batch_dims:axis])
-    inner = math.prod(x.shape[axis + 1 :])
-    per_batch = math.prod(indices.shape) // batch
-    out_shape = (*x.shape[:axis], *indices.shape[batch_dims:], *x.shape[axis + 1 :])
-    out = backend.make_output(out_shape, x.dtype)
-    flat_x = TensorInfo(x.data_id, (batch, outer, dim, inner), x.dtype)
-    flat_out = (batch, outer, per_batch, inner)
-    backend.abi.Gather(
-        flat_x, x.dtype, strides_of(flat_x.shape)[:-1], indices, batch, strides_of(flat_out)[:-1], out
-    )
-    return out
+    out = backend.gather(x, indices, axis)
+    return TensorInfo(out.data_id, (*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :]), x.dtype)
 
 
 def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -194,6 +186,69 @@ def _resize(name: str) -> Kernel:
     return kernel
 
 
+def _binary(backend: Any, name: str, a: Any, b: Any) -> TensorInfo:
+    out = backend.make_output(a.shape, "float32")  # b broadcasts to a here
+    getattr(backend.abi, name)(a, a.shape, b, b.shape, "float32", out)
+    return out
+
+
+def _lerp_along(backend: Any, x: Any, lo: TensorInfo, hi: TensorInfo, frac: TensorInfo, axis: int) -> TensorInfo:
+    """lo_slices + (hi_slices - lo_slices) * frac along `axis` (frac broadcast over the inner axes)."""
+    low = backend.gather(x, lo, axis)
+    temps = [low]
+    try:
+        high = backend.gather(x, hi, axis)
+        temps.append(high)
+        diff = _binary(backend, "Sub", high, low)
+        temps.append(diff)
+        scaled = _binary(backend, "Multiply", diff, frac)
+        temps.append(scaled)
+        return _binary(backend, "Add", low, scaled)
+    finally:
+        for t in temps:
+            backend.dispose_data(t.data_id)
+
+
+def _bilinear_tables(backend: Any, h: int, w: int, new_h: int, new_w: int, align: bool, half: bool) -> tuple:
+    key = ("resize_bilinear", h, w, new_h, new_w, align, half)
+    tables = backend.constants.get(key)
+    if tables is None:
+        top, bottom, yf = bilinear_axis(h, new_h, align, half)
+        left, right, xf = bilinear_axis(w, new_w, align, half)
+        tables = (
+            backend.output(array("i", top), (new_h,), "int32"),
+            backend.output(array("i", bottom), (new_h,), "int32"),
+            backend.output(array("f", yf), (new_h, 1, 1), "float32"),
+            backend.output(array("i", left), (new_w,), "int32"),
+            backend.output(array("i", right), (new_w,), "int32"),
+            backend.output(array("f", xf), (new_w, 1), "float32"),
+        )
+        backend.keep_constants(key, tables)
+    return tables
+
+
+def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """ResizeBilinear {images} attrs size, align_corners, half_pixel_centers, float32 natively.
+
+    Not XNNPACK's resize (its weights differ from TF.js's by float32 rounding): the cpu kernel's source
+    rows/columns and fractions, applied as native gathers and lerps (columns first, then rows).
+    """
+    images = inputs["images"]
+    b, h, w, c = images.shape
+    new_h, new_w = (int(v) for v in attrs["size"])
+    out_shape = (b, new_h, new_w, c)
+    if images.dtype != "float32" or not nonempty(images.shape) or not nonempty(out_shape):
+        return cpu("ResizeBilinear")(backend, inputs, attrs)
+    top, bottom, yf, left, right, xf = _bilinear_tables(
+        backend, h, w, new_h, new_w, bool(attrs["align_corners"]), bool(attrs["half_pixel_centers"])
+    )
+    rows = _lerp_along(backend, images, left, right, xf, 2)
+    try:
+        return _lerp_along(backend, rows, top, bottom, yf, 1)
+    finally:
+        backend.dispose_data(rows.data_id)
+
+
 def flip_left_right(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """FlipLeftRight {image}: float32 natively."""
     image = inputs["image"]
@@ -203,6 +258,13 @@ def flip_left_right(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
     if nonempty(image.shape):
         backend.abi.FlipLeftRight(image, *image.shape, out)
     return out
+
+
+def _upright(boxes: array) -> bool:
+    """True when every box [y1, x1, y2, x2] has y1 <= y2 and x1 <= x2 (the binary gets flipped ones wrong)."""
+    return all(map(float.__le__, boxes[0::4], boxes[2::4])) and all(
+        map(float.__le__, boxes[1::4], boxes[3::4])
+    )
 
 
 def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -216,6 +278,7 @@ def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
         or box_ind.dtype != "int32"
         or not nonempty(image.shape)
         or not _in_range(backend.values(box_ind), 0, image.shape[0])
+        or not _upright(backend.values(boxes))
     ):
         return cpu("CropAndResize")(backend, inputs, attrs)
     out_shape = (n, ch, cw, image.shape[3])
@@ -291,7 +354,7 @@ KERNELS: dict[str, Kernel] = {
         "GatherNd": gather_nd,
         "OneHot": one_hot,
         "DepthToSpace": depth_to_space,
-        "ResizeBilinear": _resize("ResizeBilinear"),
+        "ResizeBilinear": resize_bilinear,
         "ResizeNearestNeighbor": _resize("ResizeNearestNeighbor"),
         "FlipLeftRight": flip_left_right,
         "CropAndResize": crop_and_resize,

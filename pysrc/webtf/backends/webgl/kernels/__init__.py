@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import elementwise
+from . import conv, elementwise, gather, image, matmul, reduce
 
-FAMILIES = (elementwise,)
+FAMILIES = (elementwise, gather, matmul, conv, image, reduce)
 
 KERNELS: dict[str, Any] = {}
 for _family in FAMILIES:

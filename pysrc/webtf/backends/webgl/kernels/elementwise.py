@@ -19,9 +19,14 @@ UNARY = (
     "LogicalNot",
 )  # fmt: skip
 _BOOL_UNARY = {"IsNan", "IsInf", "IsFinite", "LogicalNot"}
+#: unary kernels whose output is float32 whatever x's dtype (the others keep it)
+_FLOAT_UNARY = {
+    "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Reciprocal", "Tanh", "Selu", "Softplus", "Sin", "Cos",
+    "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Erf", "Sigmoid", "Elu",
+}  # fmt: skip
 
 BINARY = (
-    "Add", "Sub", "Mul", "RealDiv", "DivNoNan", "FloorDiv", "Mod", "Pow", "SquaredDifference", "Maximum",
+    "Add", "Sub", "Multiply", "RealDiv", "DivNoNan", "FloorDiv", "Mod", "Pow", "SquaredDifference", "Maximum",
     "Minimum", "Atan2", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd",
     "LogicalOr", "LogicalXor",
 )  # fmt: skip
@@ -42,11 +47,14 @@ def unary(backend: Any, x: Any, op: str, dtype: str, floats: tuple = ()) -> Tens
 
 
 def _unary_kernel(op: str) -> Any:
-    bool_out = op in _BOOL_UNARY
+    fixed = "bool" if op in _BOOL_UNARY else "float32" if op in _FLOAT_UNARY else None
+    share_int = op in ("Floor", "Ceil", "Round")
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         x = inputs["x"]
-        return unary(backend, x, op, "bool" if bool_out else x.dtype)
+        if share_int and x.dtype != "float32":
+            return TensorInfo(x.data_id, x.shape, x.dtype)
+        return unary(backend, x, op, fixed or x.dtype)
 
     kernel.__name__ = kernel.__qualname__ = f"webgl_{op}"
     kernel.__doc__ = f"{op} in GLSL (shaders/Unary.glsl, OP_{op})."
@@ -56,7 +64,7 @@ def _unary_kernel(op: str) -> Any:
 def leaky_relu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """LeakyRelu: x < 0 ? alpha * x : x (attr alpha)."""
     x = inputs["x"]
-    return unary(backend, x, "LeakyRelu", x.dtype, (float(attrs.get("alpha", 0.2)),))
+    return unary(backend, x, "LeakyRelu", "float32", (float(attrs.get("alpha", 0.2)),))
 
 
 def step(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -124,12 +132,7 @@ def binary(backend: Any, a: Any, b: Any, op: str, dtype: str, c: Any = None) -> 
     operands = (a, b) if c is None else (a, b, c)
     out_shape = a.shape if a.shape == b.shape else broadcast_shapes(a.shape, b.shape, op)
     if c is not None and c.shape != out_shape:
-        cs = c.shape
-        if len(cs) == 1 and len(out_shape) > 1:  # Select with a rank-1 condition over the first dim
-            cs = cs + (1,) * (len(out_shape) - 1)
-        c = _View(c.data_id, cs, c.dtype)
-        operands = (a, b, c)
-        out_shape = broadcast_shapes(out_shape, cs, op)
+        out_shape = broadcast_shapes(out_shape, c.shape, op)
     n = size_of(out_shape)
     modes = tuple(read_mode(t.shape, t.size, out_shape, n) for t in operands)
     rank, bints = broadcast_ints(operands, out_shape, modes)
@@ -137,7 +140,7 @@ def binary(backend: Any, a: Any, b: Any, op: str, dtype: str, c: Any = None) -> 
     key = ("Binary", op, modes, rank, int_in, dtype == "int32")
     prog = backend.programs.get(key)
     if prog is None:
-        defines = [f"OP_{op}", f"A_MODE {modes[0]}", f"B_MODE {modes[1]}", f"C_MODE {modes[2] if c else 0}"]
+        defines = [f"OP_{op}", f"A_MODE {modes[0]}", f"B_MODE {modes[1]}", f"C_MODE {modes[2] if c is not None else 0}"]
         if int_in:
             defines.append("INT")
         ni = 4 + rank * (1 + len(operands))
@@ -158,12 +161,13 @@ class _View:
 
 
 def _binary_kernel(op: str) -> Any:
-    bool_out = op in _BOOL_BINARY
-    float_out = op == "RealDiv"
+    fixed = "bool" if op in _BOOL_BINARY else "float32" if op in ("RealDiv", "Atan2") else None
+    if op == "FloorDiv":
+        fixed = "int32"
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         a, b = inputs["a"], inputs["b"]
-        dtype = "bool" if bool_out else "float32" if float_out else a.dtype
+        dtype = fixed or a.dtype
         return binary(backend, a, b, op, dtype)
 
     kernel.__name__ = kernel.__qualname__ = f"webgl_{op}"
@@ -174,11 +178,11 @@ def _binary_kernel(op: str) -> Any:
 def prelu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Prelu: x < 0 ? alpha * x : x, alpha broadcast to x."""
     x = inputs["x"]
-    return binary(backend, x, inputs["alpha"], "Prelu", x.dtype)
+    return binary(backend, x, inputs["alpha"], "Prelu", "float32")
 
 
 def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Select: condition ? t : e (condition of t's shape, or rank 1 over t's first dim)."""
+    """Select: condition ? t : e, the three shapes broadcast together."""
     t = inputs["t"]
     return binary(backend, t, inputs["e"], "Select", t.dtype, inputs["condition"])
 

@@ -1,0 +1,138 @@
+"""wasm kernels that only move or convert elements: Slice, StridedSlice, Concat, Pack, Unpack, SplitV, Cast.
+
+The binary has no exports for these (TF.js does them in JS), so they copy within the heap with
+WasmBackend.copy: one JS call per output (or per concat input) whatever the dtype, no host round trip.
+Contracts are the cpu kernels' (backends/cpu/kernels/shape.py and slicing.py); a result that is all of an
+input shares its buffer, as there.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ....dtypes import BYTES_PER_ELEMENT
+from ....shapes import strides_of
+from ....slice_info import slice_info
+from ...base import TensorInfo
+from .common import Kernel, with_fallback
+
+
+def _take(backend: Any, x: Any, base: int, counts: tuple, src_strides: tuple, out_shape: tuple) -> TensorInfo:
+    """A new buffer of `out_shape` holding x's elements at base + i . src_strides over `counts`."""
+    out = backend.make_output(out_shape, x.dtype)
+    if 0 not in counts:
+        size = BYTES_PER_ELEMENT[x.dtype]
+        src = backend.pointer(x) + base * size
+        backend.copy(src, backend.pointer(out), counts, src_strides, strides_of(counts), size)
+    return out
+
+
+def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Slice {x} attrs begin, size (resolved: no -1)."""
+    x, begin, size = inputs["x"], tuple(attrs["begin"]), tuple(attrs["size"])
+    if size == x.shape:
+        return TensorInfo(x.data_id, x.shape, x.dtype)
+    strides = strides_of(x.shape)
+    base = sum(b * s for b, s in zip(begin, strides, strict=True))
+    return _take(backend, x, base, size, strides, size)
+
+
+def strided_slice(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """StridedSlice {x} attrs begin, end, strides, and the five masks (resolved by slice_info)."""
+    x = inputs["x"]
+    info = slice_info(
+        x.shape,
+        attrs["begin"],
+        attrs["end"],
+        attrs.get("strides"),
+        attrs.get("begin_mask", 0),
+        attrs.get("end_mask", 0),
+        attrs.get("ellipsis_mask", 0),
+        attrs.get("new_axis_mask", 0),
+        attrs.get("shrink_axis_mask", 0),
+    )
+    if info.is_identity:
+        return TensorInfo(x.data_id, info.final_shape, x.dtype)
+    strides = strides_of(x.shape)
+    base = sum(b * s for b, s in zip(info.begin, strides, strict=True))
+    src_strides = tuple(st * s for st, s in zip(info.strides, strides, strict=True))
+    return _take(backend, x, base, info.sizes, src_strides, info.final_shape)
+
+
+def _concat(backend: Any, tensors: list[Any], axis: int, out_shape: tuple[int, ...]) -> TensorInfo:
+    outer, total = math.prod(out_shape[:axis]), math.prod(out_shape[axis:])
+    parts = [(t, math.prod(t.shape[axis:])) for t in tensors]
+    parts = [(t, inner) for t, inner in parts if inner and outer]
+    dtype = tensors[0].dtype
+    if len(parts) == 1:  # every other input is empty: the result is this one's buffer
+        return TensorInfo(parts[0][0].data_id, out_shape, dtype)
+    out = backend.make_output(out_shape, dtype)
+    size = BYTES_PER_ELEMENT[dtype]
+    dst, col = backend.pointer(out), 0
+    for t, inner in parts:  # each input fills a band of columns of the [outer, total] result
+        backend.copy(backend.pointer(t), dst + col * size, (outer, inner), (inner, 1), (total, 1), size)
+        col += inner
+    return out
+
+
+def concat(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Concat [tensors] attr axis (>= 0)."""
+    axis = attrs["axis"]
+    first = inputs[0].shape
+    out_shape = (*first[:axis], sum(t.shape[axis] for t in inputs), *first[axis + 1 :])
+    return _concat(backend, list(inputs), axis, out_shape)
+
+
+def pack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Pack [tensors of one shape] attr axis of the new dim."""
+    shape = inputs[0].shape
+    axis = attrs["axis"]
+    if axis < 0:
+        axis += len(shape) + 1
+    return _concat(backend, list(inputs), axis, (*shape[:axis], len(inputs), *shape[axis:]))
+
+
+def unpack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
+    """Unpack {value} attr axis (>= 0): one output per index along `axis`."""
+    x, axis = inputs["value"], attrs["axis"]
+    strides = strides_of(x.shape)
+    counts = x.shape[:axis] + x.shape[axis + 1 :]
+    rest = strides[:axis] + strides[axis + 1 :]
+    return [_take(backend, x, i * strides[axis], counts, rest, counts) for i in range(x.shape[axis])]
+
+
+def split_v(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
+    """SplitV {x} attrs num_or_size_splits (sizes summing to x.shape[axis], or a count), axis (>= 0)."""
+    x, axis, sizes = inputs["x"], attrs["axis"], attrs["num_or_size_splits"]
+    if isinstance(sizes, int):
+        sizes = [x.shape[axis] // sizes] * sizes
+    strides = strides_of(x.shape)
+    outs, start = [], 0
+    for n in sizes:
+        shape = (*x.shape[:axis], n, *x.shape[axis + 1 :])
+        outs.append(_take(backend, x, start * strides[axis], shape, strides, shape))
+        start += n
+    return outs
+
+
+def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Cast {x} attr dtype: float32 -> int32 truncates toward zero, anything -> bool is x != 0."""
+    x, dtype = inputs["x"], attrs["dtype"]
+    if dtype == x.dtype:
+        return TensorInfo(x.data_id, x.shape, x.dtype)
+    return backend.cast(x, dtype)
+
+
+KERNELS: dict[str, Kernel] = {
+    name: with_fallback(name, fn)
+    for name, fn in {
+        "Slice": slice_,
+        "StridedSlice": strided_slice,
+        "Concat": concat,
+        "Pack": pack,
+        "Unpack": unpack,
+        "SplitV": split_v,
+        "Cast": cast,
+    }.items()
+}

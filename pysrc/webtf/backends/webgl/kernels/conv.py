@@ -1,0 +1,141 @@
+"""GLSL kernels Conv2D, FusedConv2D, DepthwiseConv2dNative, FusedDepthwiseConv2D, Conv2DBackpropInput,
+MaxPool and AvgPool (NHWC). Each output loops over its own window (shaders/Conv2D.glsl, ...)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ....conv_info import ConvInfo, compute_conv_info, compute_pool_info
+from ...base import TensorInfo
+from .fused import Epilogue
+
+
+def _info(x: Any, filter_shape: Any, attrs: dict[str, Any], depthwise: bool = False) -> ConvInfo:
+    return compute_conv_info(
+        x.shape,
+        filter_shape,
+        attrs.get("strides", 1),
+        attrs.get("dilations", 1),
+        attrs["pad"],
+        attrs.get("dim_rounding_mode"),
+        depthwise,
+    )
+
+
+def _geometry(info: ConvInfo) -> tuple[int, ...]:
+    return (
+        info.in_height, info.in_width, info.in_channels, info.out_height, info.out_width, info.out_channels,
+        info.filter_height, info.filter_width, info.stride_height, info.stride_width,
+        info.dilation_height, info.dilation_width, info.pad_top, info.pad_left,
+    )  # fmt: skip
+
+
+def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fused: bool) -> TensorInfo:
+    x, f = inputs["x"], inputs["filter"]
+    info = _info(x, f.shape, attrs, depthwise)
+    epi = Epilogue(inputs if fused else {}, attrs if fused else {}, info.out_shape)
+    int_out = x.dtype == "int32"
+    kernel = "DepthwiseConv2dNative" if depthwise else "Conv2D"
+    if depthwise:
+        mult = f.shape[3]
+        vec = mult == 1 and info.in_channels % 4 == 0
+        defines = ["VEC"] if vec else []
+        ints = (*_geometry(info), mult, *epi.ints)
+    else:
+        vec = info.out_channels % 4 == 0
+        defines = [d for d, on in (("VEC", vec), ("CI4", info.in_channels % 4 == 0)) if on]
+        ints = (*_geometry(info), *epi.ints)
+    key = (kernel, tuple(defines), epi.key, int_out)
+    prog = backend.programs.get(key)
+    if prog is None:
+        prog = backend.programs.build(key, kernel, ("X", "F", *epi.samplers), len(ints), 1,
+                                      defines + epi.defines, int_output=int_out)  # fmt: skip
+    out = backend.run(prog, (x, f, *epi.inputs), info.out_shape, x.dtype, ints, epi.floats)
+    return epi.finish(backend, out)
+
+
+def conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Conv2D: x [b, h, w, in], filter [fh, fw, in, out]; attrs strides, pad, dilations, dim_rounding_mode."""
+    return _conv(backend, inputs, attrs, False, False)
+
+
+def fused_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """FusedConv2D: Conv2D + bias + activation."""
+    return _conv(backend, inputs, attrs, False, True)
+
+
+def depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """DepthwiseConv2dNative: x [b, h, w, in], filter [fh, fw, in, multiplier]."""
+    return _conv(backend, inputs, attrs, True, False)
+
+
+def fused_depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """FusedDepthwiseConv2D: DepthwiseConv2dNative + bias + activation."""
+    return _conv(backend, inputs, attrs, True, True)
+
+
+def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Conv2DBackpropInput: dy [b, oh, ow, out], filter [fh, fw, in, out] -> dx of attrs input_shape."""
+    dy, f = inputs["dy"], inputs["filter"]
+    in_shape = tuple(attrs["input_shape"])
+    info = compute_conv_info(
+        in_shape, f.shape, attrs.get("strides", 1), 1, attrs["pad"], attrs.get("dim_rounding_mode")
+    )
+    fh, fw, ci, co = f.shape
+    co4 = co % 4 == 0
+    key = ("Conv2DBackpropInput", co4)
+    prog = backend.programs.get(key) or backend.programs.build(
+        key, "Conv2DBackpropInput", ("DY", "F"), 12, 0, ["CO4"] if co4 else []
+    )
+    ints = (
+        info.in_height, info.in_width, ci, dy.shape[1], dy.shape[2], co, fh, fw,
+        info.stride_height, info.stride_width, info.pad_top, info.pad_left,
+    )  # fmt: skip
+    return backend.run(prog, (dy, f), in_shape, "float32", ints)
+
+
+def _pool(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -> TensorInfo:
+    x = inputs["x"]
+    info = compute_pool_info(
+        x.shape, attrs["filter_size"], attrs.get("strides", 1), attrs["pad"], attrs.get("dim_rounding_mode")
+    )
+    if (
+        info.filter_height == info.filter_width == 1
+        and info.out_shape == info.in_shape
+        and not info.pad_top + info.pad_left
+    ):
+        return TensorInfo(x.data_id, x.shape, x.dtype)
+    vec = info.in_channels % 4 == 0
+    int_out = x.dtype == "int32"
+    key = ("Pool", is_max, vec, int_out)
+    defines = ["MAX" if is_max else "AVG"] + (["VEC"] if vec else [])
+    prog = backend.programs.get(key) or backend.programs.build(
+        key, "Pool", ("X",), 13, 0, defines, int_output=int_out
+    )
+    ints = (
+        info.in_height, info.in_width, info.in_channels, info.out_height, info.out_width,
+        info.filter_height, info.filter_width, info.stride_height, info.stride_width,
+        info.dilation_height, info.dilation_width, info.pad_top, info.pad_left,
+    )  # fmt: skip
+    return backend.run(prog, (x,), info.out_shape, x.dtype, ints)
+
+
+def max_pool(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """MaxPool: attrs filter_size, strides, pad, dim_rounding_mode."""
+    return _pool(backend, inputs, attrs, True)
+
+
+def avg_pool(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """AvgPool: the mean of each window's in-bounds elements."""
+    return _pool(backend, inputs, attrs, False)
+
+
+KERNELS = {
+    "Conv2D": conv2d,
+    "FusedConv2D": fused_conv2d,
+    "DepthwiseConv2dNative": depthwise_conv2d,
+    "FusedDepthwiseConv2D": fused_depthwise_conv2d,
+    "Conv2DBackpropInput": conv2d_backprop_input,
+    "MaxPool": max_pool,
+    "AvgPool": avg_pool,
+}

@@ -1,0 +1,74 @@
+"""GLSL kernels BatchMatMul and _FusedMatMul (shaders/BatchMatMul.glsl)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ....shapes import broadcast_shapes
+from ...base import TensorInfo
+from .common import size_of
+from .elementwise import _View
+from .fused import Epilogue
+from .gather import gather
+
+
+def _batches(t: Any, batch: tuple[int, ...], backend: Any, temps: list) -> tuple[Any, int]:
+    """t with its batch dims as a count that is 1 or the output's; a broadcast copy when neither fits."""
+    own = t.shape[:-2]
+    n = size_of(own)
+    total = size_of(batch)
+    if n in (1, total):
+        return t, n
+    # general batch broadcast (e.g. [2,1,m,k] x [1,3,k,n]): materialize t over the output batch
+    rank = len(batch) + 2
+    padded = (1,) * (rank - len(t.shape)) + tuple(t.shape)
+    out_shape = (*batch, *t.shape[-2:])
+    strides = [0] * rank
+    acc = 1
+    for d in range(rank - 1, -1, -1):
+        strides[d] = 0 if padded[d] == 1 and out_shape[d] != 1 else acc
+        acc *= padded[d]
+    src = [(0, size_of(padded), 1, 0)]
+    out_dims = [(n_out, 0, s) for n_out, s in zip(out_shape, strides, strict=True)]
+    info = gather(backend, t, out_shape, out_dims, src)
+    temps.append(info)
+    return _View(info.data_id, out_shape, t.dtype), total
+
+
+def matmul(backend: Any, inputs: Any, attrs: dict[str, Any], fused: bool) -> TensorInfo:
+    a, b = inputs["a"], inputs["b"]
+    ta, tb = bool(attrs.get("transpose_a")), bool(attrs.get("transpose_b"))
+    m, k = (a.shape[-1], a.shape[-2]) if ta else (a.shape[-2], a.shape[-1])
+    n = b.shape[-2] if tb else b.shape[-1]
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2], "mat_mul")
+    out_shape = (*batch, m, n)
+    epi = Epilogue(inputs if fused else {}, attrs if fused else {}, out_shape)
+    temps: list = []
+    a, na = _batches(a, batch, backend, temps)
+    b, nb = _batches(b, batch, backend, temps)
+    vec_n = n % 4 == 0
+    k4 = k % 4 == 0
+    int_out = a.dtype == "int32"
+    key = ("BatchMatMul", ta, tb, vec_n, k4, epi.key, int_out)
+    prog = backend.programs.get(key)
+    if prog is None:
+        defines = [d for d, on in (("TA", ta), ("TB", tb), ("VEC_N", vec_n), ("K4", k4)) if on] + epi.defines
+        prog = backend.programs.build(key, "BatchMatMul", ("A", "B", *epi.samplers), 7, 1, defines,
+                                      int_output=int_out)  # fmt: skip
+    out = backend.run(prog, (a, b, *epi.inputs), out_shape, a.dtype, (m, k, n, na, nb, *epi.ints), epi.floats)
+    for t in temps:
+        backend.temp(t)
+    return epi.finish(backend, out)
+
+
+def batch_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """BatchMatMul: a @ b (rank >= 2, batch dims broadcast); attrs transpose_a, transpose_b."""
+    return matmul(backend, inputs, attrs, False)
+
+
+def fused_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """_FusedMatMul: BatchMatMul + bias + activation (prelu weights, leakyrelu_alpha)."""
+    return matmul(backend, inputs, attrs, True)
+
+
+KERNELS = {"BatchMatMul": batch_mat_mul, "_FusedMatMul": fused_mat_mul}

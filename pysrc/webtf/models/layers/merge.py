@@ -1,0 +1,240 @@
+"""Merge layers (Add, Multiply, Concatenate, ...), normalization layers and Embedding."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...ops import binary, reduce, shape, slicing, unary
+from ...ops.cast import cast
+from ...tensor import Tensor
+from .base import Layer, Shape, ShapeArg, WeightDef, fmt_shape, known, register, single
+
+
+def _broadcast(layer: Layer, a: Shape, b: Shape) -> Shape:
+    """Keras merge broadcasting of two shapes (None = unknown)."""
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out: list[int | None] = []
+    for x, y in zip(a, b, strict=True):
+        if x is None or y is None:
+            out.append(None if x in (None, 1) or y in (None, 1) else x)
+        elif x == 1 or y == 1 or x == y:
+            out.append(y if x == 1 else x)
+        else:
+            raise layer.error(f"inputs of shapes {fmt_shape(a)} and {fmt_shape(b)} cannot be merged")
+    return tuple(out)
+
+
+class _Merge(Layer):
+    """Elementwise merge of two or more inputs of broadcastable shapes."""
+
+    arity: int | None = None
+
+    def inputs_of(self, input_shape: ShapeArg) -> list[Shape]:
+        shapes = input_shape if isinstance(input_shape, list) else [input_shape]
+        want = self.arity
+        if (want is None and len(shapes) < 2) or (want is not None and len(shapes) != want):
+            raise self.error(f"expects {want or 'at least 2'} inputs, but got {len(shapes)}")
+        return shapes
+
+    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
+        shapes = self.inputs_of(input_shape)
+        out = shapes[0]
+        for s in shapes[1:]:
+            out = _broadcast(self, out, s)
+        return out
+
+    def merge(self, a: Tensor, b: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def call(self, inputs: list[Tensor], kwargs: dict[str, Any]) -> Tensor:
+        out = inputs[0]
+        for t in inputs[1:]:
+            out = self.merge(out, t)
+        return out
+
+
+@register
+class Add(_Merge):
+    """Sum of the inputs."""
+
+    def merge(self, a: Tensor, b: Tensor) -> Tensor:
+        return binary.add(a, b)
+
+
+@register
+class Subtract(_Merge):
+    """First input minus the second."""
+
+    arity = 2
+
+    def merge(self, a: Tensor, b: Tensor) -> Tensor:
+        return binary.sub(a, b)
+
+
+@register
+class Multiply(_Merge):
+    """Product of the inputs."""
+
+    def merge(self, a: Tensor, b: Tensor) -> Tensor:
+        return binary.mul(a, b)
+
+
+@register
+class Average(Add):
+    """Mean of the inputs."""
+
+    def call(self, inputs: list[Tensor], kwargs: dict[str, Any]) -> Tensor:
+        return binary.mul(super().call(inputs, kwargs), 1.0 / len(inputs))
+
+
+@register
+class Maximum(_Merge):
+    """Elementwise maximum of the inputs."""
+
+    def merge(self, a: Tensor, b: Tensor) -> Tensor:
+        return binary.maximum(a, b)
+
+
+@register
+class Minimum(_Merge):
+    """Elementwise minimum of the inputs."""
+
+    def merge(self, a: Tensor, b: Tensor) -> Tensor:
+        return binary.minimum(a, b)
+
+
+@register
+class Concatenate(Layer):
+    """Concatenation along `axis` (default -1)."""
+
+    def configure(self, config: dict[str, Any]) -> None:
+        self.axis = int(config.get("axis", -1))
+
+    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
+        shapes = input_shape if isinstance(input_shape, list) else [input_shape]
+        if len(shapes) < 2:
+            raise self.error(f"expects at least 2 inputs, but got {len(shapes)}")
+        rank = len(shapes[0])
+        if any(len(s) != rank for s in shapes) or not -rank <= self.axis < rank:
+            raise self.error(
+                f"cannot concatenate shapes {', '.join(map(fmt_shape, shapes))} on axis {self.axis}"
+            )
+        axis = self.axis % rank
+        out = list(shapes[0])
+        for s in shapes[1:]:
+            for i, (x, y) in enumerate(zip(out, s, strict=True)):
+                if i != axis and x is not None and y is not None and x != y:
+                    raise self.error(
+                        f"cannot concatenate shapes {', '.join(map(fmt_shape, shapes))} on axis {self.axis}"
+                    )
+                if i != axis and x is None:
+                    out[i] = y
+        sizes = [s[axis] for s in shapes]
+        out[axis] = None if any(d is None for d in sizes) else sum(sizes)  # type: ignore[arg-type]
+        return tuple(out)
+
+    def call(self, inputs: list[Tensor], kwargs: dict[str, Any]) -> Tensor:
+        return shape.concat(inputs, self.axis)
+
+
+def _param_shape(rank: int, axes: list[int], x: Tensor) -> list[int]:
+    """The shape that broadcasts a parameter over every axis but `axes`."""
+    return [x.shape[i] if i in axes else 1 for i in range(rank)]
+
+
+def _axes(layer: Layer, value: Any) -> list[int]:
+    return [int(a) for a in (value if isinstance(value, list) else [value])]
+
+
+@register
+class BatchNormalization(Layer):
+    """Inference batch norm: (x - moving_mean) / sqrt(moving_variance + epsilon) * gamma + beta."""
+
+    def configure(self, config: dict[str, Any]) -> None:
+        self.axes = _axes(self, config.get("axis", -1))
+        self.epsilon = float(config.get("epsilon", 1e-3))
+        self.center = bool(config.get("center", True))
+        self.scale = bool(config.get("scale", True))
+
+    def build(self, input_shape: ShapeArg) -> list[WeightDef]:
+        s = single(self, input_shape)
+        axes = [a % len(s) if -len(s) <= a < len(s) else -1 for a in self.axes]
+        if -1 in axes:
+            raise self.error(f"axis {self.axes} does not fit inputs of shape {fmt_shape(s)}")
+        self.axes = axes
+        dims = tuple(known(self, s, a, f"axis-{a}") for a in axes)
+        defs = [WeightDef("gamma", dims)] if self.scale else []
+        defs += [WeightDef("beta", dims)] if self.center else []
+        return defs + [WeightDef("moving_mean", dims, False), WeightDef("moving_variance", dims, False)]
+
+    def affine(self) -> tuple[Tensor, Tensor]:
+        """Per-channel (multiplier, offset) so that the output is x * multiplier + offset."""
+        inv = unary.rsqrt(binary.add(self.weights["moving_variance"], self.epsilon))
+        if self.scale:
+            inv = binary.mul(inv, self.weights["gamma"])
+        offset = binary.mul(self.weights["moving_mean"], unary.neg(inv))
+        if self.center:
+            offset = binary.add(offset, self.weights["beta"])
+        return inv, offset
+
+    def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
+        mult, offset = self.affine()
+        if self.axes != [inputs.rank - 1]:
+            ps = _param_shape(inputs.rank, self.axes, inputs)
+            mult, offset = shape.reshape(mult, ps), shape.reshape(offset, ps)
+        return binary.add(binary.mul(inputs, mult), offset)
+
+
+@register
+class LayerNormalization(Layer):
+    """(x - mean) / sqrt(variance + epsilon) * gamma + beta, statistics over `axis` of each example."""
+
+    def configure(self, config: dict[str, Any]) -> None:
+        self.axes = _axes(self, config.get("axis", -1))
+        self.epsilon = float(config.get("epsilon", 1e-3))
+        self.center = bool(config.get("center", True))
+        self.scale = bool(config.get("scale", True))
+
+    def build(self, input_shape: ShapeArg) -> list[WeightDef]:
+        s = single(self, input_shape)
+        axes = sorted({a % len(s) for a in self.axes if -len(s) <= a < len(s)})
+        if len(axes) != len(self.axes) or 0 in axes:
+            raise self.error(f"axis {self.axes} does not fit inputs of shape {fmt_shape(s)}")
+        self.axes = axes
+        dims = tuple(known(self, s, a, f"axis-{a}") for a in axes)
+        return ([WeightDef("gamma", dims)] if self.scale else []) + (
+            [WeightDef("beta", dims)] if self.center else []
+        )
+
+    def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
+        mean = reduce.mean(inputs, self.axes, True)
+        centered = binary.sub(inputs, mean)
+        var = reduce.mean(unary.square(centered), self.axes, True)
+        y = binary.mul(centered, unary.rsqrt(binary.add(var, self.epsilon)))
+        ps = _param_shape(inputs.rank, self.axes, inputs)
+        if self.scale:
+            y = binary.mul(y, shape.reshape(self.weights["gamma"], ps))
+        if self.center:
+            y = binary.add(y, shape.reshape(self.weights["beta"], ps))
+        return y
+
+
+@register
+class Embedding(Layer):
+    """Rows of the embeddings matrix picked by integer inputs."""
+
+    def configure(self, config: dict[str, Any]) -> None:
+        self.input_dim = int(config["input_dim"])
+        self.output_dim = int(config["output_dim"])
+
+    def build(self, input_shape: ShapeArg) -> list[WeightDef]:
+        return [WeightDef("embeddings", (self.input_dim, self.output_dim))]
+
+    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
+        return (*single(self, input_shape), self.output_dim)
+
+    def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
+        idx = inputs if inputs.dtype == "int32" else cast(inputs, "int32")
+        return slicing.gather(self.weights["embeddings"], idx)

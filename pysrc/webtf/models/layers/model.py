@@ -1,0 +1,360 @@
+"""LayersModel (TF.js tf.LayersModel): load a Keras-format model, predict, summarize, save."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ...ops.creation import clone, zeros
+from ...ops.shape import concat
+from ...ops.slicing import slice as slice_
+from ...shapes import fmt
+from ...tensor import Tensor
+from ..io.artifacts import ModelArtifacts
+from ..io.handlers import FileHandler, get_load_handler
+from ..io.weights import decode_weights, encode_weights
+from .base import Layer, WeightDef, fmt_shape
+from .topology import ModelLayer, Network, Node, unwrap_topology
+
+DEFAULT_BATCH_SIZE = 32  # TF.js predict()'s default batchSize
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """A model input or output: name, shape (None = any size) and dtype."""
+
+    name: str
+    shape: list[int | None]
+    dtype: str
+
+
+def _split(
+    layers: list[Layer],
+) -> tuple[list[tuple[str, Layer, WeightDef]], list[tuple[str, Layer, WeightDef]]]:
+    """(trainable, non-trainable) weights in TF.js order: a frozen layer's weights all count as non-trainable."""
+    trainable: list[tuple[str, Layer, WeightDef]] = []
+    frozen: list[tuple[str, Layer, WeightDef]] = []
+    for layer in layers:
+        if isinstance(layer, ModelLayer):
+            t, n = _split(layer.network.layers)
+        else:
+            items = [(name, layer, d) for name, d in layer.weight_names()]
+            t = [item for item in items if item[2].trainable]
+            n = [item for item in items if not item[2].trainable]
+        if layer.trainable:
+            trainable += t
+            frozen += n
+        else:
+            frozen += t + n
+    return trainable, frozen
+
+
+def assign_weights(network: Network, tensors: dict[str, Tensor], strict: bool) -> list[str]:
+    """Hand each decoded tensor to the layer weight it names (TF.js matching rules); return unused names."""
+    keras_v3 = bool(tensors) and next(iter(tensors)).rsplit("/", 1)[-1].isdigit()
+    targets: dict[str, tuple[Layer, WeightDef]] = {}
+    for layer in network.leaf_layers:
+        for index, (name, d) in enumerate(layer.weight_names()):
+            key = f"{layer.name}/{index}" if keras_v3 else name
+            if key in targets:
+                raise ValueError(f"Duplicate weight name: {key}")
+            targets[key] = (layer, d)
+    total = len(targets)
+    unused: list[str] = []
+    for name, t in tensors.items():
+        tokens = name.split("/")
+        # exact name; TF 2.2+ 'layer/cell/weight'; a nested model's scope 'outer/layer/weight'
+        candidates = [name, "/".join(tokens[:-2] + tokens[-1:]), "/".join(tokens[-2:])]
+        key = next((k for k in candidates if k in targets), None)
+        if key is None:
+            if strict:
+                raise ValueError(f"Provided weight data has no target variable: {name}")
+            unused.append(name)
+            continue
+        layer, d = targets.pop(key)
+        if tuple(t.shape) != d.shape:
+            raise ValueError(
+                f"Weight '{name}' has shape {fmt(t.shape)} in the weights manifest, but layer '{layer.name}' "
+                f"({layer.class_name}) needs {fmt(d.shape)} for its {d.name}"
+            )
+        if t.dtype != "float32":
+            raise ValueError(f"Weight '{name}' has dtype {t.dtype}; layer weights must be float32")
+        layer.weights[d.name] = t
+    if targets:
+        raise ValueError(f"{len(targets)} of {total} weights are not set: {', '.join(targets)}")
+    return unused
+
+
+class LayersModel:
+    """A Keras model restored from TF.js layers-model artifacts; forward pass only."""
+
+    def __init__(self, artifacts: ModelArtifacts, network: Network) -> None:
+        self.artifacts = artifacts
+        self.network = network
+        self.name = network.name
+        self.layers = network.layers
+        self.inputs = [
+            TensorSpec(layer.name, list(shape), getattr(layer, "dtype", "float32"))
+            for layer, shape in zip(network.input_layers, network.input_shapes, strict=True)
+        ]
+        self.outputs = [
+            TensorSpec(
+                node.layer.name if i == 0 else f"{node.layer.name}:{i}",
+                list(node.output_shapes[i]),
+                "float32",
+            )
+            for node, i in network.output_refs
+        ]
+        trainable, frozen = _split(network.layers)
+        self._trainable_count = sum(_size(d.shape) for _, _, d in trainable)
+        self.weights: dict[str, Tensor] = {
+            name: layer.weights[d.name] for name, layer, d in trainable + frozen
+        }
+        self._disposed = False
+
+    # ---- running -----------------------------------------------------------------------------
+    def _feeds(self, inputs: Any) -> list[Tensor]:
+        if self._disposed:
+            raise ValueError("This LayersModel has been disposed")
+        if isinstance(inputs, dict):
+            missing = [s.name for s in self.inputs if s.name not in inputs]
+            extra = [k for k in inputs if k not in {s.name for s in self.inputs}]
+            if missing or extra:
+                raise ValueError(
+                    f"The model's inputs are {[s.name for s in self.inputs]}; missing {missing}, unknown {extra}"
+                )
+            inputs = [inputs[s.name] for s in self.inputs]
+        elif isinstance(inputs, Tensor):
+            inputs = [inputs]
+        if not isinstance(inputs, (list, tuple)):
+            raise TypeError(
+                f"inputs must be a Tensor, a list of Tensors or a dict, not {type(inputs).__name__}"
+            )
+        if len(inputs) != len(self.inputs):
+            raise ValueError(
+                "Error when checking model: the Array of Tensors that you are passing to your model is not the size "
+                f"the model expected. Expected to see {len(self.inputs)} Tensor(s), but instead got "
+                f"{len(inputs)} Tensor(s)."
+            )
+        for spec, t in zip(self.inputs, inputs, strict=True):
+            if not isinstance(t, Tensor) or t.is_disposed:
+                raise TypeError(f"Input '{spec.name}' must be a live Tensor")
+            if t.rank != len(spec.shape):
+                raise ValueError(
+                    f"Error when checking : expected {spec.name} to have {len(spec.shape)} dimension(s). but got "
+                    f"array with shape {fmt(t.shape)}"
+                )
+            if any(d is not None and d != s for d, s in zip(spec.shape, t.shape, strict=True)):
+                raise ValueError(
+                    f"Error when checking : expected {spec.name} to have shape {fmt_shape(spec.shape)} but got "
+                    f"array with shape {fmt(t.shape)}."
+                )
+        return list(inputs)
+
+    def _run(self, feeds: list[Tensor], wanted: list[tuple[Node, int]] | None) -> list[Tensor]:
+        out = self.network.run(feeds, wanted)
+        fixed = {id(t) for t in feeds} | {id(t) for t in self.weights.values()}
+        return [clone(t) if id(t) in fixed else t for t in out]
+
+    def predict(self, x: Any, batch_size: int | None = None) -> Tensor | list[Tensor]:
+        """Run the model on a batch (in chunks of batch_size, default 32); one tensor or a list per output."""
+        feeds = self._feeds(x)
+        n = feeds[0].shape[0] if feeds[0].rank else 1
+        if any(t.rank == 0 or t.shape[0] != n for t in feeds):
+            raise ValueError(f"All inputs must have the same batch size; got {[fmt(t.shape) for t in feeds]}")
+        size = DEFAULT_BATCH_SIZE if batch_size is None else int(batch_size)
+        if size < 1:
+            raise ValueError(f"batch_size must be a positive integer, but got {batch_size}")
+        if n <= size:
+            outs = self._run(feeds, None)
+        else:
+            pieces: list[list[Tensor]] = []
+            try:
+                for start in range(0, n, size):
+                    part = [
+                        slice_(t, [start] + [0] * (t.rank - 1), [min(size, n - start)] + [-1] * (t.rank - 1))
+                        for t in feeds
+                    ]
+                    try:
+                        pieces.append(self._run(part, None))
+                    finally:
+                        for t in part:
+                            t.dispose()
+                outs = [concat([p[i] for p in pieces], 0) for i in range(len(self.outputs))]
+            finally:
+                for p in pieces:
+                    for t in p:
+                        t.dispose()
+        return outs[0] if len(outs) == 1 else outs
+
+    def execute(self, inputs: Any, outputs: str | list[str] | None = None) -> Tensor | list[Tensor]:
+        """Run on one batch and return the outputs of the named layers (default: the model outputs)."""
+        feeds = self._feeds(inputs)
+        wanted = (
+            None
+            if outputs is None
+            else [self._ref(n) for n in ([outputs] if isinstance(outputs, str) else outputs)]
+        )
+        out = self._run(feeds, wanted)
+        return out[0] if len(out) == 1 else out
+
+    def _ref(self, name: str) -> tuple[Node, int]:
+        base, _, idx = name.partition(":")
+        for node in self.network.nodes:
+            if node.layer.name == base:
+                return node, int(idx or 0)
+        for node, i in self.network.input_refs:
+            if node.layer.name == base:
+                return node, i
+        raise ValueError(f"The model has no layer named '{base}'")
+
+    def warmup(self) -> None:
+        """Run once on zeros so that the next call does not pay for compiling and uploading."""
+        feeds = [zeros([1 if d is None else d for d in s.shape], s.dtype) for s in self.inputs]
+        try:
+            out = self.predict(feeds)
+            for t in [out] if isinstance(out, Tensor) else out:
+                t.dispose()
+        finally:
+            for t in feeds:
+                t.dispose()
+
+    # ---- weights, summary, save ----------------------------------------------------------------
+    def get_weights(self) -> list[Tensor]:
+        """The weight tensors (trainable first, then non-trainable, as TF.js orders them)."""
+        return list(self.weights.values())
+
+    def count_params(self) -> int:
+        """Number of scalars in all weights."""
+        return sum(t.size for t in self.weights.values())
+
+    def summary(
+        self, line_length: int | None = None, positions: list[float] | None = None, print_fn: Any = print
+    ) -> str:
+        """Print (and return) a Keras-like table of layers, output shapes and parameter counts."""
+        seq = self.network.sequential_like
+        heads = ["Layer (type)", "Input Shape", "Output shape", "Param #"]
+        width = line_length or (90 if seq else 115)
+        pos = positions or ([0.32, 0.61, 0.89, 1.0] if seq else [0.24, 0.48, 0.70, 0.80, 1.0])
+        if not seq:
+            heads.append("Receives inputs")
+        cols = [int(width * p) for p in pos] if pos[-1] <= 1 else [int(p) for p in pos]
+        lines = ["_" * width, _row(heads, cols), "=" * width]
+        for i, layer in enumerate(self.layers):
+            ins = ",".join(_shape_text(s) for s in layer.input_shapes) or _shape_text(
+                getattr(layer, "batch_shape", [])
+            )
+            outs = (
+                _shape_text(layer.output_shapes[0])
+                if len(layer.output_shapes) == 1
+                else (
+                    _shape_text(getattr(layer, "batch_shape", [])) if not layer.output_shapes else "multiple"
+                )
+            )
+            fields = [f"{layer.name} ({layer.class_name})", ins, outs, str(layer.count_params())]
+            links = (
+                []
+                if seq
+                else [
+                    f"{src.layer.name}[{src.index}][{t}]"
+                    for n in self.network.nodes
+                    if n.layer is layer
+                    for src, t in n.inputs
+                ]
+            )
+            lines.append(_row(fields + ([links[0]] if links else [""] if not seq else []), cols))
+            lines += [_row(["", "", "", "", link], cols) for link in links[1:]]
+            lines.append(("=" if i == len(self.layers) - 1 else "_") * width)
+        total = self.count_params()
+        lines += [
+            f"Total params: {total}",
+            f"Trainable params: {self._trainable_count}",
+            f"Non-trainable params: {total - self._trainable_count}",
+            "_" * width,
+        ]
+        text = "\n".join(lines)
+        if print_fn is not None:
+            for line in lines:
+                print_fn(line)
+        return text
+
+    def artifacts_for_save(self) -> ModelArtifacts:
+        """The artifacts save() writes: the loaded topology unchanged, all weights unquantized in one shard."""
+        from ... import __version__
+
+        specs, data = encode_weights(self.weights)
+        a = self.artifacts
+        return ModelArtifacts(
+            a.model_topology, specs, data, "layers-model", f"webtf {__version__}", None,
+            user_defined_metadata=a.user_defined_metadata, training_config=a.training_config,
+        )  # fmt: skip
+
+    async def save(self, handler_or_url: Any) -> dict[str, Any]:
+        """Save through an IOHandler with save() (or to a directory path); returns the handler's result."""
+        if self._disposed:
+            raise ValueError("This LayersModel has been disposed")
+        handler = handler_or_url
+        if isinstance(handler_or_url, str):
+            if "://" in handler_or_url and not handler_or_url.startswith("file://"):
+                raise ValueError(
+                    f"Cannot save to '{handler_or_url}': only file paths and IOHandlers can save"
+                )
+            handler = FileHandler(handler_or_url)
+        if not hasattr(handler, "save"):
+            raise ValueError(
+                f"{type(handler).__name__} has no save(); use a save handler such as tf.io.with_save_handler"
+            )
+        return await handler.save(self.artifacts_for_save())
+
+    def dispose(self) -> None:
+        """Free the weights."""
+        for t in self.weights.values():
+            t.dispose()
+        self._disposed = True
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _shape_text(shape: Any) -> str:
+    if isinstance(shape, list) and shape and isinstance(shape[0], (tuple, list)):
+        return ",".join(fmt_shape(s) for s in shape)
+    return json.dumps(list(shape), separators=(",", ":"))
+
+
+def _row(fields: list[str], cols: list[int]) -> str:
+    line = ""
+    for i, text in enumerate(fields):
+        if i > 0:
+            line = line[:-1] + " "
+        line = (line + text)[: cols[i]]
+        line += " " * (cols[i] - len(line))
+    return line
+
+
+async def load_layers_model(url_or_handler: Any, strict: bool = True) -> LayersModel:
+    """Load a TF.js layers model (Keras JSON topology + weights) from a URL, a path or an IOHandler.
+
+    strict=False ignores weights the model does not use (missing weights are always an error).
+    """
+    handler = get_load_handler(url_or_handler)
+    artifacts = await handler.load()
+    if artifacts.model_topology is None:
+        raise ValueError("The model artifacts have no modelTopology")
+    network = Network(*unwrap_topology(artifacts.model_topology))
+    tensors = decode_weights(artifacts.weight_specs, artifacts.weight_data)
+    try:
+        unused = assign_weights(network, tensors, strict)
+        model = LayersModel(artifacts, network)
+    except Exception:
+        for t in tensors.values():
+            t.dispose()
+        raise
+    for name in unused:
+        tensors[name].dispose()
+    return model

@@ -1,0 +1,352 @@
+"""Keras model topology (Sequential / functional, nested models) -> a graph of layer calls, and running it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...engine import ENGINE
+from ...tensor import Tensor
+from . import conv, core, merge  # noqa: F401  (register the layer classes)
+from .base import LAYERS, Layer, Shape, ShapeArg, fmt_shape
+from .core import InputLayer, batch_shape_of
+
+MODEL_CLASSES = ("Sequential", "Model", "Functional")
+
+
+@dataclass(eq=False)
+class Node:
+    """One call of a layer: where its inputs come from ((node, tensor index) pairs) and its output shapes."""
+
+    layer: Layer
+    inputs: list[tuple[Node, int]]
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    output_shapes: list[Shape] = field(default_factory=list)
+    index: int = 0  # the call's node index in the layer (as inbound_nodes entries refer to it)
+
+
+def _as_list(shape: ShapeArg) -> list[Shape]:
+    return shape if isinstance(shape, list) else [shape]
+
+
+def unwrap_topology(topology: Any) -> tuple[str, Any]:
+    """(class_name, config) of a modelTopology, accepting the {model_config: ...} wrapper Keras writes."""
+    if isinstance(topology, dict) and isinstance(topology.get("model_config"), dict):
+        topology = topology["model_config"]
+    if not isinstance(topology, dict) or "class_name" not in topology or "config" not in topology:
+        keys = sorted(topology) if isinstance(topology, dict) else type(topology).__name__
+        raise ValueError(
+            f"modelTopology is not a Keras model config: expected {{class_name, config}} (or model_config), got {keys}"
+        )
+    return str(topology["class_name"]), topology["config"]
+
+
+def make_layer(spec: Any, where: str) -> Layer:
+    """A layer (or a nested model) from its {class_name, config} entry."""
+    if not isinstance(spec, dict) or "class_name" not in spec:
+        raise ValueError(
+            f"{where}: malformed layer entry {str(spec)[:80]!r} (expected {{class_name, config}})"
+        )
+    class_name = str(spec["class_name"])
+    config = spec.get("config") or {}
+    if not isinstance(config, dict):
+        raise ValueError(f"{where}: malformed config of layer class {class_name}")
+    name = str(spec.get("name") or config.get("name") or class_name.lower())
+    if class_name in MODEL_CLASSES:
+        return ModelLayer(name, config, class_name)
+    cls = LAYERS.get(class_name)
+    if cls is None:
+        raise ValueError(
+            f"Unsupported layer class '{class_name}' (layer '{name}'): webtf cannot run this model"
+        )
+    try:
+        return cls(name, config, class_name)
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"Layer '{name}' ({class_name}): malformed config ({e!r})") from None
+
+
+class Network:
+    """The layer graph of one model: layers, nodes in an executable order, input and output references."""
+
+    def __init__(self, class_name: str, config: Any) -> None:
+        self.class_name = class_name
+        self.layers: list[Layer] = []
+        self.nodes: list[Node] = []  # every non-input call, each after the nodes it reads
+        self.input_refs: list[tuple[Node, int]] = []
+        self.output_refs: list[tuple[Node, int]] = []
+        self.sequential = class_name == "Sequential"
+        if self.sequential:
+            self.name = config.get("name", "sequential") if isinstance(config, dict) else "sequential"
+            self._sequential(config)
+        elif class_name in ("Model", "Functional"):
+            if not isinstance(config, dict):
+                raise ValueError(f"{class_name} config must be an object")
+            self.name = str(config.get("name", "model"))
+            self._functional(config)
+        else:
+            raise ValueError(f"Unsupported model class '{class_name}' (expected {', '.join(MODEL_CLASSES)})")
+        self._plans: dict[tuple[int, ...], tuple[list[Node], dict[int, int]]] = {}
+
+    # ---- construction ------------------------------------------------------------------------
+    def _call(self, layer: Layer, inputs: list[tuple[Node, int]], kwargs: dict[str, Any]) -> Node:
+        shapes = [src.output_shapes[i] for src, i in inputs]
+        try:
+            out = layer.apply_shape(shapes[0] if len(shapes) == 1 else shapes)
+        except (ValueError, TypeError, IndexError, ZeroDivisionError) as e:
+            msg = str(e)
+            if not msg.startswith(f"Layer '{layer.name}'"):
+                msg = f"Layer '{layer.name}' ({layer.class_name}): {msg}"
+            raise ValueError(msg) from None
+        index = len(layer.output_shapes) - 1 + isinstance(layer, ModelLayer)
+        node = Node(layer, inputs, kwargs, _as_list(out), index)
+        self.nodes.append(node)
+        return node
+
+    def _input(self, layer: InputLayer) -> Node:
+        return Node(layer, [], {}, [layer.batch_shape])
+
+    def _sequential(self, config: Any) -> None:
+        specs = config.get("layers") if isinstance(config, dict) else config
+        if not isinstance(specs, list) or not specs:
+            raise ValueError("Sequential config has no layers")
+        layers = [make_layer(s, "Sequential") for s in specs]
+        first = layers[0]
+        if isinstance(first, InputLayer):
+            inp, layers = first, layers[1:]
+        elif isinstance(first, ModelLayer):
+            inp = InputLayer(
+                f"{first.name}_input",
+                {"batch_input_shape": list(first.network.input_shapes[0])},
+                "InputLayer",
+            )
+        else:
+            shape = batch_shape_of(first.config)
+            if shape is None:
+                raise ValueError(
+                    f"Sequential model: its first layer '{first.name}' has no batch_input_shape, so the input shape "
+                    "is unknown"
+                )
+            conf = {"batch_input_shape": list(shape), "dtype": first.config.get("dtype") or "float32"}
+            inp = InputLayer(f"{first.name}_input", conf, "InputLayer")
+        self.layers = layers
+        ref = (self._input(inp), 0)
+        self.input_refs = [ref]
+        self.input_layers = [inp]
+        for layer in layers:
+            ref = (self._call(layer, [ref], {}), 0)
+        self.output_refs = [ref]
+
+    def _functional(self, config: dict[str, Any]) -> None:
+        specs = config.get("layers")
+        if not isinstance(specs, list) or not specs:
+            raise ValueError(f"{self.class_name} config has no layers")
+        by_name: dict[str, Layer] = {}
+        pending: list[tuple[Layer, list[Any]]] = []
+        calls: dict[str, list[Node | None]] = {}
+        for spec in specs:
+            layer = make_layer(spec, self.class_name)
+            if layer.name in by_name:
+                raise ValueError(f"Duplicate layer name '{layer.name}'")
+            by_name[layer.name] = layer
+            self.layers.append(layer)
+            # a nested model's node 0 is its own internal call: the outer model's calls start at 1
+            calls[layer.name] = [None] if isinstance(layer, ModelLayer) else []
+            if isinstance(layer, InputLayer):
+                calls[layer.name].append(self._input(layer))
+            inbound = spec.get("inbound_nodes") or []
+            if not isinstance(inbound, list):
+                raise ValueError(f"Layer '{layer.name}': inbound_nodes must be a list")
+            for node_data in inbound:
+                if not isinstance(node_data, list):
+                    raise ValueError(
+                        f"Layer '{layer.name}': unsupported inbound node {str(node_data)[:80]!r} (Keras 3 format?)"
+                    )
+                pending.append((layer, node_data))
+
+        def resolve(entry: Any) -> tuple[Node, int] | None:
+            if not isinstance(entry, list) or len(entry) < 3:
+                raise ValueError(f"Malformed inbound node entry {entry!r}")
+            name, node_index, tensor_index = str(entry[0]), int(entry[1]), int(entry[2])
+            if name not in calls:
+                raise ValueError(f"Inbound node refers to unknown layer '{name}'")
+            made = calls[name]
+            if node_index >= len(made) or made[node_index] is None:
+                return None
+            node = made[node_index]
+            assert node is not None
+            if tensor_index >= len(node.output_shapes):
+                raise ValueError(f"Layer '{name}' has no output {tensor_index}")
+            return node, tensor_index
+
+        # process calls whose inputs exist, repeatedly (shared layers can be called at different depths)
+        while pending:
+            left: list[tuple[Layer, list[Any]]] = []
+            for layer, node_data in pending:
+                refs = [resolve(e) for e in node_data]
+                if any(r is None for r in refs) or any(owner is layer for owner, _ in left):
+                    left.append((layer, node_data))
+                    continue
+                kwargs = node_data[0][3] if node_data and len(node_data[0]) > 3 and node_data[0][3] else {}
+                calls[layer.name].append(self._call(layer, refs, dict(kwargs)))  # type: ignore[arg-type]
+            if len(left) == len(pending):
+                names = ", ".join(sorted({layer.name for layer, _ in left}))
+                raise ValueError(f"Cannot connect layers {names}: their inbound nodes never become available")
+            pending = left
+
+        def refs_of(key: str) -> list[tuple[Node, int]]:
+            entries = config.get(key)
+            if not isinstance(entries, list) or not entries:
+                raise ValueError(f"{self.class_name} config has no {key}")
+            if isinstance(entries[0], str):
+                entries = [entries]
+            out = []
+            for e in entries:
+                r = resolve(e)
+                if r is None:
+                    raise ValueError(f"{key}: layer '{e[0]}' has no node {e[1]}")
+                out.append(r)
+            return out
+
+        self.input_refs = refs_of("input_layers")
+        self.output_refs = refs_of("output_layers")
+        self.input_layers = [node.layer for node, _ in self.input_refs]
+        if not all(isinstance(layer, InputLayer) for layer in self.input_layers):
+            raise ValueError("input_layers must name InputLayer layers")
+
+    # ---- queries -----------------------------------------------------------------------------
+    @property
+    def input_shapes(self) -> list[Shape]:
+        """Batch shapes of the inputs."""
+        return [node.output_shapes[i] for node, i in self.input_refs]
+
+    @property
+    def output_shapes(self) -> list[Shape]:
+        """Shapes of the outputs."""
+        return [node.output_shapes[i] for node, i in self.output_refs]
+
+    @property
+    def sequential_like(self) -> bool:
+        """A plain chain: one input per call, each layer called once, each output read once."""
+        if self.sequential:
+            return True
+        reads: dict[int, int] = {}
+        for node in self.nodes:
+            for src, _ in node.inputs:
+                reads[id(src)] = reads.get(id(src), 0) + 1
+        once = len({id(n.layer) for n in self.nodes}) == len(self.nodes)
+        return once and all(len(n.inputs) <= 1 for n in self.nodes) and all(v == 1 for v in reads.values())
+
+    @property
+    def leaf_layers(self) -> list[Layer]:
+        """Every weight-owning layer, nested models expanded, in layer order."""
+        return [leaf for layer in self.layers for leaf in layer.leaf_layers]
+
+    # ---- execution ---------------------------------------------------------------------------
+    def plan(self, wanted: list[tuple[Node, int]]) -> tuple[list[Node], dict[int, int]]:
+        """The nodes needed for `wanted` (in order) and how many reads each node's outputs get."""
+        key = tuple(id(n) for n, _ in wanted)
+        cached = self._plans.get(key)
+        if cached is not None:
+            return cached
+        needed: set[int] = set()
+        stack = [n for n, _ in wanted]
+        while stack:
+            node = stack.pop()
+            if id(node) in needed:
+                continue
+            needed.add(id(node))
+            stack.extend(src for src, _ in node.inputs)
+        order = [n for n in self.nodes if id(n) in needed]
+        uses: dict[int, int] = {}
+        for node in order:
+            for src, _ in node.inputs:
+                uses[id(src)] = uses.get(id(src), 0) + 1
+        self._plans[key] = (order, uses)
+        return order, uses
+
+    def run(self, feeds: list[Tensor], wanted: list[tuple[Node, int]] | None = None) -> list[Tensor]:
+        """Run on input tensors (one per input); every intermediate is disposed after its last read."""
+        wanted = self.output_refs if wanted is None else wanted
+        order, uses = self.plan(wanted)
+        remaining = dict(uses)
+        for node, _ in wanted:
+            remaining[id(node)] = remaining.get(id(node), 0) + 1
+        protected = {id(t) for t in feeds}
+        live: dict[int, list[Tensor]] = {id(n): [t] for (n, _), t in zip(self.input_refs, feeds, strict=True)}
+        refs: dict[int, int] = {}  # how many live slots hold each tensor (identity layers alias their input)
+
+        def release(key: int) -> None:
+            for t in live.pop(key, ()):
+                refs[id(t)] -= 1
+                if refs[id(t)] == 0 and id(t) not in protected:
+                    t.dispose()
+
+        for ts in live.values():
+            for t in ts:
+                refs[id(t)] = refs.get(id(t), 0) + 1
+        node: Node | None = None
+        try:
+            for node in order:
+                ins = [live[id(src)][i] for src, i in node.inputs]
+                ENGINE.start_scope()
+                try:
+                    out = node.layer.call(ins[0] if len(ins) == 1 else ins, node.kwargs)
+                except BaseException:
+                    ENGINE.end_scope(None)
+                    raise
+                ENGINE.end_scope(out)
+                outs = [out] if isinstance(out, Tensor) else list(out)
+                live[id(node)] = outs
+                for t in outs:
+                    refs[id(t)] = refs.get(id(t), 0) + 1
+                for src, _ in node.inputs:
+                    remaining[id(src)] -= 1
+                    if remaining[id(src)] == 0:
+                        release(id(src))
+            node = None
+            result = [live[id(n)][i] for n, i in wanted]
+        except Exception as e:
+            for key in list(live):
+                release(key)
+            if node is None or str(e).startswith("Error in layer"):
+                raise
+            raise type(e)(f"Error in layer '{node.layer.name}' ({node.layer.class_name}): {e}") from e
+        protected |= {id(t) for t in result}
+        for key in list(live):
+            release(key)
+        return result
+
+
+class ModelLayer(Layer):
+    """A Sequential or functional model used as a layer of another model."""
+
+    def configure(self, config: dict[str, Any]) -> None:
+        self.network = Network(self.class_name, config)
+
+    @property
+    def leaf_layers(self) -> list[Layer]:
+        return self.network.leaf_layers
+
+    def weight_names(self) -> list[tuple[str, Any]]:
+        return [item for layer in self.network.leaf_layers for item in layer.weight_names()]
+
+    def count_params(self) -> int:
+        return sum(layer.count_params() for layer in self.network.leaf_layers)
+
+    def compute_output_shape(self, input_shape: ShapeArg) -> ShapeArg:
+        shapes = _as_list(input_shape)
+        want = self.network.input_shapes
+        if len(shapes) != len(want):
+            raise self.error(f"expects {len(want)} inputs, but got {len(shapes)}")
+        for got, exp in zip(shapes, want, strict=True):
+            ok = len(got) == len(exp) and all(
+                a is None or b is None or a == b for a, b in zip(got, exp, strict=True)
+            )
+            if not ok:
+                raise self.error(f"expects inputs of shape {fmt_shape(exp)}, but got {fmt_shape(got)}")
+        outs = self.network.output_shapes
+        return outs[0] if len(outs) == 1 else outs
+
+    def call(self, inputs: Any, kwargs: dict[str, Any]) -> Tensor | list[Tensor]:
+        out = self.network.run(inputs if isinstance(inputs, list) else [inputs])
+        return out[0] if len(out) == 1 else out

@@ -1,0 +1,251 @@
+"""The wasm backend in the page: both binaries load and agree with numpy, kernels run natively, the heap stays
+flat over many tidy'd iterations, bad binaries leave the page on its previous backend, failures fall back.
+
+Every test leaves tf.memory() where it found it (the autouse fixture checks) and the active backend as it was.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+Py = Callable[[str], Any]
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+# Defined in the page before each snippet: standalone backends on a chosen binary, host <-> heap helpers.
+HELPERS = """
+from array import array
+import webtf.backends.wasm as wasm
+from webtf.backends.wasm import NATIVE, create_backend
+
+def put(b, values, shape, dtype="float32"):
+    return b.output(array({"float32": "f", "int32": "i", "bool": "B"}[dtype], values), tuple(shape), dtype)
+
+def get(b, info):
+    return list(b.read_sync(info.data_id))
+"""
+
+
+def run(py: Py, code: str) -> Any:
+    """Run `code` in the page after HELPERS (the last expression is the result)."""
+    return py(HELPERS + code)
+
+
+@pytest.fixture(autouse=True)
+def _memory_and_backend_return(py: Py) -> Iterator[None]:
+    before = py("m = tf.memory(); [tf.get_backend(), m.num_tensors, m.num_bytes, m.num_data_buffers]")
+    yield
+    after = py("m = tf.memory(); [tf.get_backend(), m.num_tensors, m.num_bytes, m.num_data_buffers]")
+    assert after == before
+
+
+def _conv_same(x: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """NHWC conv2d, stride 1, 'same' padding (odd filter), in float64."""
+    fh, fw = f.shape[:2]
+    xp = np.pad(x.astype(np.float64), ((0, 0), (fh // 2, fh // 2), (fw // 2, fw // 2), (0, 0)))
+    b, h, w, _ = x.shape
+    out = np.zeros((b, h, w, f.shape[3]))
+    for i in range(fh):
+        for j in range(fw):
+            out += np.einsum("bhwc,co->bhwo", xp[:, i : i + h, j : j + w, :], f[i, j].astype(np.float64))
+    return out
+
+
+def test_simd_and_plain_binaries_load_and_agree(py: Py) -> None:
+    rng = np.random.default_rng(7)
+    x, f = rng.standard_normal((2, 9, 7, 5)), rng.standard_normal((3, 3, 5, 6))
+    a, b = rng.standard_normal((3, 17, 11)), rng.standard_normal((3, 11, 13))
+    p, q = rng.standard_normal((4, 1, 6)), rng.standard_normal((5, 1))
+    x, f, a, b, p, q = (v.astype(np.float32) for v in (x, f, a, b, p, q))
+    args = {k: (v.ravel().tolist(), list(v.shape)) for k, v in dict(x=x, f=f, a=a, b=b, p=p, q=q).items()}
+    res = run(
+        py,
+        f"""
+args = {args!r}
+res = {{}}
+for name, simd in (("simd", True), ("plain", False)):
+    be = await create_backend(simd=simd)
+    t = {{k: put(be, v, s) for k, (v, s) in args.items()}}
+    conv_attrs = {{"strides": 1, "pad": "same", "dilations": 1}}
+    conv = NATIVE["Conv2D"](be, {{"x": t["x"], "filter": t["f"]}}, conv_attrs)
+    mm_attrs = {{"transpose_a": False, "transpose_b": False}}
+    mm = NATIVE["BatchMatMul"](be, {{"a": t["a"], "b": t["b"]}}, mm_attrs)
+    add = NATIVE["Add"](be, {{"a": t["p"], "b": t["q"]}}, {{}})
+    res[name] = {{
+        "url": be.module.url, "fallbacks": dict(be.fallbacks),
+        "conv": [get(be, conv), list(conv.shape)], "mm": [get(be, mm), list(mm.shape)],
+        "add": [get(be, add), list(add.shape)],
+    }}
+    be.dispose()
+res
+""",
+    )
+    refs = {"conv": _conv_same(x, f), "mm": a.astype(np.float64) @ b, "add": p.astype(np.float64) + q}
+    assert res["simd"]["url"].endswith("/tfjs-backend-wasm-simd.wasm") or res["simd"]["url"].endswith(
+        "tfjs-backend-wasm-simd.wasm"
+    )
+    assert res["plain"]["url"].endswith("tfjs-backend-wasm.wasm")
+    for name in ("simd", "plain"):
+        assert res[name]["fallbacks"] == {}  # all three ran in the binary
+        for op, ref in refs.items():
+            values, shape = res[name][op]
+            assert tuple(shape) == ref.shape, (name, op)
+            np.testing.assert_allclose(np.array(values).reshape(shape), ref, rtol=1e-4, atol=1e-4)
+    for op in refs:
+        np.testing.assert_allclose(res["simd"][op][0], res["plain"][op][0], rtol=1e-5, atol=1e-5)
+
+
+def test_heap_stays_flat_over_many_tidy_iterations(py: Py) -> None:
+    out = py(
+        """
+prev = tf.get_backend()
+assert await tf.set_backend("wasm")
+be = tf.backend()
+x = tf.random_normal([1, 12, 12, 8], seed=1)
+f = tf.random_normal([3, 3, 8, 8], seed=2)
+bias = tf.random_normal([8], seed=3)
+step = lambda: tf.add(tf.conv2d(x, f, 1, "same"), bias).sum().data_sync()[0]
+for _ in range(20):
+    tf.tidy(step)
+heap0, used0, tensors0 = be.module.heap_size(), be.bytes_allocated, tf.memory().num_tensors
+values = [tf.tidy(step) for _ in range(1000)]
+res = [heap0, be.module.heap_size(), used0, be.bytes_allocated, tensors0, tf.memory().num_tensors,
+       len(set(values)), dict(be.fallbacks)]
+tf.dispose([x, f, bias])
+await tf.set_backend(prev)
+res
+"""
+    )
+    heap0, heap1, used0, used1, tensors0, tensors1, distinct, fallbacks = out
+    assert heap1 == heap0 and used1 == used0 and tensors1 == tensors0
+    assert distinct == 1  # the same inputs give the same result every time
+    assert "Conv2D" not in fallbacks and "Add" not in fallbacks
+
+
+def test_missing_or_corrupt_binary_keeps_the_previous_backend(py: Py) -> None:
+    corrupt = base64.b64encode((FIXTURES / "corrupt.wasm").read_bytes()).decode()
+    out = run(
+        py,
+        f"""
+import base64, contextlib, io, js
+from pyodide.ffi import to_js
+prev = tf.get_backend()
+await tf.set_backend("cpu")
+tf.remove_backend("wasm")
+tf.register_backend("wasm", create_backend, 2)
+logs, results = [], []
+try:
+    wasm.set_wasm_paths("no-such-folder/")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        results.append(await tf.set_backend("wasm"))
+    logs.append(err.getvalue())
+    results.append(tf.get_backend())
+    options = to_js({{"type": "application/wasm"}}, dict_converter=js.Object.fromEntries)
+    blob = js.Blob.new([to_js(base64.b64decode({corrupt!r}))], options)
+    url = js.URL.createObjectURL(blob)
+    wasm.set_wasm_paths({{name: url for name in wasm.BINARY_NAMES}})
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        results.append(await tf.set_backend("wasm"))
+    logs.append(err.getvalue())
+    results.append(tf.tidy(lambda: tf.add(tf.tensor([1.0, 2.0]), 3.0).array_sync()))
+    js.URL.revokeObjectURL(url)
+finally:
+    wasm.reset_wasm_paths()
+results.append(await tf.set_backend("wasm"))
+results.append(tf.tidy(lambda: tf.add(tf.tensor([1.0, 2.0]), 3.0).array_sync()))
+await tf.set_backend(prev)
+[results, logs]
+""",
+    )
+    results, logs = out
+    assert results == [False, "cpu", False, [4.0, 5.0], True, [4.0, 5.0]]
+    assert "initialization of backend wasm failed" in logs[0]
+    assert "failed to load wasm binary file at 'no-such-folder/tfjs-backend-wasm" in logs[0]
+    assert "HTTP 404" in logs[0]
+    assert "could not compile or instantiate the wasm binary at 'blob:" in logs[1]
+
+
+def test_binary_warning_raises_and_disposes_the_output(py: Py) -> None:
+    out = run(
+        py,
+        """
+from webtf.backends.wasm import WasmKernelError
+be = await create_backend()
+n0 = len(be.data)
+x = put(be, [1, 0, 1], [3], "bool")
+o = be.make_output((3,), "bool")
+try:
+    be.abi.Abs(x, "bool", o)
+    message = None
+except WasmKernelError as e:
+    message = str(e)
+res = [message, o.data_id in be.data]
+be.dispose_data(x.data_id)
+res.append(len(be.data) - n0)
+be.dispose()
+res
+""",
+    )
+    message, still_there, left = out
+    assert message is not None and message.startswith("wasm kernel Abs failed: ")
+    assert "Unknown dtype" in message
+    assert not still_there
+    assert left == 0
+
+
+def test_fallbacks_are_counted_and_match_cpu(py: Py) -> None:
+    out = py(
+        """
+prev = tf.get_backend()
+results = []
+for name in ("cpu", "wasm"):
+    await tf.set_backend(name)
+    x = tf.tensor([[1.0, float("nan"), 3.0], [4.0, 5.0, 6.0]])
+    y = tf.tensor([[2, 7, -1], [0, 9, 3]])
+    results.append(tf.tidy(lambda: [
+        str(tf.maximum(x, 2.0).array_sync()), tf.relu6(x).data_sync().tolist().__repr__(),
+        tf.abs(y).array_sync(), tf.max(x, 1).data_sync().tolist().__repr__(),
+        tf.max_pool(tf.reshape(x, [1, 2, 3, 1]), 1, 1, "valid").data_sync().tolist().__repr__(),
+    ]))
+    x.dispose(); y.dispose()
+fallbacks = dict(tf.find_backend("wasm").fallbacks)
+await tf.set_backend(prev)
+[results, fallbacks]
+"""
+    )
+    (on_cpu, on_wasm), fallbacks = out
+    assert on_wasm == on_cpu
+    for name in ("Maximum", "Relu6", "Abs", "Max", "MaxPool"):
+        assert fallbacks.get(name, 0) >= 1, name
+
+
+def test_per_op_overhead_of_tiny_ops(py: Py) -> None:
+    out = py(
+        """
+import time
+prev = tf.get_backend()
+res = {}
+for name in ("cpu", "wasm", "cpu", "wasm"):
+    await tf.set_backend(name)
+    x, y = tf.tensor([1.0, 2.0, 3.0, 4.0]), tf.tensor([4.0, 3.0, 2.0, 1.0])
+    for _ in range(100):
+        tf.add(x, y).dispose()
+    t = time.perf_counter()
+    for _ in range(1000):
+        tf.add(x, y).dispose()
+    res[name] = (time.perf_counter() - t) * 1000.0
+    x.dispose(); y.dispose()
+await tf.set_backend(prev)
+res
+"""
+    )
+    print(f"1000 tiny adds: cpu {out['cpu']:.1f} ms, wasm {out['wasm']:.1f} ms")
+    assert out["wasm"] < 4 * out["cpu"] + 20  # a few JS calls per op: same order as the cpu backend
