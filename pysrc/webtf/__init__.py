@@ -22,7 +22,7 @@ from .kernel_registry import (
     register_kernels,
     unregister_kernel,
 )
-from .models import GraphModel, io, load_graph_model
+from .models import GraphModel, LayersModel, io, load_graph_model, load_layers_model
 from .ops import *  # noqa: F403
 from .ops.chaining import bind as _bind
 from .tensor import Tensor, Variable
@@ -134,7 +134,7 @@ def enable_debug_mode() -> None:
 
 __all__ = [
     "ENGINE", "ENV", "Backend", "Environment", "GraphModel", "KernelRecord", "MemoryInfo", "ProfileInfo", "Tensor",
-    "io", "load_graph_model",
+    "LayersModel", "io", "load_graph_model", "load_layers_model",
     "TensorInfo", "TimingInfo", "Variable", "backend", "dispose", "enable_debug_mode", "enable_prod_mode",
     "env", "find_backend", "get_backend", "get_kernel", "get_kernels_for_backend", "keep", "memory",
     "profile", "ready", "register_backend", "register_kernel", "register_kernels", "remove_backend",

@@ -47,7 +47,12 @@ def sequential(*layers: dict[str, Any], name: str = "seq") -> dict[str, Any]:
 
 def functional(layers: list[dict], inputs: list[str], outputs: list, name: str = "model") -> dict[str, Any]:
     outs = [[o, 0, 0] if isinstance(o, str) else o for o in outputs]
-    config = {"name": name, "layers": layers, "input_layers": [[i, 0, 0] for i in inputs], "output_layers": outs}
+    config = {
+        "name": name,
+        "layers": layers,
+        "input_layers": [[i, 0, 0] for i in inputs],
+        "output_layers": outs,
+    }
     return {"class_name": "Model", "config": config, "keras_version": "2.2.4", "backend": "tensorflow"}
 
 
@@ -92,7 +97,9 @@ def _pads(n: int, k: int, s: int, d: int, padding: str) -> tuple[int, int, int]:
     return out, total // 2, total - total // 2
 
 
-def _windows(x: np.ndarray, kh: int, kw: int, strides: Any, padding: str, dil: Any = (1, 1), fill: float = 0.0):
+def _windows(
+    x: np.ndarray, kh: int, kw: int, strides: Any, padding: str, dil: Any = (1, 1), fill: float = 0.0
+):
     """Yield (a, b, patch) with patch [N, oh, ow, C] for every kernel tap."""
     (sh, sw), (dh, dw) = strides, dil
     oh, pt, pb = _pads(x.shape[1], kh, sh, dh, padding)
@@ -100,7 +107,11 @@ def _windows(x: np.ndarray, kh: int, kw: int, strides: Any, padding: str, dil: A
     xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=fill)
     for a in range(kh):
         for b in range(kw):
-            yield a, b, xp[:, a * dh : a * dh + (oh - 1) * sh + 1 : sh, b * dw : b * dw + (ow - 1) * sw + 1 : sw, :]
+            yield (
+                a,
+                b,
+                xp[:, a * dh : a * dh + (oh - 1) * sh + 1 : sh, b * dw : b * dw + (ow - 1) * sw + 1 : sw, :],
+            )
 
 
 def conv_ref(x, w, strides=(1, 1), padding="valid", dil=(1, 1)):
@@ -129,7 +140,9 @@ def conv_transpose_ref(x, w, strides, padding):
     full = np.zeros((n, max((h - 1) * sh + kh, oh + kh), max((wd - 1) * sw + kw, ow + kw), f))
     for i in range(h):
         for j in range(wd):
-            full[:, i * sh : i * sh + kh, j * sw : j * sw + kw, :] += np.einsum("nc,abfc->nabf", x[:, i, j, :], w)
+            full[:, i * sh : i * sh + kh, j * sw : j * sw + kw, :] += np.einsum(
+                "nc,abfc->nabf", x[:, i, j, :], w
+            )
     pt = max((h - 1) * sh + kh - oh, 0) // 2 if padding == "same" else 0
     pl = max((wd - 1) * sw + kw - ow, 0) // 2 if padding == "same" else 0
     return full[:, pt : pt + oh, pl : pl + ow, :]
@@ -192,7 +205,7 @@ def bn_ref(x, gamma, beta, mean, var, eps):
     return (x - mean) / np.sqrt(var + eps) * gamma + beta
 
 
-# ---------------------------------------------------------------------------------------------- one layer each
+# ------------------------------------------------------------------------------------------ one layer each
 
 
 def one_layer(class_name: str, in_shape: tuple, weights: dict[str, np.ndarray] | None = None, dtype="float32",
@@ -211,7 +224,12 @@ def check(model: LayersModel, x: np.ndarray, ref: np.ndarray, rtol: float = 1e-5
 
 @pytest.mark.parametrize(
     "units,activation,use_bias,shape",
-    [(3, "linear", True, (5,)), (4, "relu", True, (6,)), (3, "softmax", False, (5,)), (2, "tanh", True, (3, 5))],
+    [
+        (3, "linear", True, (5,)),
+        (4, "relu", True, (6,)),
+        (3, "softmax", False, (5,)),
+        (2, "tanh", True, (3, 5)),
+    ],
 )
 def test_dense(units, activation, use_bias, shape):
     w = {"kernel": r(shape[-1], units)} | ({"bias": r(units)} if use_bias else {})
@@ -265,8 +283,8 @@ def test_separable_conv2d():
     w = {"depthwise_kernel": r(3, 3, 3, 2), "pointwise_kernel": r(1, 1, 6, 5), "bias": r(5)}
     ref = np.maximum(conv_ref(depthwise_ref(x, w["depthwise_kernel"], (1, 1), "same"), w["pointwise_kernel"])
                      + w["bias"], 0)  # fmt: skip
-    m = one_layer("SeparableConv2D", (6, 6, 3), w, filters=5, kernel_size=3, padding="same", depth_multiplier=2,
-                  activation="relu")  # fmt: skip
+    m = one_layer("SeparableConv2D", (6, 6, 3), w, filters=5, kernel_size=3, padding="same",
+                  depth_multiplier=2, activation="relu")  # fmt: skip
     check(m, x, ref, 1e-4, 1e-5)
 
 
@@ -286,8 +304,17 @@ def test_batch_normalization(center, scale):
     x = r(3, 4, 5)
     p = {"gamma": r(5), "beta": r(5), "moving_mean": r(5), "moving_variance": np.abs(r(5)) + 0.1}
     w = {k: v for k, v in p.items() if (k != "gamma" or scale) and (k != "beta" or center)}
-    ref = bn_ref(x, p["gamma"] if scale else 1, p["beta"] if center else 0, p["moving_mean"], p["moving_variance"], 0.01)
-    check(one_layer("BatchNormalization", (4, 5), w, axis=-1, epsilon=0.01, center=center, scale=scale), x, ref)
+    ref = bn_ref(
+        x,
+        p["gamma"] if scale else 1,
+        p["beta"] if center else 0,
+        p["moving_mean"],
+        p["moving_variance"],
+        0.01,
+    )
+    check(
+        one_layer("BatchNormalization", (4, 5), w, axis=-1, epsilon=0.01, center=center, scale=scale), x, ref
+    )
 
 
 def test_batch_normalization_inner_axis():
@@ -319,7 +346,9 @@ def test_leaky_relu_elu_thresholded_prelu():
     check(one_layer("ELU", (3, 4, 5), alpha=0.5), x, np.where(x > 0, x, 0.5 * np.expm1(x)))
     check(one_layer("ThresholdedReLU", (3, 4, 5), theta=0.5), x, np.where(x > 0.5, x, 0))
     alpha = r(1, 1, 5)
-    check(one_layer("PReLU", (3, 4, 5), {"alpha": alpha}, shared_axes=[1, 2]), x, np.where(x >= 0, x, alpha * x))
+    check(
+        one_layer("PReLU", (3, 4, 5), {"alpha": alpha}, shared_axes=[1, 2]), x, np.where(x >= 0, x, alpha * x)
+    )
 
 
 @pytest.mark.parametrize("axis", [-1, 1])
@@ -376,7 +405,11 @@ def test_padding_cropping_upsampling():
 def test_embedding_and_layer_normalization():
     emb = r(10, 3)
     idx = np.array([[1, 0, 9], [4, 4, 2]], np.int32)
-    check(one_layer("Embedding", (3,), {"embeddings": emb}, dtype="int32", input_dim=10, output_dim=3), idx, emb[idx])
+    check(
+        one_layer("Embedding", (3,), {"embeddings": emb}, dtype="int32", input_dim=10, output_dim=3),
+        idx,
+        emb[idx],
+    )
     x = r(2, 3, 4)
     g, b = r(4), r(4)
     mu, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
@@ -392,7 +425,9 @@ def test_merge_layers_multiple_inputs_and_outputs():
     b_in = layer("InputLayer", "b", [], batch_input_shape=[None, 4])
     ab = [[["a", 0, 0], ["b", 0, 0]]]
     merges = ["Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum"]
-    layers = [a_in, b_in] + [layer(c, c.lower(), ab) for c in merges] + [layer("Concatenate", "cat", ab, axis=-1)]
+    layers = (
+        [a_in, b_in] + [layer(c, c.lower(), ab) for c in merges] + [layer("Concatenate", "cat", ab, axis=-1)]
+    )
     names = [c.lower() for c in merges] + ["cat"]
     m = load(*artifacts(functional(layers, ["a", "b"], names), {}))
     assert [s.name for s in m.inputs] == ["a", "b"] and [s.shape for s in m.outputs][-1] == [None, 8]
@@ -431,7 +466,18 @@ def test_functional_shared_layer_nested_model_and_execute():
     np.testing.assert_allclose(total, h1 + h3, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(second, h3, rtol=1e-5, atol=1e-5)
     assert [layer.name for layer in m.layers] == ["x", "shared", "inner", "sum"]
-    assert list(m.weights) == ["shared/kernel", "shared/bias", "in1/kernel", "in1/bias", "in2/kernel", "in2/bias"]
+    rows = [line.split() for line in m.summary(print_fn=None).splitlines()]
+    assert ["inner", "(Sequential)", "[null,3]", "[null,3]", "24", "shared[0][0]"] in rows
+    assert ["shared", "(Dense)", "[null,3],[null,3]", "multiple", "12", "x[0][0]"] in rows
+    assert ["inner[1][0]"] in rows
+    assert list(m.weights) == [
+        "shared/kernel",
+        "shared/bias",
+        "in1/kernel",
+        "in1/bias",
+        "in2/kernel",
+        "in2/bias",
+    ]
     xt = tf.tensor(x)
     mid = m.execute(xt, ["shared", "inner"])
     np.testing.assert_allclose(np.array(mid[1].array_sync()), h2, rtol=1e-5, atol=1e-5)
@@ -454,7 +500,10 @@ def test_sequential_variants_and_call_kwargs():
         assert m.inputs[0].name in ("d_input", "inp")
         check(m, x, x @ w["d/kernel"] + w["d/bias"])
     # inbound node kwargs (training flag) and input_layers given as one triple
-    layers = [layer("InputLayer", "x", [], batch_input_shape=[None, 3]), layer("Dropout", "drop", [[["x", 0, 0]]], rate=0.9)]
+    layers = [
+        layer("InputLayer", "x", [], batch_input_shape=[None, 3]),
+        layer("Dropout", "drop", [[["x", 0, 0]]], rate=0.9),
+    ]
     layers[1]["inbound_nodes"][0][0][3] = {"training": False}
     topo = functional(layers, ["x"], ["drop"])
     topo["config"]["input_layers"] = ["x", 0, 0]
@@ -462,8 +511,8 @@ def test_sequential_variants_and_call_kwargs():
 
 
 def test_predict_batches_inputs_and_errors():
-    m = load(*artifacts(sequential(layer("Dense", "d", units=2, activation="softmax", batch_input_shape=[None, 3])),
-                        {"d/kernel": r(3, 2), "d/bias": r(2)}))  # fmt: skip
+    dense = layer("Dense", "d", units=2, activation="softmax", batch_input_shape=[None, 3])
+    m = load(*artifacts(sequential(dense), {"d/kernel": r(3, 2), "d/bias": r(2)}))
     x = r(5, 3)
     whole = run(m, x)
     np.testing.assert_array_equal(run(m, x, batch_size=2), whole)
@@ -472,7 +521,9 @@ def test_predict_batches_inputs_and_errors():
     out = m.predict({"d_input": good})
     np.testing.assert_array_equal(np.array(out.array_sync()), whole)
     bad = tf.zeros([2, 4])
-    with pytest.raises(ValueError, match=r"expected d_input to have shape \[null,3\] but got array with shape \[2,4\]"):
+    with pytest.raises(
+        ValueError, match=r"expected d_input to have shape \[null,3\] but got array with shape \[2,4\]"
+    ):
         m.predict(bad)
     flat = tf.reshape(bad, [8])
     with pytest.raises(ValueError, match=r"expected d_input to have 2 dimension\(s\)"):
@@ -497,12 +548,69 @@ def test_identity_model_output_is_a_fresh_tensor():
     m.dispose()
 
 
+def test_conv_batchnorm_relu_chains_run_fused():
+    bn_w = {"gamma": r(6), "beta": r(6), "moving_mean": r(6), "moving_variance": np.abs(r(6)) + 0.1}
+    layers = [
+        layer("InputLayer", "x", [], batch_input_shape=[None, 6, 6, 3]),
+        layer(
+            "DepthwiseConv2D",
+            "dw",
+            [[["x", 0, 0]]],
+            kernel_size=3,
+            padding="same",
+            depth_multiplier=2,
+            use_bias=False,
+        ),
+        layer("BatchNormalization", "bn1", [[["dw", 0, 0]]], epsilon=1e-3),
+        layer("ReLU", "relu", [[["bn1", 0, 0]]], max_value=6),
+        layer("Conv2D", "pw", [[["relu", 0, 0]]], filters=4, kernel_size=1, use_bias=True),
+        layer("BatchNormalization", "bn2", [[["pw", 0, 0]]], epsilon=1e-3, center=False),
+        layer("Activation", "act", [[["bn2", 0, 0]]], activation="relu"),
+        layer("Conv2D", "side", [[["x", 0, 0]]], filters=2, kernel_size=1, use_bias=False),
+        layer("BatchNormalization", "bn3", [[["side", 0, 0]]], scale=False),
+    ]
+    w = {"dw/depthwise_kernel": r(3, 3, 3, 2)} | {f"bn1/{k}": v for k, v in bn_w.items()}
+    w |= {"pw/kernel": r(1, 1, 6, 4), "pw/bias": r(4), "bn2/gamma": r(4), "bn2/moving_mean": r(4),
+          "bn2/moving_variance": np.abs(r(4)) + 0.1, "side/kernel": r(1, 1, 3, 2), "bn3/beta": r(2),
+          "bn3/moving_mean": r(2), "bn3/moving_variance": np.abs(r(2)) + 0.1}  # fmt: skip
+    m = load(*artifacts(functional(layers, ["x"], ["act", "side", "bn3"]), w))
+    # dw+bn1+relu and pw+bn2+act run fused; side is itself an output, so side+bn3 must not
+    steps = [step.layer.class_name for step in m.network.plan(m.network.output_refs)[0]]
+    assert steps == [
+        "DepthwiseConv2D+BatchNormalization+ReLU", "Conv2D+BatchNormalization+Activation", "Conv2D",
+        "BatchNormalization",
+    ]  # fmt: skip
+    x = r(2, 6, 6, 3)
+    stats = [bn_w[k] for k in ("gamma", "beta", "moving_mean", "moving_variance")]
+    h_pre = bn_ref(depthwise_ref(x, w["dw/depthwise_kernel"], padding="same"), *stats, 1e-3)
+    h = np.clip(h_pre, 0, 6)
+    h2 = conv_ref(h, w["pw/kernel"]) + w["pw/bias"]
+    out = np.maximum(bn_ref(h2, w["bn2/gamma"], 0, w["bn2/moving_mean"], w["bn2/moving_variance"], 1e-3), 0)
+    side = conv_ref(x, w["side/kernel"])
+    bn3 = bn_ref(side, 1, w["bn3/beta"], w["bn3/moving_mean"], w["bn3/moving_variance"], 1e-3)
+    fused = run(m, x)
+    for got, ref in zip(fused, [out, side, bn3], strict=True):
+        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+    m.network.fuse = False
+    for got, ref in zip(run(m, x), fused, strict=True):
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    m.network.fuse = True
+    xt = tf.tensor(x)
+    mid = m.execute(xt, "bn1")  # an inner output of a fused chain: that chain runs unfused
+    np.testing.assert_allclose(np.array(mid.array_sync()), h_pre, rtol=1e-4, atol=1e-4)
+    tf.dispose([xt, mid])
+    m.dispose()
+
+
 # ---------------------------------------------------------------------------------------------- load errors
 
 
 def bn_model() -> tuple[dict[str, Any], bytes]:
-    topo = sequential(layer("Dense", "d1", units=4, batch_input_shape=[None, 3]),
-                      layer("BatchNormalization", "bn"), layer("Dense", "d2", units=2, activation="relu"))  # fmt: skip
+    topo = sequential(
+        layer("Dense", "d1", units=4, batch_input_shape=[None, 3]),
+        layer("BatchNormalization", "bn"),
+        layer("Dense", "d2", units=2, activation="relu"),
+    )
     w = {"d1/kernel": r(3, 4), "d1/bias": r(4), "bn/gamma": r(4), "bn/beta": r(4), "bn/moving_mean": r(4),
          "bn/moving_variance": np.abs(r(4)) + 0.5, "d2/kernel": r(4, 2), "d2/bias": r(2)}  # fmt: skip
     return artifacts(topo, w)
@@ -514,10 +622,16 @@ def test_unknown_layer_class_and_unsupported_config():
         load(*artifacts(topo, {"d/kernel": r(3, 2), "d/bias": r(2)}))
     topo = sequential(layer("Conv2D", "c", filters=2, kernel_size=1, data_format="channels_first",
                             batch_input_shape=[None, 3, 4, 4]))  # fmt: skip
-    with pytest.raises(ValueError, match=r"Layer 'c' \(Conv2D\): data_format 'channels_first' is not supported"):
+    with pytest.raises(
+        ValueError, match=r"Layer 'c' \(Conv2D\): data_format 'channels_first' is not supported"
+    ):
         load(*artifacts(topo, {}))
     with pytest.raises(ValueError, match=r"Layer 'a' \(Activation\): unsupported activation 'zigzag'"):
-        load(*artifacts(sequential(layer("Activation", "a", activation="zigzag", batch_input_shape=[None, 2])), {}))
+        load(
+            *artifacts(
+                sequential(layer("Activation", "a", activation="zigzag", batch_input_shape=[None, 2])), {}
+            )
+        )
     with pytest.raises(ValueError, match="first layer 'd' has no batch_input_shape"):
         load(*artifacts(sequential(layer("Dense", "d", units=2)), {}))
 
@@ -526,24 +640,53 @@ def test_unknown_layer_class_and_unsupported_config():
     "mutate,message",
     [
         (lambda j, w: w.pop("bn/moving_variance"), "1 of 8 weights are not set: bn/moving_variance"),
-        (lambda j, w: w.update({"extra/kernel": r(2)}), "Provided weight data has no target variable: extra/kernel"),
+        (lambda j, w: w.update({"extra/kernel": r(2)}),
+         "Provided weight data has no target variable: extra/kernel"),
         (lambda j, w: w.update({"d1/kernel": r(3, 5)}),
-         r"Weight 'd1/kernel' has shape \[3,5\] in the weights manifest, but layer 'd1' \(Dense\) needs \[3,4\]"),
+         r"Weight 'd1/kernel' has shape \[3,5\] in the weights manifest, but layer 'd1' \(Dense\) "
+         r"needs \[3,4\]"),
         (lambda j, w: j.update(modelTopology={"config": {}}), "modelTopology is not a Keras model config"),
         (lambda j, w: j["modelTopology"].update(class_name="Graph"), "Unsupported model class 'Graph'"),
         (lambda j, w: j["modelTopology"]["config"]["layers"].append(["x"]), "malformed layer entry"),
-        (lambda j, w: j["modelTopology"]["config"]["layers"][0]["config"].pop("units"), r"Layer 'd1' \(Dense\): malformed"),
+        (lambda j, w: j["modelTopology"]["config"]["layers"][0]["config"].pop("units"),
+         r"Layer 'd1' \(Dense\): malformed"),
     ],
 )  # fmt: skip
 def test_load_errors_leave_no_tensors(mutate, message):
     model_json, _ = bn_model()
     names = [s["name"] for s in model_json["weightsManifest"][0]["weights"]]
-    weights = dict(zip(names, [r(*s["shape"]) for s in model_json["weightsManifest"][0]["weights"]], strict=True))
+    weights = dict(
+        zip(names, [r(*s["shape"]) for s in model_json["weightsManifest"][0]["weights"]], strict=True)
+    )
     mutate(model_json, weights)
     model_json["weightsManifest"] = artifacts(sequential(), weights)[0]["weightsManifest"]
     data = b"".join(v.tobytes() for v in weights.values())
     with pytest.raises(ValueError, match=message):
         load(model_json, data)
+
+
+def test_functional_topology_errors():
+    def topo(inbound, inputs=("x",)):
+        layers = [layer("InputLayer", "x", [], batch_input_shape=[None, 2]), layer("ReLU", "r", inbound)]
+        return artifacts(functional(layers, list(inputs), ["r"]), {})
+
+    with pytest.raises(ValueError, match="Inbound node refers to unknown layer 'nope'"):
+        load(*topo([[["nope", 0, 0]]]))
+    with pytest.raises(ValueError, match="Cannot connect layers r"):
+        load(*topo([[["r", 0, 0]]]))
+    with pytest.raises(ValueError, match="input_layers must name InputLayer layers"):
+        load(*topo([[["x", 0, 0]]], inputs=("r",)))
+    keras3 = topo([[["x", 0, 0]]])
+    keras3[0]["modelTopology"]["config"]["layers"][1]["inbound_nodes"] = [{"args": [], "kwargs": {}}]
+    with pytest.raises(ValueError, match="unsupported inbound node .*Keras 3 format"):
+        load(*keras3)
+    with pytest.raises(
+        ValueError, match=r"Layer 'a' \(Add\): inputs of shapes \[null,2\] and \[null,3\] cannot"
+    ):
+        layers = [layer("InputLayer", "x", [], batch_input_shape=[None, 2]),
+                  layer("InputLayer", "y", [], batch_input_shape=[None, 3]),
+                  layer("Add", "a", [[["x", 0, 0], ["y", 0, 0]]])]  # fmt: skip
+        load(*artifacts(functional(layers, ["x", "y"], ["a"]), {}))
 
 
 def test_non_strict_load_ignores_extra_weights():
@@ -576,7 +719,11 @@ def test_summary_param_counts():
     lines: list[str] = []
     text = m.summary(print_fn=lines.append)
     assert text == "\n".join(lines)
-    rows = {line.split()[0]: line.split() for line in lines if line.split() and line.split()[0] in ("d1", "bn", "d2")}
+    rows = {
+        line.split()[0]: line.split()
+        for line in lines
+        if line.split() and line.split()[0] in ("d1", "bn", "d2")
+    }
     assert rows["d1"][1:] == ["(Dense)", "[null,3]", "[null,4]", "16"]
     assert rows["bn"][-1] == "16" and rows["d2"][-1] == "10"
     assert "Total params: 42" in lines
@@ -588,8 +735,11 @@ def test_summary_param_counts():
 
 
 def test_summary_functional_lists_connections():
-    layers = [layer("InputLayer", "a", [], batch_input_shape=[None, 2]), layer("InputLayer", "b", [], batch_input_shape=[None, 2]),
-              layer("Add", "sum", [[["a", 0, 0], ["b", 0, 0]]])]  # fmt: skip
+    layers = [
+        layer("InputLayer", "a", [], batch_input_shape=[None, 2]),
+        layer("InputLayer", "b", [], batch_input_shape=[None, 2]),
+        layer("Add", "sum", [[["a", 0, 0], ["b", 0, 0]]]),
+    ]
     m = load(*artifacts(functional(layers, ["a", "b"], ["sum"]), {}))
     text = m.summary(print_fn=None)
     assert "Receives inputs" in text and "a[0][0]" in text and "b[0][0]" in text and "Total params: 0" in text
@@ -612,8 +762,10 @@ def test_save_load_roundtrip_files(tmp_path):
     info = asyncio.run(m.save(str(tmp_path / "saved")))
     assert info["weight_bytes"] == 42 * 4
     m2 = asyncio.run(load_layers_model(str(tmp_path / "saved")))
-    saved = asyncio.run(tf.io.from_memory(json.loads((tmp_path / "saved" / "model.json").read_text()),
-                                          (tmp_path / "saved" / "weights.bin").read_bytes()).load())  # fmt: skip
+    saved_json = json.loads((tmp_path / "saved" / "model.json").read_text())
+    saved = asyncio.run(
+        tf.io.from_memory(saved_json, (tmp_path / "saved" / "weights.bin").read_bytes()).load()
+    )
     _roundtrip_check(m, m2, saved, model_json)
     m.dispose()
     m2.dispose()

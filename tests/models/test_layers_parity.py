@@ -53,7 +53,8 @@ MOBILENET_JS = (
 MODELS_JS = {
     "sequential": """
   const model = tf.sequential({ layers: [
-    tf.layers.conv2d({ inputShape: [9, 9, 3], filters: 4, kernelSize: 3, strides: 2, padding: "same", activation: "relu" }),
+    tf.layers.conv2d({
+      inputShape: [9, 9, 3], filters: 4, kernelSize: 3, strides: 2, padding: "same", activation: "relu" }),
     tf.layers.batchNormalization(),
     tf.layers.depthwiseConv2d({ kernelSize: 3, depthMultiplier: 2, padding: "same", activation: "relu6" }),
     tf.layers.separableConv2d({ filters: 5, kernelSize: 2, padding: "valid", activation: "elu" }),

@@ -4,5 +4,6 @@ from __future__ import annotations
 
 from . import io
 from .graph import GraphModel, load_graph_model
+from .layers import LayersModel, load_layers_model
 
-__all__ = ["GraphModel", "io", "load_graph_model"]
+__all__ = ["GraphModel", "LayersModel", "io", "load_graph_model", "load_layers_model"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from . import (
     binary,
     conv,
+    extra,
     fused,
     image,
     matmul,
@@ -37,7 +38,7 @@ from .creation import (
     zeros_like,
 )
 
-FAMILIES = (unary, binary, reduce, softmax, scan, sort, matmul, conv, pool, shape, slicing, image, spatial)
+FAMILIES = (unary, binary, reduce, softmax, scan, sort, matmul, conv, pool, shape, slicing, image, spatial, extra)
 
 __all__ = [
     "fused",

@@ -6,13 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...tensor import Tensor
+from .dynamic import DynamicPlan, DynamicRun, make_plan
 from .nodes import Node
-from .op_table import ASYNC_OPS, resolve
-
-CONTROL_FLOW_OPS = {
-    "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "If", "StatelessIf", "While",
-    "StatelessWhile", "TensorArrayV3", "TensorListReserve", "TensorListFromTensor",
-}  # fmt: skip
+from .op_table import ASYNC_OPS, CONTROL_FLOW_OPS, resolve
 
 
 @dataclass
@@ -22,6 +18,7 @@ class Plan:
     order: list[Node]
     uses: dict[str, int]
     is_async: bool
+    dynamic: DynamicPlan | None = None
 
 
 class Executor:
@@ -32,7 +29,7 @@ class Executor:
         self.weights = weights
         self._plans: dict[tuple[tuple[str, ...], tuple[str, ...]], Plan] = {}
         self._host_values: dict[int, list[Any]] = {}
-        self._protected_ids = {id(t) for t in weights.values()}
+        self.protected_ids = {id(t) for t in weights.values()}
 
     def unsupported(self) -> list[Node]:
         """Nodes whose op webtf cannot run."""
@@ -75,32 +72,45 @@ class Executor:
         for node in order:
             for src, _ in node.inputs:
                 uses[src] = uses.get(src, 0) + 1
-        plan = Plan(order, uses, any(n.op in ASYNC_OPS for n in order))
+        plan = Plan(order, uses, any(n.op in ASYNC_OPS or n.op in CONTROL_FLOW_OPS for n in order))
+        if any(n.op in CONTROL_FLOW_OPS for n in order):
+            plan.dynamic = make_plan(self.nodes, fed, outputs)
         self._plans[key] = plan
         return plan
 
     def values(self, t: Tensor) -> list[Any]:
         """Host values of a parameter tensor (shapes, axes, paddings); weights' values are cached."""
         key = id(t)
-        if key in self._protected_ids:
+        if key in self.protected_ids:
             cached = self._host_values.get(key)
             if cached is None:
                 cached = self._host_values[key] = t.data_sync().tolist()
             return cached
         return t.data_sync().tolist()
 
-    def run(
-        self, feeds: dict[str, Tensor], outputs: list[tuple[str, int]], allow_async: bool
-    ) -> list[Tensor]:
-        """Execute and return the output tensors; everything else the run made is disposed."""
-        plan = self.plan(tuple(feeds), tuple(dict.fromkeys(name for name, _ in outputs)))
-        if plan.is_async and not allow_async:
-            node = next(n for n in plan.order if n.op in ASYNC_OPS)
+    def _plan_for(self, feeds: dict[str, Tensor], outputs: list[tuple[str, int]]) -> Plan:
+        return self.plan(tuple(feeds), tuple(dict.fromkeys(name for name, _ in outputs)))
+
+    def run(self, feeds: dict[str, Tensor], outputs: list[tuple[str, int]]) -> list[Tensor]:
+        """Execute a graph without dynamic ops; returns the outputs, everything else the run made is freed."""
+        plan = self._plan_for(feeds, outputs)
+        if plan.is_async:
+            node = next(n for n in plan.order if n.op in ASYNC_OPS or n.op in CONTROL_FLOW_OPS)
             raise ValueError(
                 f"This execution contains the node '{node.name}', which has the dynamic op '{node.op}'. "
                 "Please use model.execute_async() instead."
             )
-        protected = self._protected_ids | {id(t) for t in feeds.values()}
+        return self._run_static(plan, feeds, outputs)
+
+    async def run_async(self, feeds: dict[str, Tensor], outputs: list[tuple[str, int]]) -> list[Tensor]:
+        """Execute any graph: control flow goes through the data-driven executor, the rest as in run()."""
+        plan = self._plan_for(feeds, outputs)
+        if plan.dynamic is not None:
+            return await DynamicRun(self, plan.dynamic, feeds, outputs).run()
+        return self._run_static(plan, feeds, outputs)
+
+    def _run_static(self, plan: Plan, feeds: dict[str, Tensor], outputs: list[tuple[str, int]]) -> list[Tensor]:
+        protected = self.protected_ids | {id(t) for t in feeds.values()}
         live: dict[str, list[Tensor]] = {name: [t] for name, t in feeds.items()}
         aliases: dict[int, int] = {}
         remaining = dict(plan.uses)

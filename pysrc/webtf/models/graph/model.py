@@ -10,7 +10,7 @@ from ...shapes import fmt
 from ...tensor import Tensor
 from ..io.handlers import get_load_handler
 from ..io.weights import decode_weights
-from .executor import CONTROL_FLOW_OPS, Executor
+from .executor import Executor
 from .nodes import _DTYPES, parse_input, parse_nodes
 
 
@@ -21,6 +21,11 @@ class TensorSpec:
     name: str
     shape: list[int] | None
     dtype: str
+
+
+def dispose(ts: Tensor | list[Tensor]) -> None:
+    for t in [ts] if isinstance(ts, Tensor) else ts:
+        t.dispose()
 
 
 def _signature_specs(entries: dict[str, Any]) -> list[TensorSpec]:
@@ -72,9 +77,7 @@ class GraphModel:
 
     def check(self) -> None:
         """Raise if any node's op cannot run (called at load time)."""
-        bad = [n for n in self.executor.unsupported() if n.op not in CONTROL_FLOW_OPS] + [
-            n for n in self.nodes.values() if n.op in CONTROL_FLOW_OPS
-        ]
+        bad = self.executor.unsupported()
         if bad:
             listed = ", ".join(f"'{n.op}' (node '{n.name}')" for n in bad[:10])
             raise ValueError(f"This model uses ops webtf does not support: {listed}")
@@ -122,43 +125,54 @@ class GraphModel:
                 raise ValueError(f"The model has no node named '{name}' to output")
         return refs
 
-    def _run(self, inputs: Any, outputs: Any, allow_async: bool) -> Tensor | list[Tensor]:
-        if self._disposed:
-            raise ValueError("This GraphModel has been disposed")
-        feeds = self._feeds(inputs)
-        result = self.executor.run(feeds, self._outputs(outputs), allow_async)
+    def _finish(self, feeds: dict[str, Tensor], result: list[Tensor]) -> Tensor | list[Tensor]:
         # outputs that are weights or inputs themselves are cloned so that disposing them is always safe
         fixed = {id(t) for t in self.weights.values()} | {id(t) for t in feeds.values()}
         result = [clone(t) if id(t) in fixed else t for t in result]
         return result[0] if len(result) == 1 else result
 
+    def _check_live(self) -> None:
+        if self._disposed:
+            raise ValueError("This GraphModel has been disposed")
+
     def execute(self, inputs: Any, outputs: str | list[str] | None = None) -> Tensor | list[Tensor]:
         """Run the graph synchronously (static graphs); returns one tensor or a list."""
-        return self._run(inputs, outputs, allow_async=False)
+        self._check_live()
+        feeds = self._feeds(inputs)
+        return self._finish(feeds, self.executor.run(feeds, self._outputs(outputs)))
 
     async def execute_async(
         self, inputs: Any, outputs: str | list[str] | None = None
     ) -> Tensor | list[Tensor]:
-        """Run the graph, allowing dynamic ops (NonMaxSuppression, Where)."""
-        return self._run(inputs, outputs, allow_async=True)
+        """Run the graph, allowing dynamic ops (control flow, TensorArray/TensorList, Where, NMS)."""
+        self._check_live()
+        feeds = self._feeds(inputs)
+        return self._finish(feeds, await self.executor.run_async(feeds, self._outputs(outputs)))
 
     def predict(self, inputs: Any) -> Tensor | list[Tensor]:
         """Run the graph on its default outputs (TF.js predict)."""
         return self.execute(inputs)
 
+    def _zero_feeds(self) -> list[Tensor]:
+        return [zeros([1 if d == -1 else d for d in (s.shape or [1])], s.dtype) for s in self.inputs]
+
     def warmup(self) -> None:
-        """Run once on zeros so that the next call does not pay for compiling and uploading."""
-        feeds = []
-        for spec in self.inputs:
-            shape = [1 if d == -1 else d for d in (spec.shape or [1])]
-            feeds.append(zeros(shape, spec.dtype))
+        """Run once on zeros so that the next call does not pay for compiling and uploading (static graphs)."""
+        feeds = self._zero_feeds()
         try:
-            out = self._run(feeds, None, allow_async=True)
-            for t in [out] if isinstance(out, Tensor) else out:
-                t.dispose()
+            out = self.execute(feeds)
+            dispose(out)
         finally:
-            for t in feeds:
-                t.dispose()
+            dispose(feeds)
+
+    async def warmup_async(self) -> None:
+        """warmup() through execute_async, for graphs with dynamic ops."""
+        feeds = self._zero_feeds()
+        try:
+            out = await self.execute_async(feeds)
+            dispose(out)
+        finally:
+            dispose(feeds)
 
     def dispose(self) -> None:
         """Free the weights."""

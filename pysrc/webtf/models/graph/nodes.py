@@ -6,12 +6,20 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any
 
+#: TF dtypes as webtf dtypes (as in TF.js: every integer type is int32, every float type float32)
 _DTYPES = {
     "DT_FLOAT": "float32",
-    "DT_INT32": "int32",
-    "DT_BOOL": "bool",
-    "DT_INT64": "int32",
     "DT_HALF": "float32",
+    "DT_BFLOAT16": "float32",
+    "DT_DOUBLE": "float32",
+    "DT_INT32": "int32",
+    "DT_INT64": "int32",
+    "DT_INT16": "int32",
+    "DT_INT8": "int32",
+    "DT_UINT8": "int32",
+    "DT_UINT16": "int32",
+    "DT_UINT32": "int32",
+    "DT_BOOL": "bool",
 }
 
 

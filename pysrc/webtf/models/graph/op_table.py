@@ -7,6 +7,8 @@ from typing import Any
 
 from ... import ops as tf
 from ...tensor import Tensor
+from ...ops.extra import where_coords
+from .containers import HANDLERS as CONTAINER_HANDLERS
 from .nodes import Node
 
 Handler = Callable[[Node, list[Tensor], Any], Any]
@@ -18,6 +20,10 @@ ASYNC_OPS = {
     "NonMaxSuppressionV5",
     "Where",
 }
+#: Ops that only the data-driven executor runs (graph/dynamic.py): control flow and containers.
+CONTROL_FLOW_OPS = {
+    "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", *CONTAINER_HANDLERS,
+}  # fmt: skip
 
 
 def _pad(node: Node) -> Any:
@@ -224,6 +230,15 @@ def _squeeze(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
     return tf.squeeze(ins[0], axes or None)
 
 
+def _dynamic_only(node: Node, ins: list[Tensor], ctx: Any) -> Any:
+    raise ValueError(f"op '{node.op}' runs only in the dynamic executor (execute_async)")
+
+
+def _sparse_to_dense(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    shape = _ints(ctx, ins[1])
+    return tf.sparse_to_dense(tf.cast(ins[0], "int32"), ins[2], shape, ins[3])
+
+
 def _identity(node: Node, ins: list[Tensor], ctx: Any) -> Any:
     return ins[0] if node.op != "IdentityN" else list(ins)
 
@@ -361,6 +376,11 @@ def _build() -> dict[str, Handler]:
         ),
         "Cast": lambda node, ins, ctx: tf.cast(ins[0], node.dtype("DstT")),
         "Shape": _shape,
+        "Size": lambda node, ins, ctx: tf.scalar(ins[0].size, node.dtype("out_type", "int32")),
+        "Rank": lambda node, ins, ctx: tf.scalar(ins[0].rank, "int32"),
+        "BroadcastTo": lambda node, ins, ctx: tf.broadcast_to(ins[0], _ints(ctx, ins[1])),
+        "SparseToDense": _sparse_to_dense,
+        "Where": lambda node, ins, ctx: where_coords(ins[0].shape, ins[0].data_sync()),
         "Fill": _fill,
         "ZerosLike": _unary(tf.zeros_like),
         "OnesLike": _unary(tf.ones_like),
@@ -395,6 +415,8 @@ def _build() -> dict[str, Handler]:
         "StopGradient": _identity,
         "Snapshot": _identity,
         "NoOp": lambda node, ins, ctx: [],
+        **{name: _dynamic_only for name in ("Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond")},
+        **CONTAINER_HANDLERS,
     }
 
 

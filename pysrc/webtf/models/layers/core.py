@@ -6,8 +6,8 @@ from math import prod
 from typing import Any
 
 from ...ops import binary, fused, shape, unary
-from ...ops.softmax import softmax
 from ...ops.cast import cast
+from ...ops.softmax import softmax
 from ...tensor import Tensor
 from . import activations
 from .base import Layer, Shape, ShapeArg, WeightDef, channels_last, fmt_shape, ident, known, register, single

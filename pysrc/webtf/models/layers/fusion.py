@@ -51,7 +51,16 @@ class FusedConvBN:
         if bias is not None:
             offset = binary.add(offset, binary.mul(bias, mult))
         op = fused.depthwise_conv2d if isinstance(conv, DepthwiseConv2D) else fused.conv2d
-        return op(inputs, folded, conv.strides, conv.padding, "NHWC", conv.dilation, bias=offset, activation=self.activation)
+        return op(
+            inputs,
+            folded,
+            conv.strides,
+            conv.padding,
+            "NHWC",
+            conv.dilation,
+            bias=offset,
+            activation=self.activation,
+        )
 
 
 def _fused_activation(node: Node) -> str | None:

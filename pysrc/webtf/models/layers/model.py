@@ -32,7 +32,7 @@ class TensorSpec:
 def _split(
     layers: list[Layer],
 ) -> tuple[list[tuple[str, Layer, WeightDef]], list[tuple[str, Layer, WeightDef]]]:
-    """(trainable, non-trainable) weights in TF.js order: a frozen layer's weights all count as non-trainable."""
+    """(trainable, non-trainable) weights in TF.js order; a frozen layer's weights are all non-trainable."""
     trainable: list[tuple[str, Layer, WeightDef]] = []
     frozen: list[tuple[str, Layer, WeightDef]] = []
     for layer in layers:
@@ -122,7 +122,8 @@ class LayersModel:
             extra = [k for k in inputs if k not in {s.name for s in self.inputs}]
             if missing or extra:
                 raise ValueError(
-                    f"The model's inputs are {[s.name for s in self.inputs]}; missing {missing}, unknown {extra}"
+                    f"The model's inputs are {[s.name for s in self.inputs]}; missing {missing}, "
+                    f"unknown {extra}"
                 )
             inputs = [inputs[s.name] for s in self.inputs]
         elif isinstance(inputs, Tensor):
@@ -133,8 +134,8 @@ class LayersModel:
             )
         if len(inputs) != len(self.inputs):
             raise ValueError(
-                "Error when checking model: the Array of Tensors that you are passing to your model is not the size "
-                f"the model expected. Expected to see {len(self.inputs)} Tensor(s), but instead got "
+                "Error when checking model: the Array of Tensors that you are passing to your model is not "
+                f"the size the model expected. Expected to see {len(self.inputs)} Tensor(s), but instead got "
                 f"{len(inputs)} Tensor(s)."
             )
         for spec, t in zip(self.inputs, inputs, strict=True):
@@ -142,13 +143,13 @@ class LayersModel:
                 raise TypeError(f"Input '{spec.name}' must be a live Tensor")
             if t.rank != len(spec.shape):
                 raise ValueError(
-                    f"Error when checking : expected {spec.name} to have {len(spec.shape)} dimension(s). but got "
-                    f"array with shape {fmt(t.shape)}"
+                    f"Error when checking : expected {spec.name} to have {len(spec.shape)} dimension(s). "
+                    f"but got array with shape {fmt(t.shape)}"
                 )
             if any(d is not None and d != s for d, s in zip(spec.shape, t.shape, strict=True)):
                 raise ValueError(
-                    f"Error when checking : expected {spec.name} to have shape {fmt_shape(spec.shape)} but got "
-                    f"array with shape {fmt(t.shape)}."
+                    f"Error when checking : expected {spec.name} to have shape {fmt_shape(spec.shape)} "
+                    f"but got array with shape {fmt(t.shape)}."
                 )
         return list(inputs)
 
@@ -242,29 +243,24 @@ class LayersModel:
         cols = [int(width * p) for p in pos] if pos[-1] <= 1 else [int(p) for p in pos]
         lines = ["_" * width, _row(heads, cols), "=" * width]
         for i, layer in enumerate(self.layers):
-            ins = ",".join(_shape_text(s) for s in layer.input_shapes) or _shape_text(
-                getattr(layer, "batch_shape", [])
-            )
-            outs = (
-                _shape_text(layer.output_shapes[0])
-                if len(layer.output_shapes) == 1
-                else (
-                    _shape_text(getattr(layer, "batch_shape", [])) if not layer.output_shapes else "multiple"
-                )
-            )
-            fields = [f"{layer.name} ({layer.class_name})", ins, outs, str(layer.count_params())]
-            links = (
-                []
-                if seq
-                else [
+            outs = layer.output_shapes
+            fields = [
+                f"{layer.name} ({layer.class_name})",
+                ",".join(_shape_text(s) for s in layer.input_shapes),
+                _shape_text(outs[0]) if len(outs) == 1 else "multiple",
+                str(layer.count_params()),
+            ]
+            if seq:
+                lines.append(_row(fields, cols))
+            else:
+                links = [
                     f"{src.layer.name}[{src.index}][{t}]"
-                    for n in self.network.nodes
-                    if n.layer is layer
-                    for src, t in n.inputs
-                ]
-            )
-            lines.append(_row(fields + ([links[0]] if links else [""] if not seq else []), cols))
-            lines += [_row(["", "", "", "", link], cols) for link in links[1:]]
+                    for node in self.network.nodes
+                    if node.layer is layer
+                    for src, t in node.inputs
+                ] or [""]
+                lines.append(_row([*fields, links[0]], cols))
+                lines += [_row(["", "", "", "", link], cols) for link in links[1:]]
             lines.append(("=" if i == len(self.layers) - 1 else "_") * width)
         total = self.count_params()
         lines += [
@@ -280,7 +276,7 @@ class LayersModel:
         return text
 
     def artifacts_for_save(self) -> ModelArtifacts:
-        """The artifacts save() writes: the loaded topology unchanged, all weights unquantized in one shard."""
+        """What save() writes: the loaded topology unchanged, all weights unquantized in one shard."""
         from ... import __version__
 
         specs, data = encode_weights(self.weights)

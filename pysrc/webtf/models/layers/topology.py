@@ -10,6 +10,7 @@ from ...tensor import Tensor
 from . import conv, core, merge  # noqa: F401  (register the layer classes)
 from .base import LAYERS, Layer, Shape, ShapeArg, fmt_shape
 from .core import InputLayer, batch_shape_of
+from .fusion import find_fusions
 
 MODEL_CLASSES = ("Sequential", "Model", "Functional")
 
@@ -36,7 +37,8 @@ def unwrap_topology(topology: Any) -> tuple[str, Any]:
     if not isinstance(topology, dict) or "class_name" not in topology or "config" not in topology:
         keys = sorted(topology) if isinstance(topology, dict) else type(topology).__name__
         raise ValueError(
-            f"modelTopology is not a Keras model config: expected {{class_name, config}} (or model_config), got {keys}"
+            "modelTopology is not a Keras model config: expected {class_name, config} (or model_config), "
+            f"got {keys}"
         )
     return str(topology["class_name"]), topology["config"]
 
@@ -65,6 +67,16 @@ def make_layer(spec: Any, where: str) -> Layer:
         raise ValueError(f"Layer '{name}' ({class_name}): malformed config ({e!r})") from None
 
 
+@dataclass(eq=False)
+class Step:
+    """One step of an execution plan: a layer call (or a fused chain) whose outputs stand for `node`."""
+
+    layer: Any  # Layer or FusedConvBN: has call(), name and class_name
+    inputs: list[tuple[Node, int]]
+    kwargs: dict[str, Any]
+    node: Node
+
+
 class Network:
     """The layer graph of one model: layers, nodes in an executable order, input and output references."""
 
@@ -85,7 +97,9 @@ class Network:
             self._functional(config)
         else:
             raise ValueError(f"Unsupported model class '{class_name}' (expected {', '.join(MODEL_CLASSES)})")
-        self._plans: dict[tuple[int, ...], tuple[list[Node], dict[int, int]]] = {}
+        self.fusions = find_fusions(self.nodes)
+        self.fuse = True  # run conv -> batch norm (-> relu) chains as one fused conv
+        self._plans: dict[tuple[Any, ...], tuple[list[Step], dict[int, int]]] = {}
 
     # ---- construction ------------------------------------------------------------------------
     def _call(self, layer: Layer, inputs: list[tuple[Node, int]], kwargs: dict[str, Any]) -> Node:
@@ -103,6 +117,7 @@ class Network:
         return node
 
     def _input(self, layer: InputLayer) -> Node:
+        layer.input_shapes, layer.output_shapes = [layer.batch_shape], [layer.batch_shape]
         return Node(layer, [], {}, [layer.batch_shape])
 
     def _sequential(self, config: Any) -> None:
@@ -123,8 +138,8 @@ class Network:
             shape = batch_shape_of(first.config)
             if shape is None:
                 raise ValueError(
-                    f"Sequential model: its first layer '{first.name}' has no batch_input_shape, so the input shape "
-                    "is unknown"
+                    f"Sequential model: its first layer '{first.name}' has no batch_input_shape, so the "
+                    "input shape is unknown"
                 )
             conf = {"batch_input_shape": list(shape), "dtype": first.config.get("dtype") or "float32"}
             inp = InputLayer(f"{first.name}_input", conf, "InputLayer")
@@ -159,7 +174,8 @@ class Network:
             for node_data in inbound:
                 if not isinstance(node_data, list):
                     raise ValueError(
-                        f"Layer '{layer.name}': unsupported inbound node {str(node_data)[:80]!r} (Keras 3 format?)"
+                        f"Layer '{layer.name}': unsupported inbound node {str(node_data)[:80]!r} "
+                        "(Keras 3 format?)"
                     )
                 pending.append((layer, node_data))
 
@@ -242,9 +258,9 @@ class Network:
         return [leaf for layer in self.layers for leaf in layer.leaf_layers]
 
     # ---- execution ---------------------------------------------------------------------------
-    def plan(self, wanted: list[tuple[Node, int]]) -> tuple[list[Node], dict[int, int]]:
-        """The nodes needed for `wanted` (in order) and how many reads each node's outputs get."""
-        key = tuple(id(n) for n, _ in wanted)
+    def plan(self, wanted: list[tuple[Node, int]]) -> tuple[list[Step], dict[int, int]]:
+        """The steps that compute `wanted` (in order) and how many reads each node's outputs get."""
+        key = (self.fuse, *(id(n) for n, _ in wanted))
         cached = self._plans.get(key)
         if cached is not None:
             return cached
@@ -256,18 +272,33 @@ class Network:
                 continue
             needed.add(id(node))
             stack.extend(src for src, _ in node.inputs)
-        order = [n for n in self.nodes if id(n) in needed]
+        wanted_ids = {id(n) for n, _ in wanted}
+        steps: list[Step] = []
+        fused: set[int] = set()
+        for node in self.nodes:
+            if id(node) not in needed or id(node) in fused:
+                continue
+            group = self.fusions.get(id(node)) if self.fuse else None
+            if (
+                group is not None
+                and all(id(n) in needed for n in group.nodes)
+                and not any(id(n) in wanted_ids for n in group.nodes[:-1])
+            ):
+                steps.append(Step(group, node.inputs, {}, group.nodes[-1]))
+                fused.update(id(n) for n in group.nodes)
+            else:
+                steps.append(Step(node.layer, node.inputs, node.kwargs, node))
         uses: dict[int, int] = {}
-        for node in order:
-            for src, _ in node.inputs:
+        for step in steps:
+            for src, _ in step.inputs:
                 uses[id(src)] = uses.get(id(src), 0) + 1
-        self._plans[key] = (order, uses)
-        return order, uses
+        self._plans[key] = (steps, uses)
+        return steps, uses
 
     def run(self, feeds: list[Tensor], wanted: list[tuple[Node, int]] | None = None) -> list[Tensor]:
         """Run on input tensors (one per input); every intermediate is disposed after its last read."""
         wanted = self.output_refs if wanted is None else wanted
-        order, uses = self.plan(wanted)
+        steps, uses = self.plan(wanted)
         remaining = dict(uses)
         for node, _ in wanted:
             remaining[id(node)] = remaining.get(id(node), 0) + 1
@@ -284,33 +315,33 @@ class Network:
         for ts in live.values():
             for t in ts:
                 refs[id(t)] = refs.get(id(t), 0) + 1
-        node: Node | None = None
+        step: Step | None = None
         try:
-            for node in order:
-                ins = [live[id(src)][i] for src, i in node.inputs]
+            for step in steps:
+                ins = [live[id(src)][i] for src, i in step.inputs]
                 ENGINE.start_scope()
                 try:
-                    out = node.layer.call(ins[0] if len(ins) == 1 else ins, node.kwargs)
+                    out = step.layer.call(ins[0] if len(ins) == 1 else ins, step.kwargs)
                 except BaseException:
                     ENGINE.end_scope(None)
                     raise
                 ENGINE.end_scope(out)
                 outs = [out] if isinstance(out, Tensor) else list(out)
-                live[id(node)] = outs
+                live[id(step.node)] = outs
                 for t in outs:
                     refs[id(t)] = refs.get(id(t), 0) + 1
-                for src, _ in node.inputs:
+                for src, _ in step.inputs:
                     remaining[id(src)] -= 1
                     if remaining[id(src)] == 0:
                         release(id(src))
-            node = None
+            step = None
             result = [live[id(n)][i] for n, i in wanted]
         except Exception as e:
             for key in list(live):
                 release(key)
-            if node is None or str(e).startswith("Error in layer"):
+            if step is None or str(e).startswith("Error in layer"):
                 raise
-            raise type(e)(f"Error in layer '{node.layer.name}' ({node.layer.class_name}): {e}") from e
+            raise type(e)(f"Error in layer '{step.layer.name}' ({step.layer.class_name}): {e}") from e
         protected |= {id(t) for t in result}
         for key in list(live):
             release(key)
