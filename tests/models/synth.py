@@ -23,7 +23,7 @@ def attr_strs(*v: str) -> dict[str, Any]:
 
 
 def conv_model(rng: np.random.Generator) -> tuple[dict[str, Any], bytes, dict[str, np.ndarray]]:
-    """input [1,8,8,3] -> _FusedConv2D(3x3x3x4, stride 2, SAME, BiasAdd+Relu) -> Reshape [-1,64] -> Identity."""
+    """input [1,8,8,3] -> _FusedConv2D(3x3x3x4, stride 2, SAME, BiasAdd+Relu) -> Reshape [-1,64] -> out."""
     w = {
         "conv/filter": rng.standard_normal((3, 3, 3, 4)).astype(np.float32),
         "conv/bias": rng.standard_normal(4).astype(np.float32),
@@ -36,8 +36,9 @@ def conv_model(rng: np.random.Generator) -> tuple[dict[str, Any], bytes, dict[st
         {"name": "conv/bias", "op": "Const", "attr": {"dtype": {"type": "DT_FLOAT"}}},
         {"name": "flat/shape", "op": "Const", "attr": {"dtype": {"type": "DT_INT32"}}},
         {"name": "conv", "op": "_FusedConv2D", "input": ["input", "conv/filter", "conv/bias"],
-         "attr": {"strides": attr_ints(1, 2, 2, 1), "padding": attr_str("SAME"), "dilations": attr_ints(1, 1, 1, 1),
-                  "data_format": attr_str("NHWC"), "fused_ops": attr_strs("BiasAdd", "Relu"), "num_args": {"i": "1"},
+         "attr": {"strides": attr_ints(1, 2, 2, 1), "padding": attr_str("SAME"),
+                  "dilations": attr_ints(1, 1, 1, 1), "data_format": attr_str("NHWC"),
+                  "fused_ops": attr_strs("BiasAdd", "Relu"), "num_args": {"i": "1"},
                   "T": {"type": "DT_FLOAT"}}},
         {"name": "flat", "op": "Reshape", "input": ["conv", "flat/shape"]},
         {"name": "out", "op": "Identity", "input": ["flat"]},
@@ -70,3 +71,100 @@ def conv_reference(x: np.ndarray, w: dict[str, np.ndarray]) -> np.ndarray:
             patch = xp[:, i * 2 : i * 2 + 3, j * 2 : j * 2 + 3, :]
             out[:, i, j, :] = np.tensordot(patch, f, axes=([1, 2, 3], [0, 1, 2]))
     return np.maximum(out + w["conv/bias"], 0).reshape(n, -1)
+
+
+_TF_DTYPES = {"float32": "DT_FLOAT", "int32": "DT_INT32", "bool": "DT_BOOL"}
+
+
+class Graph:
+    """Builds a converter-format graph model: nodes (with TF attrs) and Const weights in one shard."""
+
+    def __init__(self) -> None:
+        self.nodes: list[dict[str, Any]] = []
+        self.weights: dict[str, np.ndarray] = {}
+
+    def placeholder(self, name: str, dtype: str = "float32", shape: list[int] | None = None) -> str:
+        attr: dict[str, Any] = {"dtype": {"type": _TF_DTYPES[dtype]}}
+        if shape is not None:
+            attr["shape"] = {"shape": {"dim": [{"size": str(d)} for d in shape]}}
+        else:
+            attr["shape"] = {"shape": {"unknownRank": True}}
+        self.nodes.append({"name": name, "op": "Placeholder", "attr": attr})
+        return name
+
+    def const(self, name: str, value: Any, dtype: str = "float32", controls: tuple[str, ...] = ()) -> str:
+        arr = np.asarray(value, dtype={"float32": np.float32, "int32": np.int32, "bool": np.bool_}[dtype])
+        self.weights[name] = arr
+        node: dict[str, Any] = {"name": name, "op": "Const", "attr": {"dtype": {"type": _TF_DTYPES[dtype]}}}
+        if controls:
+            node["input"] = [f"^{c}" for c in controls]
+        self.nodes.append(node)
+        return name
+
+    def op(self, name: str, op: str, *inputs: str, **attr: Any) -> str:
+        """Add a node; attrs are given already encoded ({'i': '1'}, attr_str(...), ...)."""
+        node: dict[str, Any] = {"name": name, "op": op, "input": list(inputs)}
+        if attr:
+            node["attr"] = attr
+        self.nodes.append(node)
+        return name
+
+    def enter(self, name: str, src: str, frame: str, constant: bool = False) -> str:
+        return self.op(name, "Enter", src, frame_name=attr_str(frame), is_constant={"b": constant})
+
+    def model(self, outputs: list[str] | None = None) -> tuple[dict[str, Any], bytes]:
+        specs = [{"name": k, "shape": list(v.shape), "dtype": str(v.dtype)} for k, v in self.weights.items()]
+        data = b"".join(v.tobytes() for v in self.weights.values())
+        model: dict[str, Any] = {
+            "format": "graph-model",
+            "modelTopology": {"node": self.nodes},
+            "weightsManifest": [{"paths": ["weights.bin"], "weights": specs}],
+        }
+        if outputs:
+            model["signature"] = {"outputs": {o: {"name": o} for o in outputs}}
+        return model, data
+
+
+def dtype_attr(dtype: str) -> dict[str, Any]:
+    return {"type": _TF_DTYPES[dtype]}
+
+
+def shape_attr(shape: list[int] | None) -> dict[str, Any]:
+    if shape is None:
+        return {"shape": {"unknownRank": True}}
+    return {"shape": {"dim": [{"size": str(d)} for d in shape]}}
+
+
+def while_loop(
+    g: Graph,
+    prefix: str,
+    frame: str,
+    init: dict[str, str],
+    cond: Any,
+    body: Any,
+    invariants: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """TF1 while_loop wiring: Enter -> Merge -> cond -> LoopCond -> Switch -> body -> NextIteration / Exit.
+
+    init: loop var -> initial node; invariants: name -> outer node (entered is_constant).
+    cond(g, vars, inv) returns the bool node; body(g, vars, inv, pivot) returns loop var -> next node.
+    vars/inv map names to the in-loop nodes. Returns loop var -> Exit node.
+    """
+    inv = {k: g.enter(f"{prefix}/{k}/Enter", v, frame, True) for k, v in (invariants or {}).items()}
+    merges = {}
+    for k, v in init.items():
+        g.enter(f"{prefix}/{k}/Enter", v, frame)
+        merges[k] = g.op(f"{prefix}/{k}/Merge", "Merge", f"{prefix}/{k}/Enter", f"{prefix}/{k}/NextIteration")
+    pred = cond(g, merges, inv)
+    g.op(f"{prefix}/LoopCond", "LoopCond", pred)
+    ids = {}
+    for k in init:
+        g.op(f"{prefix}/{k}/Switch", "Switch", merges[k], f"{prefix}/LoopCond")
+        ids[k] = g.op(f"{prefix}/{k}/Identity", "Identity", f"{prefix}/{k}/Switch:1")
+    pivot = ids[next(iter(init))]
+    nxt = body(g, ids, inv, pivot)
+    exits = {}
+    for k in init:
+        g.op(f"{prefix}/{k}/NextIteration", "NextIteration", nxt[k])
+        exits[k] = g.op(f"{prefix}/{k}/Exit", "Exit", f"{prefix}/{k}/Switch")
+    return exits

@@ -38,7 +38,22 @@ from .creation import (
     zeros_like,
 )
 
-FAMILIES = (unary, binary, reduce, softmax, scan, sort, matmul, conv, pool, shape, slicing, image, spatial, extra)
+FAMILIES = (
+    unary,
+    binary,
+    reduce,
+    softmax,
+    scan,
+    sort,
+    matmul,
+    conv,
+    pool,
+    shape,
+    slicing,
+    image,
+    spatial,
+    extra,
+)
 
 __all__ = [
     "fused",

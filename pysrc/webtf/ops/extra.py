@@ -36,7 +36,9 @@ def broadcast_to(x: TensorLike, shape: Sequence[int]) -> Tensor:
         elif have == 1:
             reps.append(want)
         else:
-            raise ValueError(f"Error in broadcast_to: x with shape {fmt(x.shape)} cannot be broadcast to {fmt(target)}")
+            raise ValueError(
+                f"Error in broadcast_to: x with shape {fmt(x.shape)} cannot be broadcast to {fmt(target)}"
+            )
     if all(r == 1 for r in reps):
         return clone(x) if padded == tuple(x.shape) else reshape(x, padded)
     src = x if padded == tuple(x.shape) else reshape(x, padded)
@@ -55,7 +57,7 @@ def where_coords(shape: Sequence[int], values: Any) -> Tensor:
 
 
 async def where_async(condition: TensorLike) -> Tensor:
-    """int32 [n, rank] coordinates of condition's true (nonzero) elements, in row-major order (TF.js whereAsync)."""
+    """int32 [n, rank] coordinates of condition's true (nonzero) elements, row-major (TF.js whereAsync)."""
     cond = convert_to_tensor(condition, "condition", "where_async", "bool")
     try:
         values = await cond.data()
@@ -86,7 +88,8 @@ def sparse_to_dense(
         raise TypeError(f"Error in {name}: sparse_indices must be int32, but got {idx.dtype}")
     if idx.rank > 2:
         raise ValueError(
-            f"Error in {name}: sparse_indices should be a scalar, vector, or matrix, but got shape {fmt(idx.shape)}"
+            f"Error in {name}: sparse_indices should be a scalar, vector, or matrix, but got shape "
+            f"{fmt(idx.shape)}"
         )
     if any(d < 0 for d in shape):
         raise ValueError(f"Error in {name}: output_shape must be non-negative, got {fmt(shape)}")
@@ -99,14 +102,18 @@ def sparse_to_dense(
         )
     if not (vals.rank == 0 or (vals.rank == 1 and vals.size == num_elems)):
         raise ValueError(
-            f"Error in {name}: sparse_values has incorrect shape {fmt(vals.shape)}, should be [] or [{num_elems}]"
+            f"Error in {name}: sparse_values has incorrect shape {fmt(vals.shape)}, should be [] or "
+            f"[{num_elems}]"
         )
     if default.dtype != vals.dtype:
         raise TypeError(
-            f"Error in {name}: sparse_values.dtype ({vals.dtype}) must match default_value.dtype ({default.dtype})"
+            f"Error in {name}: sparse_values.dtype ({vals.dtype}) must match default_value.dtype "
+            f"({default.dtype})"
         )
     if default.rank != 0:
-        raise ValueError(f"Error in {name}: default_value must be a scalar, but got shape {fmt(default.shape)}")
+        raise ValueError(
+            f"Error in {name}: default_value must be a scalar, but got shape {fmt(default.shape)}"
+        )
     index_vals = idx.data_sync()
     value_vals = vals.data_sync()
     out = array(value_vals.typecode, [default.data_sync()[0]]) * size_of(shape)

@@ -130,7 +130,9 @@ def _tl_set(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
 
 def _tl_stack(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
     lst = ctx.resources.list(ins[0])
-    return lst.stack(_shape_in(ctx, ins[1]), node.dtype("element_dtype", lst.dtype), node.int("num_elements", -1))
+    return lst.stack(
+        _shape_in(ctx, ins[1]), node.dtype("element_dtype", lst.dtype), node.int("num_elements", -1)
+    )
 
 
 def _tl_gather(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
@@ -171,7 +173,9 @@ def _tl_scatter(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
 def _tl_split(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
     t, shape, lengths = ins[0], _shape_in(ctx, ins[1]), _ints(ctx, ins[2])
     if t.rank == 0 or sum(lengths) != t.shape[0]:
-        raise ValueError(f"TensorListSplit: lengths {lengths} do not sum to the rows of shape {list(t.shape)}")
+        raise ValueError(
+            f"TensorListSplit: lengths {lengths} do not sum to the rows of shape {list(t.shape)}"
+        )
     lst = TensorList([], shape, t.dtype, -1, ctx.resources.new_handle())
     lst.items = list(tf.split(t, lengths, 0)) if lengths else []
     return ctx.resources.add(lst)

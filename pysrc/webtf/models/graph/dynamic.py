@@ -15,6 +15,8 @@ TensorLists. Control-flow ops pass tensors through without copying (the count is
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -110,6 +112,14 @@ class DynamicRun:
         self.refs: dict[int, int] = {}
         self.objs: dict[int, Tensor] = {}
         self.added: set[str] = set()
+        # ready nodes: earliest loop iteration first, then last queued first (TF.js uses a plain stack,
+        # which lets a loop counter run ahead while every iteration's values wait; this keeps memory flat)
+        self.queue: list[tuple[tuple[int, ...], int, Node, Frames]] = []
+        self._seq = itertools.count()
+        # loop invariants (is_constant Enter nodes) by (enclosing context, frame name), and the
+        # iteration contexts each such frame has had: an invariant's readers are queued in every iteration
+        self.invariants: dict[tuple[Frames, str], list[Node]] = {}
+        self.iterations: dict[tuple[Frames, str], list[Frames]] = {}
         self._ids: dict[Frames, list[str]] = {}
         self.wanted = {}
         for name, idx in outputs:
@@ -210,20 +220,21 @@ class DynamicRun:
 
     async def run(self) -> list[Tensor]:
         """Execute until no node can run; return the outputs, having freed everything else."""
-        stack: list[tuple[Node, Frames]] = [(n, ROOT) for n in self.plan.start]
+        for n in reversed(self.plan.start):
+            self.enqueue(n, ROOT)
         self._to_release: list[tuple[str, int]] = []
         node: Node | None = None
         frames: Frames = ROOT
         try:
-            while stack:
-                node, frames = stack.pop()
+            while self.queue:
+                _, _, node, frames = heapq.heappop(self.queue)
                 if node.name in self.feeds or node.op == "Const":
                     if node.op == "Const" and node.name not in self.weights:
                         raise ValueError("constant has no weight")
-                    self.push_children(node, frames, stack)
+                    self.push_children(node, frames)
                     continue
                 out_frames = await self.execute(node, frames)
-                self.push_children(node, out_frames, stack)
+                self.push_children(node, out_frames)
             node = None
             result = self.collect()
         except Exception as e:
@@ -239,12 +250,13 @@ class DynamicRun:
         """Run one node in frames, store its outputs; returns the context its children run in."""
         op = node.op
         store_frames = out_frames = frames
+        invariant = False
         if op == "Merge":
             for i, (src, idx) in enumerate(node.inputs):
                 if self.available(src, idx, frames):
                     t = self.read(src, idx, frames)
                     outs: list[Any] = [t]
-                    if node.name in self.plan.needs_merge_index:
+                    if node.name in self.plan.needs_merge_index or (node.name, 1) in self.wanted:
                         outs.append(tf.scalar(i, "int32"))
                     break
             else:
@@ -252,9 +264,13 @@ class DynamicRun:
         else:
             ins = [self.read(src, idx, frames) for src, idx in node.inputs]
             if op == "Enter":
-                out_frames = frames + ((node.str("frame_name"), 0),)
-                store_frames = frames if node.bool("is_constant") else out_frames
+                frame = node.str("frame_name")
+                out_frames = (*frames, (frame, 0))
+                store_frames = out_frames
                 outs = [ins[0]]
+                if node.bool("is_constant"):
+                    store_frames, invariant = frames, True
+                    self.invariants.setdefault((frames, frame), []).append(node)
             elif op == "Exit":
                 if not frames:
                     raise ValueError("Exit outside of a loop frame")
@@ -283,9 +299,24 @@ class DynamicRun:
         for key, idx in self._to_release:
             self.release(key, idx)
         self._to_release.clear()
+        if invariant:
+            for ctx in self.iterations.get((frames, out_frames[-1][0]), ()):
+                self.push_children(node, ctx)
+        if op in ("Enter", "NextIteration"):
+            self.open_iteration(out_frames)
         return out_frames
 
-    def push_children(self, node: Node, frames: Frames, stack: list[tuple[Node, Frames]]) -> None:
+    def open_iteration(self, frames: Frames) -> None:
+        """Note a loop iteration context; the first time, queue the readers of the loop's invariants in it."""
+        parent, name = frames[:-1], frames[-1][0]
+        seen = self.iterations.setdefault((parent, name), [])
+        if frames in seen:
+            return
+        seen.append(frames)
+        for enter in self.invariants.get((parent, name), ()):
+            self.push_children(enter, frames)
+
+    def push_children(self, node: Node, frames: Frames) -> None:
         """Queue each child that can now run in frames (a Merge needs one input, others all)."""
         cid = self.ids(frames)[0]
         for child in self.plan.children.get(node.name, ()):
@@ -300,7 +331,11 @@ class DynamicRun:
                 )
             if ready:
                 self.added.add(key)
-                stack.append((child, frames))
+                self.enqueue(child, frames)
+
+    def enqueue(self, node: Node, frames: Frames) -> None:
+        """Queue a node that can run in frames."""
+        heapq.heappush(self.queue, (tuple(it for _, it in frames), -next(self._seq), node, frames))
 
     def collect(self) -> list[Tensor]:
         """The requested outputs, from the root context."""

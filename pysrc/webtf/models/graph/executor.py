@@ -22,7 +22,7 @@ class Plan:
 
 
 class Executor:
-    """Executes a graph of Nodes with weights resident; intermediates are disposed as soon as they are dead."""
+    """Executes a graph of Nodes with weights resident; intermediates are freed as soon as they are dead."""
 
     def __init__(self, nodes: dict[str, Node], weights: dict[str, Tensor]) -> None:
         self.nodes = nodes
@@ -109,7 +109,9 @@ class Executor:
             return await DynamicRun(self, plan.dynamic, feeds, outputs).run()
         return self._run_static(plan, feeds, outputs)
 
-    def _run_static(self, plan: Plan, feeds: dict[str, Tensor], outputs: list[tuple[str, int]]) -> list[Tensor]:
+    def _run_static(
+        self, plan: Plan, feeds: dict[str, Tensor], outputs: list[tuple[str, int]]
+    ) -> list[Tensor]:
         protected = self.protected_ids | {id(t) for t in feeds.values()}
         live: dict[str, list[Tensor]] = {name: [t] for name, t in feeds.items()}
         aliases: dict[int, int] = {}

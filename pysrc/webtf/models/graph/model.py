@@ -157,7 +157,7 @@ class GraphModel:
         return [zeros([1 if d == -1 else d for d in (s.shape or [1])], s.dtype) for s in self.inputs]
 
     def warmup(self) -> None:
-        """Run once on zeros so that the next call does not pay for compiling and uploading (static graphs)."""
+        """Run once on zeros so the next call does not pay for compiling and uploading (static graphs)."""
         feeds = self._zero_feeds()
         try:
             out = self.execute(feeds)

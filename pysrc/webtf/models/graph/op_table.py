@@ -6,8 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import ops as tf
-from ...tensor import Tensor
 from ...ops.extra import where_coords
+from ...tensor import Tensor
 from .containers import HANDLERS as CONTAINER_HANDLERS
 from .nodes import Node
 
@@ -47,7 +47,7 @@ def _data_format(node: Node) -> str:
 
 
 def _fused(node: Node, ins: list[Tensor]) -> dict[str, Any]:
-    """bias / activation / prelu / leakyrelu args of _FusedConv2D, FusedDepthwiseConv2dNative, _FusedMatMul."""
+    """bias / activation / prelu / leakyrelu of _FusedConv2D, FusedDepthwiseConv2dNative, _FusedMatMul."""
     fused = [f.lower() for f in node.strs("fused_ops")]
     extra, act = (fused + [None, None])[:2]
     num_args = node.int("num_args")
@@ -236,7 +236,7 @@ def _dynamic_only(node: Node, ins: list[Tensor], ctx: Any) -> Any:
 
 def _sparse_to_dense(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
     shape = _ints(ctx, ins[1])
-    return tf.sparse_to_dense(tf.cast(ins[0], "int32"), ins[2], shape, ins[3])
+    return tf.sparse_to_dense(ins[0], ins[2], shape, ins[3])
 
 
 def _identity(node: Node, ins: list[Tensor], ctx: Any) -> Any:

@@ -116,13 +116,14 @@ class TensorArray:
             )
         if index < len(self.items) and self.items[index] is not None:
             raise ValueError(
-                f"TensorArray {self.name}: could not write to index {index}, because it has already been written"
+                f"TensorArray {self.name}: could not write to index {index}, because it has already been "
+                "written"
             )
         if index in self.read_once:
             raise ValueError(
                 f"TensorArray {self.name}: could not write to index {index}, because it has already been read"
             )
-        if self.element_shape is None or self.identical_shapes:
+        if self.identical_shapes:
             self.element_shape = merge(self.element_shape, shape)
         if index >= len(self.items):
             self.items.extend([None] * (index + 1 - len(self.items)))
@@ -133,14 +134,15 @@ class TensorArray:
         self._check_open()
         if not 0 <= index < len(self.items):
             raise ValueError(
-                f"TensorArray {self.name}: tried to read from index {index}, but the array size is {len(self.items)}"
+                f"TensorArray {self.name}: tried to read from index {index}, but the array size is "
+                f"{len(self.items)}"
             )
         t = self.items[index]
         if t is None:
             if index in self.read_once:
                 raise ValueError(
-                    f"TensorArray {self.name}: could not read index {index} twice because it was cleared after "
-                    "a previous read (perhaps try setting clear_after_read = false?)"
+                    f"TensorArray {self.name}: could not read index {index} twice because it was cleared "
+                    "after a previous read (perhaps try setting clear_after_read = false?)"
                 )
             if known(self.element_shape):
                 self.read_once.add(index)
@@ -162,7 +164,7 @@ class TensorArray:
             shape = merge(self.element_shape, element_shape)
             if not known(shape):
                 raise ValueError(
-                    f"TensorArray {self.name}: cannot gather zero elements with the element shape {_fmt(shape)}"
+                    f"TensorArray {self.name}: cannot gather zero elements of element shape {_fmt(shape)}"
                 )
             return _empty(shape, self.dtype)  # type: ignore[arg-type]
         parts = [self.read(i) for i in indices]
@@ -177,7 +179,9 @@ class TensorArray:
         if not self.items:
             shape = self.element_shape
             if not known(shape):
-                raise ValueError(f"TensorArray {self.name}: cannot concat an empty array of unknown element shape")
+                raise ValueError(
+                    f"TensorArray {self.name}: cannot concat an empty array of unknown element shape"
+                )
             return _empty(shape[1:], self.dtype)  # type: ignore[index]
         parts = [self.read(i) for i in range(len(self.items))]
         try:
@@ -188,7 +192,9 @@ class TensorArray:
     def scatter(self, indices: list[int], t: Tensor) -> None:
         """Write t[i] to indices[i]."""
         if t.dtype != self.dtype:
-            raise TypeError(f"TensorArray {self.name}: dtype {t.dtype} does not match the array's {self.dtype}")
+            raise TypeError(
+                f"TensorArray {self.name}: dtype {t.dtype} does not match the array's {self.dtype}"
+            )
         if t.rank == 0 or len(indices) != t.shape[0]:
             raise ValueError(
                 f"TensorArray {self.name}: expected {len(indices)} rows to scatter, but the value has shape "
@@ -196,22 +202,24 @@ class TensorArray:
             )
         if indices and not self.dynamic_size and max(indices) >= len(self.items):
             raise ValueError(
-                f"TensorArray {self.name}: max index {max(indices)} must be < the array size {len(self.items)}"
+                f"TensorArray {self.name}: max index {max(indices)} must be < array size {len(self.items)}"
             )
         self._write_parts(indices, tf.unstack(t, 0))
 
     def split(self, lengths: list[int], t: Tensor) -> None:
         """Write consecutive row blocks of t, of the given lengths, to indices 0, 1, ..."""
         if t.dtype != self.dtype:
-            raise TypeError(f"TensorArray {self.name}: dtype {t.dtype} does not match the array's {self.dtype}")
+            raise TypeError(
+                f"TensorArray {self.name}: dtype {t.dtype} does not match the array's {self.dtype}"
+            )
         total = sum(lengths)
         if t.rank == 0 or total != t.shape[0]:
             raise ValueError(
-                f"TensorArray {self.name}: the split lengths sum to {total}, but the value has shape {fmt(t.shape)}"
+                f"TensorArray {self.name}: split lengths sum to {total}, but the value is {fmt(t.shape)}"
             )
         if not self.dynamic_size and len(lengths) != len(self.items):
             raise ValueError(
-                f"TensorArray {self.name}: {len(lengths)} split lengths for an array of size {len(self.items)}"
+                f"TensorArray {self.name}: {len(lengths)} split lengths for array size {len(self.items)}"
             )
         self._write_parts(list(range(len(lengths))), tf.split(t, lengths, 0) if lengths else [])
 
@@ -237,7 +245,12 @@ class TensorList:
     """TF TensorList (TensorListReserve / FromTensor ...): a list of same-dtype tensors, mutated in place."""
 
     def __init__(
-        self, items: list[Tensor | None], element_shape: ElementShape, dtype: str, max_size: int, handle: Tensor
+        self,
+        items: list[Tensor | None],
+        element_shape: ElementShape,
+        dtype: str,
+        max_size: int,
+        handle: Tensor,
     ) -> None:
         self.items = items
         self.element_shape = element_shape
@@ -247,7 +260,9 @@ class TensorList:
 
     def _check(self, dtype: str | None, shape: ElementShape, what: str) -> None:
         if dtype is not None and dtype != self.dtype:
-            raise TypeError(f"TensorList: invalid data types; op elements {dtype}, but list elements {self.dtype}")
+            raise TypeError(
+                f"TensorList: invalid data types; op elements {dtype}, but list elements {self.dtype}"
+            )
         if not compatible(self.element_shape, shape):
             raise ValueError(
                 f"TensorList: {what} shape {_fmt(shape)} does not match the list's element shape "
@@ -276,14 +291,18 @@ class TensorList:
         """A new reference to element index, reshaped to the (inferred) element shape."""
         self._check(dtype, shape, "requested element")
         if not 0 <= index < len(self.items):
-            raise ValueError(f"TensorList: trying to access element {index} in a list with {len(self.items)} elements")
+            raise ValueError(
+                f"TensorList: trying to access element {index} in a list with {len(self.items)} elements"
+            )
         return self._take(index, self._element_shape(shape))
 
     def set_item(self, index: int, t: Tensor) -> None:
         """Store (a new reference to) t at index."""
         self._check(t.dtype, list(t.shape), "item")
         if index < 0 or index >= len(self.items):
-            raise ValueError(f"TensorList: trying to set element {index} in a list with {len(self.items)} elements")
+            raise ValueError(
+                f"TensorList: trying to set element {index} in a list with {len(self.items)} elements"
+            )
         old = self.items[index]
         self.items[index] = tf.clone(t)
         if old is not None:
@@ -328,7 +347,9 @@ class TensorList:
             return _empty(out_shape, self.dtype)
         for i in indices:
             if not 0 <= i < len(self.items):
-                raise ValueError(f"TensorList: trying to access element {i} in a list with {len(self.items)} elements")
+                raise ValueError(
+                    f"TensorList: trying to access element {i} in a list with {len(self.items)} elements"
+                )
         parts = [self._take(i, out_shape) for i in indices]
         try:
             return tf.stack(parts, 0)
@@ -395,4 +416,3 @@ class Resources:
                 res.handle.dispose()
         self._by_handle.clear()
         self.handle_ids.clear()
-
