@@ -552,3 +552,13 @@ def test_loop_frees_iteration_values():
         dynamic.DynamicRun.store = original
     assert peaks[0] == peaks[1], peaks
     m.dispose()
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_where_scalar_condition(value):
+    g = Graph()
+    g.placeholder("b", "bool", [])
+    g.op("where", "Where", "b")
+    m = load(g, ["where"])
+    assert run(m, {"b": np.bool_(value)}).shape == ((1, 0) if value else (0, 0))
+    m.dispose()

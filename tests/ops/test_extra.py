@@ -14,7 +14,6 @@ def test_broadcast_to(run):
     np.testing.assert_array_equal(run("tf.broadcast_to(x, [3])", x=x), x)  # no-op: a copy
     np.testing.assert_array_equal(run("tf.broadcast_to(x, [1, 3])", x=x), x[None])
     assert run("tf.broadcast_to(7.0, [0, 2])").shape == (0, 2)
-    np.testing.assert_array_equal(run("tf.broadcast_to(x, [2, 3]).shape", x=x), [2, 3])
 
 
 def test_broadcast_to_errors(run):
@@ -43,7 +42,6 @@ def test_where_async(run):
     v = np.array([True, False, True])
     np.testing.assert_array_equal(run("tf.where_async(v)", v=v), [[0], [2]])
     assert run("tf.where_async(z)", z=np.zeros((2, 2), bool)).shape == (0, 2)
-    assert run("tf.where_async(True)").shape == (1, 0)
     np.testing.assert_array_equal(run("tf.where_async([[True, False]])"), [[0, 0]])
 
 

@@ -50,7 +50,7 @@ def where_coords(shape: Sequence[int], values: Any) -> Tensor:
     flat = [i for i, v in enumerate(values) if v]
     rank = len(shape)
     if rank <= 1:
-        return ENGINE.make_tensor(array("i", flat), (len(flat), rank), "int32")
+        return ENGINE.make_tensor(array("i", flat if rank else []), (len(flat), rank), "int32")
     cols = [[(i // s) % d for i in flat] for s, d in zip(strides_of(shape), shape, strict=True)]
     out = array("i", [c for row in zip(*cols, strict=True) for c in row])
     return ENGINE.make_tensor(out, (len(flat), rank), "int32")

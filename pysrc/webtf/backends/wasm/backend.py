@@ -180,10 +180,12 @@ class WasmBackend(Backend):
         self.abi.Any(self._flags, size, self._any)
         return bool(self.module.u8[self.data[self._any.data_id][0]])
 
-    def copy(self, src: int, dst: int, counts: Any, src_strides: Any, dst_strides: Any, itemsize: int) -> None:
+    def copy(
+        self, src: int, dst: int, counts: Any, src_strides: Any, dst_strides: Any, itemsize: int
+    ) -> None:
         """Copy elements within the heap: element (i0, i1, ...) of the nested `counts` goes from src + sum(i *
         src_strides) to dst + sum(i * dst_strides) (strides in elements). Contiguous runs move in bulk."""
-        dims = [(c, s, d) for c, s, d in zip(counts, src_strides, dst_strides) if c != 1]
+        dims = [(c, s, d) for c, s, d in zip(counts, src_strides, dst_strides, strict=True) if c != 1]
         run = itemsize
         while dims and dims[-1][1] * itemsize == run and dims[-1][2] * itemsize == run:
             run *= dims.pop()[0]

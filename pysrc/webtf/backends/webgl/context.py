@@ -124,7 +124,10 @@ _HELPER_JS = r"""
       if (debug) check("alloc");
       return t;
     },
-    free(t) { if (attached === t) { gl.framebufferTexture2D(FB, ATT, TEX, null, 0); attached = null; } gl.deleteTexture(t); },
+    free(t) {
+      if (attached === t) { gl.framebufferTexture2D(FB, ATT, TEX, null, 0); attached = null; }
+      gl.deleteTexture(t);
+    },
     // data: a Float32Array of the flat values (4 per texel, row-major texels); the last texel is zero-padded
     upload(t, w, data) {
       if (gl.isContextLost()) return false;
@@ -215,7 +218,11 @@ def create_canvas_context(version: int = 2) -> tuple[Any, Any]:
     if not bridge.available():
         return None, None
     js = bridge.js
-    canvas = js.OffscreenCanvas.new(1, 1) if hasattr(js, "OffscreenCanvas") else js.document.createElement("canvas")
+    canvas = (
+        js.OffscreenCanvas.new(1, 1)
+        if hasattr(js, "OffscreenCanvas")
+        else js.document.createElement("canvas")
+    )
     gl = canvas.getContext("webgl2" if version == 2 else "webgl", bridge.js_object(CONTEXT_OPTIONS))
     return canvas, gl
 
@@ -288,7 +295,9 @@ class GLContext:
             self.internal_format = int(gl.RGBA32F)
             self.bytes_per_texel = 16
         else:
-            if not (gl.getExtension("EXT_color_buffer_float") or gl.getExtension("EXT_color_buffer_half_float")):
+            if not (
+                gl.getExtension("EXT_color_buffer_float") or gl.getExtension("EXT_color_buffer_half_float")
+            ):
                 raise RuntimeError("webgl backend: neither float32 nor float16 textures are renderable here")
             self.internal_format = int(gl.RGBA16F)
             self.bytes_per_texel = 8

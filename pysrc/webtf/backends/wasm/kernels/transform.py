@@ -192,7 +192,9 @@ def _binary(backend: Any, name: str, a: Any, b: Any) -> TensorInfo:
     return out
 
 
-def _lerp_along(backend: Any, x: Any, lo: TensorInfo, hi: TensorInfo, frac: TensorInfo, axis: int) -> TensorInfo:
+def _lerp_along(
+    backend: Any, x: Any, lo: TensorInfo, hi: TensorInfo, frac: TensorInfo, axis: int
+) -> TensorInfo:
     """lo_slices + (hi_slices - lo_slices) * frac along `axis` (frac broadcast over the inner axes)."""
     low = backend.gather(x, lo, axis)
     temps = [low]

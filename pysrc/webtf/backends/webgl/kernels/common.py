@@ -66,7 +66,8 @@ def collapse(out_shape: Sequence[int], strides: list[list[int]]) -> tuple[list[i
         if n == 1:
             continue
         if dims and all(
-            (s[d] == 0 and o[-1] == 0) or (s[d] != 0 and o[-1] == s[d] * n) for s, o in zip(strides, out, strict=True)
+            (s[d] == 0 and o[-1] == 0) or (s[d] != 0 and o[-1] == s[d] * n)
+            for s, o in zip(strides, out, strict=True)
         ):
             dims[-1] *= n
             for s, o in zip(strides, out, strict=True):

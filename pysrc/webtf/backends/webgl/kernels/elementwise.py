@@ -10,7 +10,7 @@ from typing import Any
 from ....dtypes import TYPECODE
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
-from .common import FULL, broadcast_ints, read_mode, size_of
+from .common import broadcast_ints, read_mode, size_of
 
 UNARY = (
     "Abs", "Neg", "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Square", "Reciprocal", "Relu", "Relu6",
@@ -140,7 +140,12 @@ def binary(backend: Any, a: Any, b: Any, op: str, dtype: str, c: Any = None) -> 
     key = ("Binary", op, modes, rank, int_in, dtype == "int32")
     prog = backend.programs.get(key)
     if prog is None:
-        defines = [f"OP_{op}", f"A_MODE {modes[0]}", f"B_MODE {modes[1]}", f"C_MODE {modes[2] if c is not None else 0}"]
+        defines = [
+            f"OP_{op}",
+            f"A_MODE {modes[0]}",
+            f"B_MODE {modes[1]}",
+            f"C_MODE {modes[2] if c is not None else 0}",
+        ]
         if int_in:
             defines.append("INT")
         ni = 4 + rank * (1 + len(operands))

@@ -11,7 +11,6 @@ from typing import Any
 from ....shapes import fmt, strides_of
 from ....slice_info import slice_info
 from ...base import TensorInfo
-from .common import size_of
 from .elementwise import _View
 
 NONE, TILE, PAD, REFLECT, SYMMETRIC = 0, 1, 2, 3, 4
@@ -66,10 +65,13 @@ def gather(
     return backend.run(prog, (x,), tuple(out_shape), x.dtype, ints, (float(constant),))
 
 
-def _src(shape: Sequence[int], modes: Sequence[int] | None = None, offsets: Sequence[int] | None = None) -> list:
+def _src(
+    shape: Sequence[int], modes: Sequence[int] | None = None, offsets: Sequence[int] | None = None
+) -> list:
     strides = strides_of(shape)
     return [
-        (offsets[k] if offsets else 0, n, strides[k], modes[k] if modes else NONE) for k, n in enumerate(shape)
+        (offsets[k] if offsets else 0, n, strides[k], modes[k] if modes else NONE)
+        for k, n in enumerate(shape)
     ]
 
 
@@ -143,7 +145,9 @@ def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     if out_shape == x.shape:
         return _share(x, x.shape)
     value = attrs.get("constant_value", 0)
-    value = float(bool(value)) if x.dtype == "bool" else float(int(value)) if x.dtype == "int32" else float(value)
+    value = (
+        float(bool(value)) if x.dtype == "bool" else float(int(value)) if x.dtype == "int32" else float(value)
+    )
     modes = [PAD if lo or hi else NONE for lo, hi in paddings]
     src = _src(x.shape, modes, [-lo for lo, _ in paddings])
     return gather(backend, x, out_shape, [(n, d, 1) for d, n in enumerate(out_shape)], src, value)
@@ -237,7 +241,11 @@ def split_v(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo
     for size in sizes:
         shape = (*x.shape[:axis], size, *x.shape[axis + 1 :])
         offsets = [start if d == axis else 0 for d in range(len(x.shape))]
-        outs.append(gather(backend, x, shape, [(n, d, 1) for d, n in enumerate(shape)], _src(x.shape, offsets=offsets)))
+        outs.append(
+            gather(
+                backend, x, shape, [(n, d, 1) for d, n in enumerate(shape)], _src(x.shape, offsets=offsets)
+            )
+        )
         start += size
     return outs
 
@@ -257,7 +265,9 @@ def _concat(backend: Any, tensors: list[Any], axis: int, out_shape: tuple[int, .
         for k in range(0, len(parts), MAX_CONCAT):
             chunk = parts[k : k + MAX_CONCAT]
             inner = sum(i for _, i in chunk)
-            groups.append(_View(_concat_run(backend, chunk, outer, inner, dtype).data_id, (outer, inner), dtype))
+            groups.append(
+                _View(_concat_run(backend, chunk, outer, inner, dtype).data_id, (outer, inner), dtype)
+            )
         out = _concat(backend, groups, 1, (outer, total))
         for g in groups:
             backend.temp(g)

@@ -32,7 +32,9 @@ def _resize(backend: Any, inputs: Any, attrs: dict[str, Any], nearest: bool) -> 
     prog = backend.programs.get(key)
     if prog is None:
         ni = 11 if nearest else 10
-        prog = backend.programs.build(key, kernel, ("X",), ni, 0, ["VEC"] if vec else [], int_output=dtype == "int32")
+        prog = backend.programs.build(
+            key, kernel, ("X",), ni, 0, ["VEC"] if vec else [], int_output=dtype == "int32"
+        )
     flags = (int(half), int(align)) if nearest else (int(half),)
     ints = (h, w, c, new_h, new_w, *flags, *_ratio(h, new_h, align), *_ratio(w, new_w, align))
     return backend.run(prog, (images,), (batch, new_h, new_w, c), dtype, ints)
@@ -48,7 +50,9 @@ def resize_nearest_neighbor(backend: Any, inputs: Any, attrs: dict[str, Any]) ->
     return _resize(backend, inputs, attrs, True)
 
 
-def _crop_table(boxes: Any, box_ind: Any, batch: int, h: int, w: int, ch: int, cw: int, nearest: bool) -> array:
+def _crop_table(
+    boxes: Any, box_ind: Any, batch: int, h: int, w: int, ch: int, cw: int, nearest: bool
+) -> array:
     """Per box: image index, then (low, high, fraction) per crop row and per crop column (see the shader)."""
     table = array("f")
     for k, b in enumerate(box_ind):
