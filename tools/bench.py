@@ -77,7 +77,7 @@ def _boot_figures(boot: dict[str, Any], rows: Sequence[dict[str, Any]]) -> dict[
         first = next((r for r in rows if r["impl"] == impl and not r["error"]), None)
         figures[impl] = {
             "ready_ms": info["ready_ms"],
-            "first_inference_ms": first["load_ms"] + first["first_ms"] if first else None,
+            "first_inference_ms": round(first["load_ms"] + first["first_ms"], 3) if first else None,
             "first_case": f"{first['model']}/{first['backend']}" if first else None,
         }
     return figures

@@ -134,19 +134,20 @@ async function bootTfjs() {
       for (const name of ["WASM_HAS_SIMD_SUPPORT", "WASM_HAS_MULTITHREAD_SUPPORT"]) {
         flags[name] = await tf.env().getAsync(name);
       }
-      let threads = null;
-      if (tf.findBackend("wasm") || (await tf.setBackend("wasm"))) threads = tf.wasm.getThreadsCount();
+      const wasm = tf.findBackend("wasm") || (await tf.setBackend("wasm"));
       return {
         version: tf.version.tfjs,
         wasm_simd: flags.WASM_HAS_SIMD_SUPPORT,
-        wasm_threads: flags.WASM_HAS_MULTITHREAD_SUPPORT ? threads : 1,
+        wasm_multithread: flags.WASM_HAS_MULTITHREAD_SUPPORT,
+        wasm_threads: wasm ? tf.wasm.getThreadsCount() : null, // TF.js picks the count from the cores
       };
     },
   };
 }
 
 function webglRenderer() {
-  const gl = document.createElement("canvas").getContext("webgl2") ?? document.createElement("canvas").getContext("webgl");
+  const canvas = document.createElement("canvas");
+  const gl = canvas.getContext("webgl2") ?? canvas.getContext("webgl");
   if (!gl) return null;
   const info = gl.getExtension("WEBGL_debug_renderer_info");
   const renderer = gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER);
@@ -154,6 +155,7 @@ function webglRenderer() {
   return renderer;
 }
 
+const round = (ms) => (ms == null ? null : Math.round(ms * 1000) / 1000);
 const median = (sorted) => {
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
@@ -170,7 +172,7 @@ export async function bootBench(log = () => {}) {
   log(`webtf ready after ${Math.round(webtfReady)} ms; loading TF.js`);
   const tfjsStart = now();
   const tfjs = await bootTfjs();
-  const boot = { webtf: { ready_ms: webtfReady }, tfjs: { ready_ms: now() - tfjsStart } };
+  const boot = { webtf: { ready_ms: round(webtfReady) }, tfjs: { ready_ms: round(now() - tfjsStart) } };
   log(`TF.js ready after ${Math.round(boot.tfjs.ready_ms)} ms`);
   const impls = { webtf, tfjs };
 
@@ -251,11 +253,11 @@ export async function bootBench(log = () => {}) {
         model: name,
         backend,
         impl,
-        first_ms: ok ? s.first_ms : null,
-        median_ms: ok ? median(sorted) : null,
-        min_ms: ok ? sorted[0] : null,
+        first_ms: ok ? round(s.first_ms) : null,
+        median_ms: ok ? round(median(sorted)) : null,
+        min_ms: ok ? round(sorted[0]) : null,
         runs: ok ? sorted.length : 0,
-        load_ms: ok ? s.load_ms : null,
+        load_ms: ok ? round(s.load_ms) : null,
         error: s.error,
       });
     }

@@ -90,5 +90,6 @@ def environment() -> dict[str, Any]:
         "version": tf.__version__,
         "backends": sorted(tf.ENGINE.factories),
         "wasm_simd": bool(env.get("WASM_HAS_SIMD_SUPPORT")),
+        "wasm_multithread": bool(env.get("WASM_HAS_MULTITHREAD_SUPPORT")),
         "wasm_threads": 1,  # webtf's wasm backend runs its kernels on the page's thread
     }
