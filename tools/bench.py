@@ -21,7 +21,7 @@ MODELS = (
 )  # fmt: skip
 BACKENDS = ("wasm", "webgl", "cpu")
 RUNS = 3
-BUDGET_S = 15.0
+BUDGET_S = 10.0
 BOOT_TIMEOUT_MS = 180_000
 
 
