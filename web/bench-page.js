@@ -116,7 +116,7 @@ async function runSelected(bench, environment) {
   const cases = picked($("case-boxes"));
   const backends = picked($("backend-boxes"));
   const runs = Number($("runs").value) || 1;
-  const budgetMs = (Number($("budget").value) || 20) * 1000;
+  const budgetMs = (Number($("budget").value) || 10) * 1000;
   const rows = [];
   $("run").disabled = true;
   const progress = (text) => {
