@@ -23,7 +23,7 @@ export const IMPLS = ["webtf", "tfjs"];
 
 const here = (path) => new URL(path, document.baseURI).href;
 const now = () => performance.now();
-const message = (error) => String(error?.message ?? error).split("\n").slice(-3).join("\n");
+const message = (error) => String(error?.message ?? error).trim().split("\n").at(-1); // Python: the exception line
 
 function loadScript(src) {
   return new Promise((resolve, reject) => {
