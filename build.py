@@ -4,6 +4,8 @@
     python3 build.py                 fetch pinned artifacts, build the webtf wheel, assemble dist/
     python3 build.py serve [--port]  build, then serve dist/ on 127.0.0.1 (default port 8000)
     python3 build.py test [ARGS]     install test tools, build, ruff check, then pytest ARGS (default tests/)
+    python3 build.py bench [--models ...] [--backends ...] [--runs N] [--json PATH]
+                                     webtf vs TF.js 4.22.0 in headless Chromium (tools/bench.py)
 
 Pinned artifacts are cached in $WEBTF_CACHE (default ~/.cache/webtf), checked against their
 sha256 and extracted once (a stamp per artifact), so a warm build takes a few seconds.
@@ -34,6 +36,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent
 DIST = ROOT / "dist"
 CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = (
+    "--no-sandbox",  # we run as root
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--enable-unsafe-swiftshader",  # WebGL2 on SwiftShader in headless (Playwright adds it too)
+)
 
 # Tools that `build.py test` installs when missing (pinned; these are the versions verified here).
 TEST_REQUIREMENTS: Mapping[str, str] = {
@@ -442,7 +453,7 @@ def sync_dist(plan: Plan) -> int:
 def build() -> None:
     """Fetch and check the pinned artifacts, build the webtf wheel and assemble dist/."""
     start = time.monotonic()
-    plan: Plan = {"index.html": ROOT / "index.html"}
+    plan: Plan = {name: ROOT / name for name in ("index.html", "bench.html")}
     for path in sorted((ROOT / "web").rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts:
             plan[f"web/{path.relative_to(ROOT / 'web').as_posix()}"] = path
@@ -541,11 +552,9 @@ def installed_version(distribution: str) -> str | None:
         return None
 
 
-def ensure_test_tools() -> None:
-    """pip-install the pinned test tools that are missing, and Debian's chromium when absent."""
-    missing = [
-        f"{name}=={version}" for name, version in TEST_REQUIREMENTS.items() if installed_version(name) is None
-    ]
+def ensure_test_tools(names: Sequence[str] = tuple(TEST_REQUIREMENTS)) -> None:
+    """pip-install the pinned test tools (of names) that are missing, and Debian's chromium when absent."""
+    missing = [f"{name}=={TEST_REQUIREMENTS[name]}" for name in names if installed_version(name) is None]
     if missing:
         log("installing " + " ".join(missing))
         subprocess.run([sys.executable, "-m", "pip", "install", *missing], check=True)
@@ -560,7 +569,7 @@ def test(pytest_args: Sequence[str]) -> int:
     """Install test tools, build, lint with ruff, run pytest; return the exit code (no tests = failure)."""
     ensure_test_tools()
     build()
-    lint_paths = [p for p in ("pysrc", "tests", "web", "build.py") if (ROOT / p).exists()]
+    lint_paths = [p for p in ("pysrc", "tests", "web", "tools", "build.py") if (ROOT / p).exists()]
     lint = subprocess.run([sys.executable, "-m", "ruff", "check", *lint_paths], cwd=ROOT)
     if lint.returncode != 0:
         log("ruff check failed")
@@ -575,6 +584,28 @@ def test(pytest_args: Sequence[str]) -> int:
     return code
 
 
+# ---------------------------------------------------------------------------------------------- bench
+
+
+def bench(args: argparse.Namespace) -> int:
+    """Install playwright (and chromium) if missing, build, serve dist/ and run tools/bench.py against it."""
+    import threading
+
+    from tools import bench as bench_tool
+
+    ensure_test_tools(["playwright"])
+    build()
+    with make_server(0, quiet=True) as server:
+        thread = threading.Thread(target=server.serve_forever, name="dist-server", daemon=True)
+        thread.start()
+        try:
+            url = f"http://127.0.0.1:{server.server_address[1]}/"
+            bench_tool.run(args, url, CHROMIUM, CHROMIUM_ARGS)
+        finally:
+            server.shutdown()
+    return 0
+
+
 def main(argv: Sequence[str]) -> int:
     """Command line entry point."""
     parser = argparse.ArgumentParser(
@@ -585,6 +616,10 @@ def main(argv: Sequence[str]) -> int:
     serve_parser = commands.add_parser("serve", help="build, then serve dist/ on 127.0.0.1")
     serve_parser.add_argument("--port", type=int, default=8000)
     commands.add_parser("test", help="install test tools, build, ruff check, pytest [ARGS]")
+    bench_parser = commands.add_parser("bench", help="webtf vs TF.js 4.22.0 in headless Chromium")
+    from tools.bench import add_arguments
+
+    add_arguments(bench_parser)
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
@@ -593,6 +628,8 @@ def main(argv: Sequence[str]) -> int:
             serve(args.port)
         elif args.command == "test":
             return test(rest)
+        elif args.command == "bench":
+            return bench(args)
         else:
             build()
     except BuildError as error:

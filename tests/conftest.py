@@ -29,15 +29,7 @@ import pytest
 
 import build
 
-CHROMIUM_ARGS = (
-    "--no-sandbox",  # we run as root
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-    "--enable-unsafe-swiftshader",  # WebGL2 on SwiftShader in headless (Playwright adds it too)
-)
+CHROMIUM_ARGS = build.CHROMIUM_ARGS
 BOOT_TIMEOUT_MS = 120_000
 BOOT_MS = pytest.StashKey[float]()
 

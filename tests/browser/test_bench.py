@@ -1,0 +1,56 @@
+"""`python3 build.py bench` on its tiniest case (1,000 adds on cpu, one run): the JSON has the documented shape.
+
+Speed is never asserted here (the numbers only have to be positive); a row without error also means both
+libraries released every tensor of the case (the page checks tf.memory() after each case).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import build
+
+ROW_KEYS = {"model", "backend", "impl", "first_ms", "median_ms", "min_ms", "runs", "load_ms", "error"}
+
+
+def test_bench_command_writes_rows_and_environment(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    command = [
+        sys.executable,
+        "build.py",
+        "bench",
+        "--models",
+        "adds-1000",
+        "--backends",
+        "cpu",
+        "--runs",
+        "1",
+    ]
+    done = subprocess.run(
+        [*command, "--json", str(out)], cwd=build.ROOT, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "| adds-1000 | cpu |" in done.stdout
+    report = json.loads(out.read_text())
+    rows = report["rows"]
+    assert [(r["model"], r["backend"], r["impl"]) for r in rows] == [
+        ("adds-1000", "cpu", "webtf"),
+        ("adds-1000", "cpu", "tfjs"),
+    ]
+    for row in rows:
+        assert set(row) == ROW_KEYS
+        assert row["error"] is None, row
+        assert row["runs"] == 1
+        assert all(row[key] > 0 for key in ("first_ms", "median_ms", "min_ms", "load_ms"))
+        assert row["min_ms"] == row["median_ms"]  # one run: both are that run
+    env = report["environment"]
+    assert env["cores"] >= 1 and env["chromium"].split(".")[0].isdigit()
+    assert env["webtf"]["version"] and env["tfjs"]["version"] == "4.22.0"
+    assert {"wasm_simd", "wasm_threads"} <= set(env["webtf"]) & set(env["tfjs"])
+    for impl in ("webtf", "tfjs"):
+        assert report["boot"][impl]["ready_ms"] > 0
+        assert report["boot"][impl]["first_inference_ms"] > 0
+        assert report["boot"][impl]["first_case"] == "adds-1000/cpu"

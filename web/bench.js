@@ -1,0 +1,268 @@
+// Benchmark core: boots webtf (Pyodide + web/bench.py) and TF.js 4.22.0 side by side in this page and times
+// the same workload on the same input with both, interleaved run by run. Used by bench.html (a person, with
+// a bar chart; web/bench-page.js) and by `python3 build.py bench` (headless, through window.webtfBench).
+//
+// A case's result per library is a row {model, backend, impl, first_ms, median_ms, min_ms, runs, load_ms,
+// error}: load_ms is backend switch + model load + input upload, first_ms the warm-up run, median/min over
+// the timed runs. Every run includes reading every output. A failure gives a row with `error` set.
+
+export const CASES = {
+  blazeface: { kind: "graph", url: "models/blazeface.json", shape: [1, 256, 256, 3] },
+  facemesh: { kind: "graph", url: "models/facemesh.json", shape: [1, 192, 192, 3] },
+  "movenet-lightning": {
+    kind: "graph", url: "models/movenet-lightning.json", shape: [1, 192, 192, 3], dtype: "int32",
+  },
+  posenet: { kind: "graph", url: "models/posenet.json", shape: [1, 385, 385, 3] },
+  selfie: { kind: "graph", url: "models/selfie.json", shape: [1, 256, 256, 3] },
+  "mobilenet-v2": { kind: "layers", url: "models/mobilenet_v2/model.json", shape: [1, 224, 224, 3] },
+  "adds-1000": { kind: "adds", count: 1000, shape: [4] }, // per-op overhead, read once at the end
+  "matmul-512": { kind: "matmul", shape: [512, 512] },
+};
+export const BACKENDS = ["webgl", "wasm", "cpu"];
+export const IMPLS = ["webtf", "tfjs"];
+
+const here = (path) => new URL(path, document.baseURI).href;
+const now = () => performance.now();
+const message = (error) => String(error?.message ?? error).trim().split("\n").at(-1); // Python: the exception line
+
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = here(src);
+    script.onload = resolve;
+    script.onerror = () => reject(new Error(`could not load ${src}`));
+    document.head.appendChild(script);
+  });
+}
+
+/** The case's input: deterministic values in [0, 1) (int32: [0, 255)), the same bytes for both libraries. */
+export function makeInput(spec) {
+  const dtype = spec.dtype ?? "float32";
+  const n = spec.shape.reduce((a, b) => a * b, 1);
+  const data = dtype === "int32" ? new Int32Array(n) : new Float32Array(n);
+  let s = 12345;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1103515245) + 12345) & 0x7fffffff;
+    data[i] = dtype === "int32" ? Math.floor((s / 0x7fffffff) * 255) : s / 0x7fffffff;
+  }
+  return { data, shape: spec.shape, dtype };
+}
+
+/** webtf: Pyodide, the webtf wheel and web/bench.py; returns the impl object. */
+async function bootWebtf() {
+  const { loadPyodide } = await import(here("pyodide/pyodide.mjs"));
+  const pyodide = await loadPyodide({ indexURL: here("pyodide/") });
+  await pyodide.loadPackage("micropip", { messageCallback: () => {} });
+  const index = await (await fetch(here("wheels/index.json"))).json();
+  const micropip = pyodide.pyimport("micropip");
+  await micropip.install(here(`wheels/${index.wheel}`));
+  micropip.destroy();
+  const namespace = pyodide.globals.get("dict")();
+  const source = await (await fetch(here("web/bench.py"))).text();
+  await pyodide.runPythonAsync(source, { globals: namespace, filename: "bench.py" });
+  const fn = (name) => namespace.get(name);
+  const [prepare, run, release, environment] = ["prepare", "run", "release", "environment"].map(fn);
+  window.pyodide = pyodide;
+  return {
+    async prepare(spec, backend, input) {
+      const url = spec.url ? here(spec.url) : "";
+      await prepare(spec.kind, url, backend, input.data, input.shape, input.dtype, spec.count ?? 0);
+    },
+    run: () => run(),
+    release: () => release(),
+    environment() {
+      const env = environment();
+      try {
+        return env.toJs({ dict_converter: Object.fromEntries });
+      } finally {
+        env.destroy();
+      }
+    },
+  };
+}
+
+/** TF.js 4.22.0 (tf.min.js + its wasm backend, both vendored for the benchmark); returns the impl object. */
+async function bootTfjs() {
+  await loadScript("vendor/tfjs/tf.min.js");
+  await loadScript("vendor/tfjs/tf-backend-wasm.min.js");
+  tf.wasm.setWasmPaths(here("vendor/tfjs/"));
+  await tf.ready();
+  let current = null;
+  const release = () => {
+    if (!current) return 0;
+    tf.dispose(current.inputs);
+    current.model?.dispose();
+    const leaked = tf.memory().numTensors - current.before;
+    current = null;
+    return leaked;
+  };
+  return {
+    async prepare(spec, backend, input) {
+      release();
+      if (!(await tf.setBackend(backend))) throw new Error(`TF.js backend ${backend} failed to initialize`);
+      const before = tf.memory().numTensors;
+      const x = tf.tensor(input.data, input.shape, input.dtype);
+      current = { before, inputs: [x] };
+      if (spec.kind === "graph") {
+        const model = (current.model = await tf.loadGraphModel(here(spec.url)));
+        current.step = () => model.executeAsync(x);
+      } else if (spec.kind === "layers") {
+        const model = (current.model = await tf.loadLayersModel(here(spec.url)));
+        current.step = () => model.predict(x);
+      } else if (spec.kind === "adds") {
+        current.step = () =>
+          tf.tidy(() => {
+            let y = x;
+            for (let i = 0; i < spec.count; i++) y = tf.add(y, x);
+            return y;
+          });
+      } else if (spec.kind === "matmul") {
+        current.step = () => tf.matMul(x, x);
+      } else {
+        throw new Error(`unknown bench case kind ${spec.kind}`);
+      }
+    },
+    async run() {
+      let outs = await current.step();
+      outs = Array.isArray(outs) ? outs : outs instanceof tf.Tensor ? [outs] : Object.values(outs);
+      await Promise.all(outs.map((t) => t.data()));
+      tf.dispose(outs);
+    },
+    release,
+    async environment() {
+      const flags = {};
+      for (const name of ["WASM_HAS_SIMD_SUPPORT", "WASM_HAS_MULTITHREAD_SUPPORT"]) {
+        flags[name] = await tf.env().getAsync(name);
+      }
+      const wasm = tf.findBackend("wasm") || (await tf.setBackend("wasm"));
+      return {
+        version: tf.version.tfjs,
+        wasm_simd: flags.WASM_HAS_SIMD_SUPPORT,
+        wasm_multithread: flags.WASM_HAS_MULTITHREAD_SUPPORT,
+        wasm_threads: wasm ? tf.wasm.getThreadsCount() : null, // TF.js picks the count from the cores
+      };
+    },
+  };
+}
+
+function webglRenderer() {
+  const canvas = document.createElement("canvas");
+  const gl = canvas.getContext("webgl2") ?? canvas.getContext("webgl");
+  if (!gl) return null;
+  const info = gl.getExtension("WEBGL_debug_renderer_info");
+  const renderer = gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER);
+  gl.getExtension("WEBGL_lose_context")?.loseContext();
+  return renderer;
+}
+
+const round = (ms) => (ms == null ? null : Math.round(ms * 1000) / 1000);
+const median = (sorted) => {
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/**
+ * Boot both libraries (webtf first: it is timed from navigation, TF.js from its script tag) and return the
+ * bench API: {boot, environment(), runCase(name, backend, options)}.
+ */
+export async function bootBench(log = () => {}) {
+  log("booting webtf (Pyodide)");
+  const webtf = await bootWebtf();
+  const webtfReady = now();
+  log(`webtf ready after ${Math.round(webtfReady)} ms; loading TF.js`);
+  const tfjsStart = now();
+  const tfjs = await bootTfjs();
+  const boot = { webtf: { ready_ms: round(webtfReady) }, tfjs: { ready_ms: round(now() - tfjsStart) } };
+  log(`TF.js ready after ${Math.round(boot.tfjs.ready_ms)} ms`);
+  const impls = { webtf, tfjs };
+
+  async function environment() {
+    return {
+      user_agent: navigator.userAgent,
+      cores: navigator.hardwareConcurrency,
+      cross_origin_isolated: self.crossOriginIsolated,
+      webgl_renderer: webglRenderer(),
+      webtf: webtf.environment(),
+      tfjs: await tfjs.environment(),
+    };
+  }
+
+  /**
+   * Run one case on one backend with both libraries: prepare both, a warm-up each (first_ms), then up to
+   * `runs` timed runs alternating webtf / TF.js; a library stops early once its timed runs used budgetMs
+   * (it always gets one). Returns one row per library; a failing library gets a row with `error`.
+   */
+  async function runCase(name, backend, { runs = 5, budgetMs = 20000, onProgress = log } = {}) {
+    const spec = CASES[name];
+    if (!spec) throw new Error(`unknown case ${name}; known: ${Object.keys(CASES).join(", ")}`);
+    const input = makeInput(spec);
+    const state = Object.fromEntries(IMPLS.map((impl) => [impl, { times: [], spent: 0, error: null }]));
+    const fail = async (impl, error) => {
+      state[impl].error = message(error);
+      onProgress(`${name}/${backend} ${impl}: error: ${state[impl].error}`);
+      try {
+        await impls[impl].release();
+      } catch {
+        // the error above is the one to report
+      }
+    };
+    for (const impl of IMPLS) {
+      const s = state[impl];
+      try {
+        let start = now();
+        await impls[impl].prepare(spec, backend, input);
+        s.load_ms = now() - start;
+        start = now();
+        await impls[impl].run();
+        s.first_ms = now() - start;
+        onProgress(`${name}/${backend} ${impl}: load ${s.load_ms.toFixed(0)} ms, warm-up ${s.first_ms.toFixed(1)} ms`);
+      } catch (error) {
+        await fail(impl, error);
+      }
+    }
+    for (let i = 0; i < runs; i++) {
+      for (const impl of IMPLS) {
+        const s = state[impl];
+        if (s.error || (i > 0 && s.spent >= budgetMs)) continue;
+        try {
+          const start = now();
+          await impls[impl].run();
+          const ms = now() - start;
+          s.times.push(ms);
+          s.spent += ms;
+          onProgress(`${name}/${backend} ${impl}: run ${i + 1}/${runs} ${ms.toFixed(1)} ms`);
+        } catch (error) {
+          await fail(impl, error);
+        }
+      }
+    }
+    const rows = [];
+    for (const impl of IMPLS) {
+      const s = state[impl];
+      if (!s.error) {
+        try {
+          const leaked = await impls[impl].release();
+          if (leaked !== 0) s.error = `${leaked} tensors left alive after release`;
+        } catch (error) {
+          s.error = message(error);
+        }
+      }
+      const sorted = [...s.times].sort((a, b) => a - b);
+      const ok = !s.error && sorted.length > 0;
+      rows.push({
+        model: name,
+        backend,
+        impl,
+        first_ms: ok ? round(s.first_ms) : null,
+        median_ms: ok ? round(median(sorted)) : null,
+        min_ms: ok ? round(sorted[0]) : null,
+        runs: ok ? sorted.length : 0,
+        load_ms: ok ? round(s.load_ms) : null,
+        error: s.error,
+      });
+    }
+    return rows;
+  }
+
+  return { boot, environment, runCase };
+}

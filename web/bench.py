@@ -1,0 +1,95 @@
+"""Run by web/bench.js inside Pyodide: the webtf half of the benchmark (set up a case, run it, release it).
+
+The page times `run()` from JavaScript, so a run covers Python dispatch, the kernels and reading every output.
+"""
+
+from array import array
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import webtf as tf
+
+_case: dict[str, Any] = {}
+
+
+def _adds(x: tf.Tensor, count: int) -> tf.Tensor:
+    y = x
+    for _ in range(count):
+        y = tf.add(y, x)
+    return y
+
+
+async def prepare(kind: str, url: str, backend: str, data: Any, shape: Any, dtype: str, count: int) -> None:
+    """Switch to backend, load the case's model (if any) and upload its input (a JS typed array).
+
+    kind: graph | layers (a model at url), adds (count tiny adds), matmul (input times itself)."""
+    release()
+    if not await tf.set_backend(backend):
+        raise RuntimeError(f"webtf backend {backend!r} failed to initialize")
+    values = array("i" if dtype == "int32" else "f")
+    values.frombytes(data.to_bytes())
+    _case["before"] = tf.memory().num_tensors
+    x = tf.tensor(values, list(shape.to_py()), dtype)
+    _case["inputs"] = [x]
+    step: Callable[[], Any]
+    if kind == "graph":
+        model = _case["model"] = await tf.load_graph_model(url)
+
+        async def step() -> Any:
+            return await model.execute_async(x)
+
+    elif kind == "layers":
+        model = _case["model"] = await tf.load_layers_model(url)
+
+        def step() -> Any:
+            return model.predict(x)
+
+    elif kind == "adds":
+
+        def step() -> Any:
+            return tf.tidy(lambda: _adds(x, count))
+
+    elif kind == "matmul":
+
+        def step() -> Any:
+            return tf.mat_mul(x, x)
+
+    else:
+        raise ValueError(f"unknown bench case kind {kind!r}")
+    _case["step"] = step
+
+
+async def run() -> None:
+    """One timed run: execute, read every output, dispose the outputs."""
+    outs = _case["step"]()
+    if isinstance(outs, Awaitable):
+        outs = await outs
+    outs = list(outs.values()) if isinstance(outs, dict) else outs if isinstance(outs, list) else [outs]
+    for t in outs:
+        await t.data()
+    tf.dispose(outs)
+
+
+def release() -> int:
+    """Free the case's model and inputs; return how many tensors it leaked (0 when all is well)."""
+    if not _case:
+        return 0
+    tf.dispose(_case.pop("inputs", []))
+    model = _case.pop("model", None)
+    if model is not None:
+        model.dispose()
+    leaked = tf.memory().num_tensors - _case.pop("before", tf.memory().num_tensors)
+    _case.clear()
+    return leaked
+
+
+def environment() -> dict[str, Any]:
+    """webtf's side of the environment block: version, backends, wasm SIMD/threads flags."""
+    env = tf.env()
+    return {
+        "version": tf.__version__,
+        "backends": sorted(tf.ENGINE.factories),
+        "wasm_simd": bool(env.get("WASM_HAS_SIMD_SUPPORT")),
+        "wasm_multithread": bool(env.get("WASM_HAS_MULTITHREAD_SUPPORT")),
+        "wasm_threads": 1,  # webtf's wasm backend runs its kernels on the page's thread
+    }
