@@ -225,3 +225,96 @@ await tf.set_backend(prev)
     assert on_wasm == on_cpu
     for name in ("Maximum", "Relu6", "Abs", "Max", "MaxPool"):
         assert fallbacks.get(name, 0) >= 1, name
+
+
+def test_simd_flag_picks_the_binary_and_set_wasm_paths_moves_it(py: Py) -> None:
+    out = run(
+        py,
+        """
+from webtf.environment import ENV
+prev = tf.get_backend()
+await tf.set_backend("cpu")
+detected = ENV.get("WASM_HAS_SIMD_SUPPORT")
+res = {"detected": detected}
+calc = lambda: tf.tidy(lambda: tf.add(tf.tensor([1.5, 2.0]), tf.tensor([3.0, -4.0])).array_sync())
+try:
+    for simd in (False, True):
+        ENV.set("WASM_HAS_SIMD_SUPPORT", simd)
+        be = await create_backend()
+        res[f"default-{simd}"] = be.module.url
+        be.dispose()
+    wasm.set_wasm_paths("vendor/tfjs/")
+    tf.remove_backend("wasm")
+    tf.register_backend("wasm", create_backend, 2)
+    res["prefix"] = [await tf.set_backend("wasm"), tf.backend().module.url, calc()]
+    await tf.set_backend("cpu")
+    mapping = {name: "vendor/tfjs/" + name for name in wasm.BINARY_NAMES}
+    mapping["tfjs-backend-wasm.wasm"] = "wasm/tfjs-backend-wasm.wasm?from-mapping"
+    wasm.set_wasm_paths(mapping)
+    tf.remove_backend("wasm")
+    tf.register_backend("wasm", create_backend, 2)
+    res["mapping"] = [await tf.set_backend("wasm"), tf.backend().module.url, calc()]
+    await tf.set_backend("cpu")
+    try:
+        wasm.set_wasm_paths({"tfjs-backend-wasm.wasm": "x.wasm"})
+    except ValueError as e:
+        res["incomplete"] = str(e)
+finally:
+    ENV.set("WASM_HAS_SIMD_SUPPORT", detected)
+    wasm.reset_wasm_paths()
+    tf.remove_backend("wasm")
+    tf.register_backend("wasm", create_backend, 2)
+res["reset"] = [await tf.set_backend("wasm"), tf.backend().module.url]
+await tf.set_backend(prev)
+res
+""",
+    )
+    assert out["detected"] is True  # Chromium validates the SIMD probe module
+    assert out["default-False"] == "wasm/tfjs-backend-wasm.wasm"
+    assert out["default-True"] == "wasm/tfjs-backend-wasm-simd.wasm"
+    assert out["prefix"] == [True, "vendor/tfjs/tfjs-backend-wasm-simd.wasm", [4.5, -2.0]]
+    # SIMD is back on, so the mapping's plain entry is not the one used
+    assert out["mapping"] == [True, "vendor/tfjs/tfjs-backend-wasm-simd.wasm", [4.5, -2.0]]
+    assert "no entries found for the following binaries: tfjs-backend-wasm-simd.wasm," in out["incomplete"]
+    assert out["reset"] == [True, "wasm/tfjs-backend-wasm-simd.wasm"]
+
+
+def test_memory_is_exact(py: Py) -> None:
+    out = py(
+        """
+prev = tf.get_backend()
+await tf.set_backend("wasm")
+be = tf.backend()
+def snap():
+    m = tf.memory()
+    return [m.num_tensors, m.num_data_buffers, m.num_bytes, m.extra["num_bytes_in_wasm_tensors"],
+            m.extra["num_bytes_in_wasm_heap"] == be.module.memory.buffer.byteLength, m.unreliable]
+res = [snap()]
+a = tf.zeros([10, 100])
+b = tf.tensor([1, 2, 3], dtype="int32")
+c = tf.tensor([True, False, True, True, False])
+res.append(snap())
+d = tf.reshape(a, [1000])  # shares a's buffer
+res.append(snap())
+e = tf.tidy(lambda: tf.add(a, 1.0))  # the scalar made for 1.0 is freed
+res.append(snap())
+tf.dispose([a, b, c, e])
+res.append(snap())
+d.dispose()
+res.append(snap())
+await tf.set_backend(prev)
+res
+"""
+    )
+    t0, n0, b0, w0, _, _ = out[0]
+    expected = [
+        (0, 0, 0, 0),
+        (3, 3, 4000 + 12 + 5, 4000 + 12 + 5),
+        (4, 3, 4017, 4017),
+        (5, 4, 8017, 8017),
+        (1, 1, 4000, 4000),
+        (0, 0, 0, 0),
+    ]
+    deltas = [(t - t0, n - n0, b - b0, w - w0) for t, n, b, w, _, _ in out]
+    assert all(heap_ok and not unreliable for *_, heap_ok, unreliable in out)
+    assert deltas == expected
