@@ -1,5 +1,7 @@
 """The wasm backend in the page: both binaries load and agree with numpy, kernels run natively, the heap stays
-flat over many tidy'd iterations, bad binaries leave the page on its previous backend, failures fall back.
+flat over many tidy'd iterations, bad binaries leave the page on its previous backend, failures fall back,
+WASM_HAS_SIMD_SUPPORT and set_wasm_paths pick the binary, memory() is exact, fused ops take one fused export
+and graph model weights stay in the heap across calls.
 
 Every test leaves tf.memory() where it found it (the autouse fixture checks) and the active backend as it was.
 """
@@ -398,7 +400,7 @@ prev = tf.get_backend()
 await tf.set_backend("wasm")
 be = tf.backend()
 model = await tf.load_graph_model("models/posenet.json")
-x = tf.fill([1, 129, 129, 3], 0.5)
+x = tf.fill(model.inputs[0].shape, 0.5)
 weight_ids = {t.data_id for t in model.weights.values()}
 resident = lambda: all(i in be.data for i in weight_ids)
 at_load = resident()
