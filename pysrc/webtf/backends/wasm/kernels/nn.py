@@ -47,31 +47,15 @@ def per_channel(t: Any, channels: int, allow_scalar: bool) -> bool:
     )
 
 
-def _frozen(v: Any) -> Any:
-    """A hashable stand-in for an attr value (lists become tuples)."""
-    return tuple(_frozen(i) for i in v) if isinstance(v, list | tuple) else v
-
-
-#: geometry per (input shape, filter shape, attrs): a model calls each conv with the same arguments every run
-_GEOMETRY: dict[tuple, ConvInfo] = {}
-_GEOMETRY_MAX = 512
-
-
-def _cached(key: tuple, make: Any) -> ConvInfo:
-    info = _GEOMETRY.get(key)
-    if info is None:
-        if len(_GEOMETRY) >= _GEOMETRY_MAX:
-            _GEOMETRY.clear()
-        info = _GEOMETRY[key] = make()
-    return info
-
-
 def _conv_info(x: Any, f: Any, attrs: dict[str, Any], depthwise: bool) -> ConvInfo:
-    strides, dilations, pad = attrs.get("strides", 1), attrs.get("dilations", 1), attrs["pad"]
-    rounding = attrs.get("dim_rounding_mode")
-    key = (x.shape, f.shape, _frozen(strides), _frozen(dilations), _frozen(pad), rounding, depthwise)
-    return _cached(
-        key, lambda: compute_conv_info(x.shape, f.shape, strides, dilations, pad, rounding, depthwise)
+    return compute_conv_info(
+        x.shape,
+        f.shape,
+        attrs.get("strides", 1),
+        attrs.get("dilations", 1),
+        attrs["pad"],
+        attrs.get("dim_rounding_mode"),
+        depthwise,
     )
 
 
@@ -268,10 +252,13 @@ def _pool(name: str) -> Kernel:
         x = inputs["x"]
         if x.dtype != "float32":
             return fallback(backend, inputs, attrs)
-        size, strides, pad = attrs["filter_size"], attrs.get("strides", 1), attrs["pad"]
-        rounding = attrs.get("dim_rounding_mode")
-        key = ("pool", x.shape, _frozen(size), _frozen(strides), _frozen(pad), rounding)
-        info = _cached(key, lambda: compute_pool_info(x.shape, size, strides, pad, rounding))
+        info = compute_pool_info(
+            x.shape,
+            attrs["filter_size"],
+            attrs.get("strides", 1),
+            attrs["pad"],
+            attrs.get("dim_rounding_mode"),
+        )
         if info.filter_height * info.filter_width == 1 or not xnn_geometry_ok(info):
             return fallback(backend, inputs, attrs)
         pads = (info.pad_top, info.pad_right, info.pad_bottom, info.pad_left)
