@@ -150,7 +150,8 @@ def _pad_and_out(
 
 
 def _frozen(v: Any) -> Any:
-    return tuple(_frozen(i) for i in v) if isinstance(v, list | tuple) else v
+    """v with lists made tuples, so it can be a cache key (a tuple holding a list stays unhashable)."""
+    return tuple(_frozen(i) for i in v) if type(v) is list else v
 
 
 #: results by arguments: a model runs each conv with the same ones on every call, and ops and kernels both ask
