@@ -245,7 +245,7 @@ try:
         be = await create_backend()
         res[f"default-{simd}"] = be.module.url
         be.dispose()
-    wasm.set_wasm_paths("vendor/tfjs/")
+    tf.wasm.set_wasm_paths("vendor/tfjs/")  # the public name (TF.js tf.wasm.setWasmPaths)
     tf.remove_backend("wasm")
     tf.register_backend("wasm", create_backend, 2)
     res["prefix"] = [await tf.set_backend("wasm"), tf.backend().module.url, calc()]
