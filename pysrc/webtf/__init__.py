@@ -10,7 +10,7 @@ from typing import Any
 from . import backends as _backends  # noqa: F401
 from . import ops as _ops
 from .backends import cpu as _cpu  # noqa: F401  (registers the cpu backend and its kernels)
-from .backends import wasm as _wasm  # noqa: F401  (WASM_* flags; the wasm backend, priority 2)
+from .backends import wasm  # tf.wasm.set_wasm_paths (TF.js setWasmPaths); WASM_* flags; priority 2
 from .backends import webgl as _webgl  # noqa: F401  (WEBGL_* flags; the webgl backend, priority 3)
 from .backends.base import Backend, TensorInfo
 from .engine import ENGINE, KernelRecord, MemoryInfo, ProfileInfo, TimingInfo
@@ -138,5 +138,5 @@ __all__ = [
     "TensorInfo", "TimingInfo", "Variable", "backend", "dispose", "enable_debug_mode", "enable_prod_mode",
     "env", "find_backend", "get_backend", "get_kernel", "get_kernels_for_backend", "keep", "memory",
     "profile", "ready", "register_backend", "register_kernel", "register_kernels", "remove_backend",
-    "set_backend", "tidy", "time", "unregister_kernel",
+    "set_backend", "tidy", "time", "unregister_kernel", "wasm",
 ] + list(_ops.__all__)  # fmt: skip

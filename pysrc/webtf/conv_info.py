@@ -149,6 +149,16 @@ def _pad_and_out(
     return before, after, max(0, _round((size - eff_filter + before + after) / stride + 1, mode))
 
 
+def _frozen(v: Any) -> Any:
+    """v with lists made tuples, so it can be a cache key (a tuple holding a list stays unhashable)."""
+    return tuple(_frozen(i) for i in v) if type(v) is list else v
+
+
+#: results by arguments: a model runs each conv with the same ones on every call, and ops and kernels both ask
+_INFO_CACHE: dict[tuple, ConvInfo] = {}
+_INFO_CACHE_MAX = 1024
+
+
 def compute_conv_info(
     in_shape: Sequence[int],
     filter_shape: Sequence[int],
@@ -160,6 +170,32 @@ def compute_conv_info(
     op: str = "conv2d",
 ) -> ConvInfo:
     """Geometry of a conv2d (filter [fh, fw, in, out]) or depthwise one (filter [fh, fw, in, multiplier])."""
+    key = (
+        tuple(in_shape), tuple(filter_shape), _frozen(strides), _frozen(dilations), _frozen(pad),
+        dim_rounding_mode, depthwise,
+    )  # fmt: skip
+    try:
+        info = _INFO_CACHE.get(key)
+    except TypeError:  # an unhashable argument: the uncached path reports what is wrong with it
+        return _conv_info(in_shape, filter_shape, strides, dilations, pad, dim_rounding_mode, depthwise, op)
+    if info is None:
+        info = _conv_info(in_shape, filter_shape, strides, dilations, pad, dim_rounding_mode, depthwise, op)
+        if len(_INFO_CACHE) >= _INFO_CACHE_MAX:
+            _INFO_CACHE.clear()
+        _INFO_CACHE[key] = info
+    return info
+
+
+def _conv_info(
+    in_shape: Sequence[int],
+    filter_shape: Sequence[int],
+    strides: Any,
+    dilations: Any,
+    pad: Any,
+    dim_rounding_mode: str | None,
+    depthwise: bool,
+    op: str,
+) -> ConvInfo:
     batch, in_h, in_w, in_c = (int(d) for d in in_shape)
     fh, fw = int(filter_shape[0]), int(filter_shape[1])
     sh, sw = parse_pair(strides, op, "strides")

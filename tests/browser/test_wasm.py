@@ -1,5 +1,7 @@
 """The wasm backend in the page: both binaries load and agree with numpy, kernels run natively, the heap stays
-flat over many tidy'd iterations, bad binaries leave the page on its previous backend, failures fall back.
+flat over many tidy'd iterations, bad binaries leave the page on its previous backend, failures fall back,
+WASM_HAS_SIMD_SUPPORT and set_wasm_paths pick the binary, memory() is exact, fused ops take one fused export
+and graph model weights stay in the heap across calls.
 
 Every test leaves tf.memory() where it found it (the autouse fixture checks) and the active backend as it was.
 """
@@ -225,3 +227,201 @@ await tf.set_backend(prev)
     assert on_wasm == on_cpu
     for name in ("Maximum", "Relu6", "Abs", "Max", "MaxPool"):
         assert fallbacks.get(name, 0) >= 1, name
+
+
+def test_simd_flag_picks_the_binary_and_set_wasm_paths_moves_it(py: Py) -> None:
+    out = run(
+        py,
+        """
+from webtf.environment import ENV
+prev = tf.get_backend()
+await tf.set_backend("cpu")
+detected = ENV.get("WASM_HAS_SIMD_SUPPORT")
+res = {"detected": detected}
+calc = lambda: tf.tidy(lambda: tf.add(tf.tensor([1.5, 2.0]), tf.tensor([3.0, -4.0])).array_sync())
+try:
+    for simd in (False, True):
+        ENV.set("WASM_HAS_SIMD_SUPPORT", simd)
+        be = await create_backend()
+        res[f"default-{simd}"] = be.module.url
+        be.dispose()
+    tf.wasm.set_wasm_paths("vendor/tfjs/")  # the public name (TF.js tf.wasm.setWasmPaths)
+    tf.remove_backend("wasm")
+    tf.register_backend("wasm", create_backend, 2)
+    res["prefix"] = [await tf.set_backend("wasm"), tf.backend().module.url, calc()]
+    await tf.set_backend("cpu")
+    mapping = {name: "vendor/tfjs/" + name for name in wasm.BINARY_NAMES}
+    mapping["tfjs-backend-wasm.wasm"] = "wasm/tfjs-backend-wasm.wasm?from-mapping"
+    wasm.set_wasm_paths(mapping)
+    tf.remove_backend("wasm")
+    tf.register_backend("wasm", create_backend, 2)
+    res["mapping"] = [await tf.set_backend("wasm"), tf.backend().module.url, calc()]
+    await tf.set_backend("cpu")
+    try:
+        wasm.set_wasm_paths({"tfjs-backend-wasm.wasm": "x.wasm"})
+    except ValueError as e:
+        res["incomplete"] = str(e)
+finally:
+    ENV.set("WASM_HAS_SIMD_SUPPORT", detected)
+    wasm.reset_wasm_paths()
+    tf.remove_backend("wasm")
+    tf.register_backend("wasm", create_backend, 2)
+res["reset"] = [await tf.set_backend("wasm"), tf.backend().module.url]
+await tf.set_backend(prev)
+res
+""",
+    )
+    assert out["detected"] is True  # Chromium validates the SIMD probe module
+    assert out["default-False"] == "wasm/tfjs-backend-wasm.wasm"
+    assert out["default-True"] == "wasm/tfjs-backend-wasm-simd.wasm"
+    assert out["prefix"] == [True, "vendor/tfjs/tfjs-backend-wasm-simd.wasm", [4.5, -2.0]]
+    # SIMD is back on, so the mapping's plain entry is not the one used
+    assert out["mapping"] == [True, "vendor/tfjs/tfjs-backend-wasm-simd.wasm", [4.5, -2.0]]
+    assert "no entries found for the following binaries: tfjs-backend-wasm-simd.wasm," in out["incomplete"]
+    assert out["reset"] == [True, "wasm/tfjs-backend-wasm-simd.wasm"]
+
+
+def test_memory_is_exact(py: Py) -> None:
+    out = py(
+        """
+prev = tf.get_backend()
+await tf.set_backend("wasm")
+be = tf.backend()
+def snap():
+    m = tf.memory()
+    return [m.num_tensors, m.num_data_buffers, m.num_bytes, m.extra["num_bytes_in_wasm_tensors"],
+            m.extra["num_bytes_in_wasm_heap"] == be.module.memory.buffer.byteLength, m.unreliable]
+res = [snap()]
+a = tf.zeros([10, 100])
+b = tf.tensor([1, 2, 3], dtype="int32")
+c = tf.tensor([True, False, True, True, False])
+res.append(snap())
+d = tf.reshape(a, [1000])  # shares a's buffer
+res.append(snap())
+e = tf.tidy(lambda: tf.add(a, 1.0))  # the scalar made for 1.0 is freed
+res.append(snap())
+tf.dispose([a, b, c, e])
+res.append(snap())
+d.dispose()
+res.append(snap())
+await tf.set_backend(prev)
+res
+"""
+    )
+    t0, n0, b0, w0, _, _ = out[0]
+    expected = [
+        (0, 0, 0, 0),
+        (3, 3, 4000 + 12 + 5, 4000 + 12 + 5),
+        (4, 3, 4017, 4017),
+        (5, 4, 8017, 8017),
+        (1, 1, 4000, 4000),
+        (0, 0, 0, 0),
+    ]
+    deltas = [(t - t0, n - n0, b - b0, w - w0) for t, n, b, w, _, _ in out]
+    assert all(heap_ok and not unreliable for *_, heap_ok, unreliable in out)
+    assert deltas == expected
+
+
+def test_fused_ops_run_one_fused_export_each(py: Py) -> None:
+    rng = np.random.default_rng(3)
+    x, f = rng.standard_normal((1, 6, 5, 4)), rng.standard_normal((3, 3, 4, 3))
+    dw, bias, dbias = rng.standard_normal((3, 3, 4, 2)), rng.standard_normal(3), rng.standard_normal(8)
+    a, b, mbias = rng.standard_normal((5, 7)), rng.standard_normal((7, 3)), rng.standard_normal(3)
+    arrays = dict(x=x, f=f, dw=dw, bias=bias, dbias=dbias, a=a, b=b, mbias=mbias)
+    arrays = {k: v.astype(np.float32) for k, v in arrays.items()}
+    args = {k: (v.ravel().tolist(), list(v.shape)) for k, v in arrays.items()}
+    out = py(
+        f"""
+prev = tf.get_backend()
+await tf.set_backend("wasm")
+be = tf.backend()
+calls = {{}}
+def spy(name):
+    real = getattr(be.abi, name)
+    def wrapped(*args):
+        calls[name] = calls.get(name, 0) + 1
+        return real(*args)
+    return real, wrapped
+names = [n for n in be.table["exports"] if n not in ("malloc", "free", "register_tensor", "dispose_data")]
+saved = {{}}
+for n in names:
+    saved[n], wrapped = spy(n)
+    setattr(be.abi, n, wrapped)
+try:
+    t = {{k: tf.tensor(v, s) for k, (v, s) in {args!r}.items()}}
+    fallbacks0 = dict(be.fallbacks)
+    results = {{}}
+    for key, fn in (
+        ("conv", lambda: tf.fused.conv2d(t["x"], t["f"], 1, "same", bias=t["bias"], activation="relu")),
+        ("dw", lambda: tf.fused.depthwise_conv2d(t["x"], t["dw"], 1, "valid", bias=t["dbias"],
+                                                 activation="relu6")),
+        ("mm", lambda: tf.fused.mat_mul(t["a"], t["b"], bias=t["mbias"], activation="relu")),
+    ):
+        calls.clear()
+        y = fn()
+        results[key] = [y.data_sync().tolist(), list(y.shape), dict(calls)]
+        y.dispose()
+    tf.dispose(list(t.values()))
+finally:
+    for n, real in saved.items():
+        setattr(be.abi, n, real)
+res = [results, dict(be.fallbacks) == fallbacks0]
+await tf.set_backend(prev)
+res
+"""
+    )
+    results, no_fallbacks = out
+    assert no_fallbacks
+    v = {k: a.astype(np.float64) for k, a in arrays.items()}
+    xp = np.pad(v["x"], ((0, 0), (1, 1), (1, 1), (0, 0)))
+    conv = np.zeros((1, 6, 5, 3))
+    dwo = np.zeros((1, 4, 3, 8))
+    for i in range(3):
+        for j in range(3):
+            conv += np.einsum("bhwc,co->bhwo", xp[:, i : i + 6, j : j + 5], v["f"][i, j])
+            patch = v["x"][:, i : i + 4, j : j + 3, :, None] * v["dw"][i, j]
+            dwo += patch.reshape(1, 4, 3, 8)
+    refs = {
+        "conv": (np.maximum(conv + v["bias"], 0), "FusedConv2D"),
+        "dw": (np.clip(dwo + v["dbias"], 0, 6), "FusedDepthwiseConv2D"),
+        "mm": (np.maximum(v["a"] @ v["b"] + v["mbias"], 0), "_FusedMatMul"),
+    }
+    for key, (ref, export) in refs.items():
+        values, shape, calls = results[key]
+        assert calls == {export: 1}, key  # one native call: no separate bias add or activation
+        assert tuple(shape) == ref.shape
+        np.testing.assert_allclose(np.array(values).reshape(shape), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_graph_model_weights_stay_in_the_heap_across_calls(py: Py) -> None:
+    out = py(
+        """
+prev = tf.get_backend()
+await tf.set_backend("wasm")
+be = tf.backend()
+model = await tf.load_graph_model("models/posenet.json")
+x = tf.fill(model.inputs[0].shape, 0.5)
+weight_ids = {t.data_id for t in model.weights.values()}
+resident = lambda: all(i in be.data for i in weight_ids)
+at_load = resident()
+tf.dispose(await model.execute_async(x))
+uploads = []
+real_move = be.move
+be.move = lambda *a: (uploads.append(a[2]), real_move(*a))[1]
+try:
+    p = await tf.profile(lambda: model.execute_async(x))
+finally:
+    be.move = real_move
+tf.dispose(p.result)
+kernels = sorted({k.name for k in p.kernels})
+res = [at_load, resident(), uploads, kernels, len(weight_ids)]
+x.dispose(); model.dispose()
+await tf.set_backend(prev)
+res
+"""
+    )
+    at_load, after, uploads, kernels, n_weights = out
+    assert n_weights > 30
+    assert at_load and after  # the weights were uploaded to the heap at load time and are still there
+    assert uploads == []  # the second call copied nothing from Python into the heap
+    assert kernels == ["FusedConv2D", "FusedDepthwiseConv2D"]

@@ -10,7 +10,7 @@ host); like the other heavy models it is checked on the host against TF.js in No
 
 import pytest
 
-BACKENDS = ["cpu"]
+BACKENDS = ["cpu", "wasm"]
 TOLERANCE = {"cpu": 1e-3, "wasm": 1e-3, "webgl": 1e-2}
 
 

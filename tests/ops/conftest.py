@@ -25,7 +25,8 @@ import pytest
 from tests.harness.runner import run_payload
 
 #: page backends the op suite runs on (more are added as backends land); WEBTF_OP_TARGETS overrides.
-PAGE_BACKENDS = ["cpu"]
+#: "wasm-plain" is the wasm backend on the binary without SIMD, registered under that name by this fixture.
+PAGE_BACKENDS = ["cpu", "wasm", "wasm-plain"]
 TARGETS = os.environ.get("WEBTF_OP_TARGETS", ",".join(["host"] + [f"page-{b}" for b in PAGE_BACKENDS])).split(
     ","
 )
@@ -97,6 +98,16 @@ _m = types.ModuleType("webtf_test_runner")
 exec(_webtf_runner_src, _m.__dict__)
 sys.modules["webtf_test_runner"] = _m
 del _webtf_runner_src
+
+def _register_wasm_plain():
+    import webtf as tf
+    from webtf.backends import wasm
+    from webtf.kernel_registry import get_kernels_for_backend, register_kernels
+
+    register_kernels("wasm-plain", get_kernels_for_backend("wasm"))
+    tf.register_backend("wasm-plain", lambda: wasm.create_backend(simd=False), 0)
+
+_register_wasm_plain()
 
 async def _webtf_op_run(backend, payload_json):
     import webtf as tf

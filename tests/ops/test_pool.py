@@ -103,8 +103,9 @@ def test_pool_identity_window_and_methods(run):
     x = rand(1, 3, 4, 2)
     np.testing.assert_array_equal(run("tf.avg_pool(x, 1, 1, 'valid')", x=x), x)
     np.testing.assert_array_equal(run("x.max_pool(1, 1, 'same')", x=x), x)
+    # atol: a window mean near 0 carries the float32 rounding of its inputs (XNNPACK sums in another order)
     np.testing.assert_allclose(
-        run("x.avg_pool(2, 2, 'valid')", x=x), ref_pool(x, 2, 2, "valid", np.nanmean), 1e-6
+        run("x.avg_pool(2, 2, 'valid')", x=x), ref_pool(x, 2, 2, "valid", np.nanmean), 1e-6, 1e-7
     )
 
 

@@ -4,6 +4,9 @@ Storage: each data id (the engine's, used directly as the binary's tensor id) ma
 dtype) of a malloc'd block registered with register_tensor. Writes and reads are one bulk copy each.
 `values` / `output` read and write host arrays, so every cpu kernel also runs here as a fallback.
 
+Freeing is deferred by one step: dispose_data keeps the last disposed block, and the next allocation frees
+it in the same JS call before its malloc (so the block is reused at once). memory() counts it as freed.
+
 Small int arrays the exports take by pointer (shapes, strides, axes) are written once into a heap arena
 and cached by value, so a kernel call with shapes seen before makes no extra JS call for them.
 """
@@ -55,6 +58,7 @@ class WasmBackend(Backend):
         self._gather = module.row_gatherer()
         self._convert = module.converter()
         self.bytes_allocated = 0
+        self._pending = (0, 0)  # (data id, pointer) of the disposed block the next allocation frees
         self.constants: dict[Any, tuple[TensorInfo, ...]] = {}  # see keep_constants
         self.fallbacks: dict[str, int] = {}  # kernel name -> times a native kernel fell back to the cpu one
         self._ints_cache: dict[tuple, int] = {}
@@ -122,7 +126,8 @@ class WasmBackend(Backend):
     def move(self, data_id: int, values: array, shape: tuple[int, ...], dtype: str) -> None:
         size = len(values)
         nbytes = size * BYTES_PER_ELEMENT[dtype]
-        ptr = self._alloc(data_id, size, nbytes)
+        ptr = self._alloc(data_id, size, nbytes, *self._pending)
+        self._pending = (0, 0)
         if not ptr:
             self.malloc(nbytes)  # raises the MemoryError
         ptr &= 0xFFFFFFFF
@@ -138,7 +143,8 @@ class WasmBackend(Backend):
         size = math.prod(shape)
         nbytes = size * BYTES_PER_ELEMENT[dtype]
         data_id = new_data_id()
-        ptr = self._alloc(data_id, size, nbytes)
+        ptr = self._alloc(data_id, size, nbytes, *self._pending)
+        self._pending = (0, 0)
         if not ptr:
             self.malloc(nbytes)  # raises the MemoryError
         self.data[data_id] = (ptr & 0xFFFFFFFF, nbytes, dtype)
@@ -165,7 +171,9 @@ class WasmBackend(Backend):
     def dispose_data(self, data_id: int) -> None:
         rec = self.data.pop(data_id, None)
         if rec is not None:
-            self._release(data_id, rec[0])
+            if self._pending[0]:
+                self._release(*self._pending)
+            self._pending = (data_id, rec[0])
             self.bytes_allocated -= rec[1]
 
     def has_nan(self, x: Any) -> bool:
@@ -256,6 +264,8 @@ class WasmBackend(Backend):
         if self._disposed:
             return
         self._disposed = True
+        if self._pending[0]:
+            self._release(*self._pending)
         self.abi.dispose()
         for ptr, _, _ in self.data.values():
             self._free(ptr)

@@ -208,13 +208,14 @@ class WasmModule:
         return "; ".join(self.log[-n:]) if n > 0 else ""
 
     def fused_calls(self, malloc: Any, register: Any, unregister: Any, free: Any) -> tuple[Any, Any]:
-        """(alloc(id, size, nbytes) -> ptr: malloc + register_tensor, release(id, ptr): dispose_data + free),
-        each one JS call instead of two: a kernel's per-call cost is mostly such crossings."""
+        """(alloc(id, size, nbytes, old_id, old_ptr) -> ptr: release old_id first when not 0, then malloc +
+        register_tensor; release(id, ptr): dispose_data + free), one JS call each instead of two to four: a
+        kernel's per-call cost is mostly such crossings."""
         from pyodide.code import run_js  # type: ignore[import-not-found]
 
         pair = run_js(
-            "(m, r, u, f) => [(id, size, n) => { const p = m(n); if (p) r(id, size, p); return p; },"
-            " (id, p) => { u(id); f(p); }]"
+            "(m, r, u, f) => [(id, size, n, oid, op) => { if (oid) { u(oid); f(op); }"
+            " const p = m(n); if (p) r(id, size, p); return p; }, (id, p) => { u(id); f(p); }]"
         )(malloc, register, unregister, free)
         return pair[0], pair[1]
 

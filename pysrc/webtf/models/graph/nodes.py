@@ -40,6 +40,8 @@ class Node:
     inputs: list[tuple[str, int]]
     controls: list[str]
     attr: dict[str, Any] = field(default_factory=dict)
+    # decoded string attrs: the executor reads the same attrs on every run, base64 decoding is not free
+    _strs: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def _get(self, key: str) -> Any:
         return self.attr.get(key)
@@ -61,8 +63,11 @@ class Node:
 
     def str(self, key: str, default: str = "") -> str:
         """A string attr (base64 in model.json)."""
-        v = self._get(key)
-        return base64.b64decode(v["s"]).decode() if v and "s" in v else default
+        got = self._strs.get(key)
+        if got is None:
+            v = self._get(key)
+            got = self._strs[key] = base64.b64decode(v["s"]).decode() if v and "s" in v else None
+        return default if got is None else got
 
     def dtype(self, key: str, default: str = "float32") -> str:
         """A dtype attr as a webtf dtype name."""
@@ -82,10 +87,12 @@ class Node:
 
     def strs(self, key: str) -> list[str]:
         """A list-of-strings attr."""
-        v = self._get(key)
-        if not v or "list" not in v:
-            return []
-        return [base64.b64decode(s).decode() for s in v["list"].get("s", [])]
+        got = self._strs.get(("list", key))
+        if got is None:
+            v = self._get(key)
+            raw = v["list"].get("s", []) if v and "list" in v else []
+            got = self._strs[("list", key)] = tuple(base64.b64decode(s).decode() for s in raw)
+        return list(got)
 
     def shape(self, key: str) -> list[int] | None:
         """A shape attr (-1 for unknown dims), or None."""
