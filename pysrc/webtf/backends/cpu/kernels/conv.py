@@ -6,7 +6,9 @@ Conv attrs (shared by every backend): strides (sh, sw), dilations (dh, dw), pad 
 activation ('linear', 'relu', 'relu6', 'elu', 'prelu', 'leakyrelu', 'sigmoid') and leakyrelu_alpha, and take
 optional inputs bias and prelu_activation_weights, each broadcastable to the output.
 
-Speed: the input is zero-padded once (per batch, as lists of rows), so no per-element bounds checks remain.
+Speed: finite float32 convs (plain and depthwise, with a per-channel bias and relu / relu6) run on packed
+fixed-point big ints (packed.py). The float path below handles int32 and non-finite inputs: the input is
+zero-padded once (per batch, as lists of rows), so no per-element bounds checks remain.
 conv2d is im2col per output row: each receptive field is a few contiguous row slices concatenated, dotted
 (math.sumprod) with every filter column. Depthwise and pooling gather one slice per filter tap that covers a
 whole output row (all channels interleaved) and reduce the taps element-wise with zip + sumprod / max.
