@@ -277,6 +277,22 @@ def test_fused_conv2d_variants(run):
     close(out, ref_depthwise(x4, f[:, :, :, :1], 1, "same", 2))
 
 
+@pytest.mark.parametrize("depthwise", [False, True])
+def test_conv_extreme_values(run, depthwise):
+    """Tiny and huge magnitudes keep float32 relative precision; inf and nan propagate as in IEEE math."""
+    op, ref_fn = ("depthwise_conv2d", ref_depthwise) if depthwise else ("conv2d", ref_conv2d)
+    x, f = rand(1, 7, 6, 3), rand(3, 3, 3, 2)
+    for sx, sf in ((1e-30, 1e25), (1e20, 1e-3)):
+        xs, fs = (x * sx).astype(np.float32), (f * sf).astype(np.float32)
+        out = run(f"tf.{op}(x, f, 2, 'same')", x=xs, f=fs)
+        close(out / (sx * sf), ref_fn(xs, fs, 2, "same") / (sx * sf))
+    x[0, 2, 3, 1], x[0, 5, 1, 0] = np.inf, np.nan
+    out = run(f"tf.{op}(x, f, 1, 'same')", x=x, f=f)
+    ref = ref_fn(x, f, 1, "same")
+    assert np.isnan(out).sum() == np.isnan(ref).sum() > 0 and np.isinf(ref).sum() > 0
+    close(out, ref)
+
+
 def test_conv_errors(run):
     x, f = rand(1, 5, 5, 3), rand(3, 3, 3, 2)
     with pytest.raises(

@@ -6,7 +6,9 @@ Conv attrs (shared by every backend): strides (sh, sw), dilations (dh, dw), pad 
 activation ('linear', 'relu', 'relu6', 'elu', 'prelu', 'leakyrelu', 'sigmoid') and leakyrelu_alpha, and take
 optional inputs bias and prelu_activation_weights, each broadcastable to the output.
 
-Speed: the input is zero-padded once (per batch, as lists of rows), so no per-element bounds checks remain.
+Speed: finite float32 convs (plain and depthwise, with a per-channel bias and relu / relu6) run on packed
+fixed-point big ints (packed.py). The float path below handles int32 and non-finite inputs: the input is
+zero-padded once (per batch, as lists of rows), so no per-element bounds checks remain.
 conv2d is im2col per output row: each receptive field is a few contiguous row slices concatenated, dotted
 (math.sumprod) with every filter column. Depthwise and pooling gather one slice per filter tap that covers a
 whole output row (all channels interleaved) and reduce the taps element-wise with zip + sumprod / max.
@@ -20,6 +22,7 @@ from typing import Any
 
 from ....conv_info import ConvInfo, compute_conv_info
 from .matmul import dot, epilogue, to_array
+from .packed import conv_packed
 
 
 def conv_info(x: Any, filter_shape: Any, attrs: dict[str, Any], depthwise: bool = False) -> ConvInfo:
@@ -159,44 +162,67 @@ def depthwise_values(backend: Any, x: Any, f: Any, info: ConvInfo) -> list:
     return out
 
 
+def _channel_bias(backend: Any, bias: Any, channels: int) -> list | None:
+    """A bias that broadcasts along the output channels only, as one value per channel; else None."""
+    if bias is None or any(d != 1 for d in bias.shape[:-1]):
+        return None
+    values = backend.values(bias).tolist()
+    if len(values) == 1:
+        return values * channels
+    return values if len(values) == channels else None
+
+
+def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fused: bool) -> Any:
+    x, f = inputs["x"], inputs["filter"]
+    info = conv_info(x, f.shape, attrs, depthwise)
+    bias = inputs.get("bias") if fused else None
+    prelu = inputs.get("prelu_activation_weights") if fused else None
+    activation = (attrs.get("activation") or "linear") if fused else "linear"
+    alpha = attrs.get("leakyrelu_alpha", 0.2)
+    if x.dtype == "float32":
+        channel_bias = _channel_bias(backend, bias, info.out_channels)
+        late = activation == "prelu" or (bias is not None and channel_bias is None)
+        out = conv_packed(
+            backend.values(x), backend.values(f), info, depthwise, channel_bias,
+            "linear" if late else activation, alpha,
+        )  # fmt: skip
+        if out is not None:
+            if late:
+                values = epilogue(
+                    backend,
+                    out.tolist(),
+                    info.out_shape,
+                    None if channel_bias else bias,
+                    prelu,
+                    activation,
+                    alpha,
+                )
+                out = to_array(values, "float32")
+            return backend.output(out, info.out_shape, "float32")
+    values = (depthwise_values if depthwise else conv2d_values)(backend, x, f, info)
+    if fused:
+        values = epilogue(backend, values, info.out_shape, bias, prelu, activation, alpha)
+    return backend.output(to_array(values, x.dtype), info.out_shape, x.dtype)
+
+
 def conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
     """Conv2D: inputs x [b, h, w, in], filter [fh, fw, in, out]; output dtype = x's."""
-    x, f = inputs["x"], inputs["filter"]
-    info = conv_info(x, f.shape, attrs)
-    return backend.output(to_array(conv2d_values(backend, x, f, info), x.dtype), info.out_shape, x.dtype)
+    return _conv(backend, inputs, attrs, False, False)
 
 
 def depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
     """DepthwiseConv2dNative: inputs x [b, h, w, in], filter [fh, fw, in, multiplier]."""
-    x, f = inputs["x"], inputs["filter"]
-    info = conv_info(x, f.shape, attrs, depthwise=True)
-    return backend.output(to_array(depthwise_values(backend, x, f, info), x.dtype), info.out_shape, x.dtype)
-
-
-def _fused(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool) -> Any:
-    x, f = inputs["x"], inputs["filter"]
-    info = conv_info(x, f.shape, attrs, depthwise)
-    values = (depthwise_values if depthwise else conv2d_values)(backend, x, f, info)
-    values = epilogue(
-        backend,
-        values,
-        info.out_shape,
-        inputs.get("bias"),
-        inputs.get("prelu_activation_weights"),
-        attrs.get("activation") or "linear",
-        attrs.get("leakyrelu_alpha", 0.2),
-    )
-    return backend.output(to_array(values, x.dtype), info.out_shape, x.dtype)
+    return _conv(backend, inputs, attrs, True, False)
 
 
 def fused_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
     """FusedConv2D: Conv2D + bias + activation (see the module docstring for the attrs)."""
-    return _fused(backend, inputs, attrs, False)
+    return _conv(backend, inputs, attrs, False, True)
 
 
 def fused_depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
     """FusedDepthwiseConv2D: DepthwiseConv2dNative + bias + activation."""
-    return _fused(backend, inputs, attrs, True)
+    return _conv(backend, inputs, attrs, True, True)
 
 
 def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
