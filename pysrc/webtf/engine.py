@@ -126,6 +126,7 @@ class Engine:
         self._peak_bytes = 0
         self._timing_ms: float | None = None
         self._kernel_depth = 0
+        self._recording: list[Any] | None = None
 
     # ---- backends -------------------------------------------------------------------------------
     def register_backend(self, name: str, factory: BackendFactory, priority: int = 1) -> bool:
@@ -296,10 +297,14 @@ class Engine:
 
     def read_sync(self, data_id: int) -> array:
         """The values of a buffer, read synchronously from the backend that holds it."""
+        if self._recording is not None:
+            self._recording.append(("read", data_id))
         return self.data_info[data_id].backend.read_sync(data_id)
 
     async def read(self, data_id: int) -> array:
         """The values of a buffer, read without blocking where the backend can."""
+        if self._recording is not None:
+            self._recording.append(("read", data_id))
         return await self.data_info[data_id].backend.read(data_id)
 
     def memory(self) -> MemoryInfo:
@@ -347,12 +352,38 @@ class Engine:
         impl = self._kernels.get(name)
         if impl is None:
             raise NotImplementedError(f"Kernel '{name}' not registered for backend '{self.backend_name}'")
-        if self._profile is not None or self._timing_ms is not None or ENV._flags.get("DEBUG"):
+        if self._profile is not None or self._timing_ms is not None or self._recording is not None:
+            return self._run_hooked(name, impl, backend, inputs, attrs or {})
+        if ENV._flags.get("DEBUG"):
             return self._run_instrumented(name, impl, backend, inputs, attrs or {})
         out = impl(backend, inputs, attrs or {})
         if type(out) is TensorInfo:
             return self.wrap(out, backend)
         return [self.wrap(o, backend) for o in out]
+
+    def _run_hooked(self, name: str, impl: Any, backend: Backend, inputs: Any, attrs: dict) -> Any:
+        recording, self._recording = self._recording, None  # kernels calling kernels are not recorded
+        try:
+            if self._profile is not None or self._timing_ms is not None or ENV._flags.get("DEBUG"):
+                out = self._run_instrumented(name, impl, backend, inputs, attrs)
+            else:
+                info = impl(backend, inputs, attrs)
+                out = (
+                    self.wrap(info, backend)
+                    if type(info) is TensorInfo
+                    else [self.wrap(o, backend) for o in info]
+                )
+        finally:
+            self._recording = recording
+        if recording is not None:
+            recording.append((name, inputs, attrs, out))
+        return out
+
+    def record_kernels(self, into: list[Any] | None) -> list[Any] | None:
+        """Append (name, inputs, attrs, outputs) of each kernel run to `into` (None stops); returns the
+        previous list. Reads of tensor data are noted as ('read', data_id) entries."""
+        previous, self._recording = self._recording, into
+        return previous
 
     def _run_instrumented(self, name: str, impl: Any, backend: Backend, inputs: Any, attrs: dict) -> Any:
         bytes_before, tensors_before = self.num_bytes, self.num_tensors

@@ -36,6 +36,15 @@ def convert_pair(
     a: TensorLike, b: TensorLike, op_name: str, bool_as_int: bool = True
 ) -> tuple[Tensor, Tensor]:
     """Both operands as tensors of one dtype (upcast like TF.js makeTypesMatch) with broadcastable shapes."""
+    if (
+        type(a) is Tensor
+        and type(b) is Tensor
+        and a.dtype == b.dtype != "bool"
+        and not (a.is_disposed_internal or b.is_disposed_internal)
+    ):  # the common case: two live tensors of one numeric dtype
+        if a.shape != b.shape:
+            broadcast_shapes(a.shape, b.shape, op_name)
+        return a, b
     if isinstance(a, Tensor) or not isinstance(b, Tensor):
         ta = convert_to_tensor(a, "a", op_name)
         tb = convert_to_tensor(b, "b", op_name, _literal_dtype(b, ta.dtype))
