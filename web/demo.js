@@ -105,7 +105,9 @@ function publish(json) {
 const ui = {
   source: sourceElement,
   sourceSize,
-  nextFrame: () => new Promise((resolve) => requestAnimationFrame(resolve)),
+  // the next animation frame, then one macrotask turn: on a slow backend (seconds per inference) queued
+  // tasks such as clicks, fetches and timers run between inferences instead of starving behind them
+  nextFrame: () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))),
   publish,
 };
 
