@@ -25,7 +25,7 @@ import pytest
 from tests.harness.runner import run_payload
 
 #: page backends the op suite runs on (more are added as backends land); WEBTF_OP_TARGETS overrides.
-PAGE_BACKENDS = ["cpu"]
+PAGE_BACKENDS = ["cpu", "webgl"]
 TARGETS = os.environ.get("WEBTF_OP_TARGETS", ",".join(["host"] + [f"page-{b}" for b in PAGE_BACKENDS])).split(
     ","
 )

@@ -21,6 +21,8 @@ from .programs import Program, ProgramCache
 from .textures import TexData, TexturePool, as_float32, texture_shape
 
 _INT_MIN, _INT_SPAN = -(2**31), 2**32
+#: int32 kernels whose inputs are all on the host and at most this large run on the cpu kernels
+_FORWARD_MAX = 1 << 16
 
 
 def _to_dtype(floats: array, dtype: str) -> array:
@@ -122,6 +124,20 @@ class WebGLBackend(Backend):
         """The host values of a tensor when they are available without a download, else None."""
         rec = self.data.get(t.data_id)
         return rec.values if rec is not None else None
+
+    def int_inputs_on_host(self, tensors: Any) -> bool:
+        """True when some input is int32 and every input's values are on the host (within _FORWARD_MAX)."""
+        has_int = False
+        data = self.data
+        for t in tensors:
+            if t is None:
+                continue
+            rec = data.get(t.data_id)
+            if rec is None or rec.values is None or rec.size > _FORWARD_MAX:
+                return False
+            if rec.dtype == "int32":
+                has_int = True
+        return has_int
 
     def output(self, values: array, shape: tuple[int, ...], dtype: str) -> TensorInfo:
         """Adopt host `values` as a new buffer (uploaded when a GLSL kernel first needs it)."""
