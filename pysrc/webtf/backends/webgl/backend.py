@@ -8,7 +8,6 @@ host) and `output(values, shape, dtype)` (kept on the host until a GLSL kernel n
 
 from __future__ import annotations
 
-import asyncio
 import time
 from array import array
 from collections.abc import Sequence
@@ -154,18 +153,13 @@ class WebGLBackend(Backend):
         return array(rec.values.typecode, rec.values)
 
     async def read(self, data_id: int) -> array:
-        """Read without blocking the page: a pixel-pack buffer and a fence polled between event-loop turns."""
+        """Read without blocking the page: a pixel-pack buffer and a fence polled from JS timers."""
         rec = self._record(data_id)
         if rec.values is None and rec.size:
             ctx = self.ctx
             if ctx.lost or ctx.is_lost():
                 raise ContextLostError(lost_message("read a tensor"))
-            pending = ctx.read_start(rec.tex, rec.w, rec.size)
-            if pending is None:
-                raise ContextLostError(lost_message("read a tensor"))
-            while not ctx.read_ready(pending):
-                await asyncio.sleep(0.001)
-            js_values = ctx.read_finish(pending)
+            js_values = await ctx.read_async(rec.tex, rec.w, rec.size)
             if js_values is None:
                 ctx.lost = True
                 raise ContextLostError(lost_message("read a tensor"))

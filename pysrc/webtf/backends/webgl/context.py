@@ -67,7 +67,7 @@ _HELPER_JS = r"""
   return {
     // -> {p, locI, locF, ni, nf, lastI, lastF}; throws with the info log when compiling or linking fails
     compile(vsrc, fsrc, samplers, ni, nf) {
-      if (gl.isContextLost()) return null;
+      if (gl.isContextLost()) return undefined;
       if (vshader === null) vshader = compileShader(gl.VERTEX_SHADER, vsrc);
       const fs = compileShader(gl.FRAGMENT_SHADER, fsrc);
       const p = gl.createProgram();
@@ -143,9 +143,9 @@ _HELPER_JS = r"""
       if (debug) check("upload");
       return true;
     },
-    // the first n values of a texture, synchronously (null: context lost)
+    // the first n values of a texture, synchronously (undefined: context lost)
     read(t, w, n) {
-      if (gl.isContextLost()) return null;
+      if (gl.isContextLost()) return undefined;
       const rows = Math.ceil(Math.ceil(n / 4) / w);
       const buf = new Float32Array(rows * w * 4);
       attach(t);
@@ -153,9 +153,10 @@ _HELPER_JS = r"""
       if (debug) check("readPixels");
       return buf.subarray(0, n);
     },
-    // start an asynchronous read into a pixel-pack buffer guarded by a fence (null: context lost)
-    readStart(t, w, n) {
-      if (gl.isContextLost()) return null;
+    // an asynchronous read: readPixels into a pixel-pack buffer guarded by a fence, polled from timers (the
+    // page keeps running meanwhile); resolves to the first n values, or undefined when the context is lost
+    readAsync(t, w, n) {
+      if (gl.isContextLost()) return Promise.resolve(undefined);
       const rows = Math.ceil(Math.ceil(n / 4) / w);
       const bytes = rows * w * 16;
       const buf = gl.createBuffer();
@@ -166,24 +167,27 @@ _HELPER_JS = r"""
       gl.bindBuffer(PACK, null);
       const sync = gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0);
       gl.flush();
-      if (debug) check("readStart");
-      return {buf, sync, n, bytes};
-    },
-    // true once the fence of a pending read has signaled (or the context is gone)
-    readReady(r) {
-      if (gl.isContextLost()) return true;
-      const s = gl.clientWaitSync(r.sync, 0, 0);
-      return s === gl.ALREADY_SIGNALED || s === gl.CONDITION_SATISFIED;
-    },
-    readFinish(r) {
-      if (gl.isContextLost()) return null;
-      const out = new Float32Array(r.bytes / 4);
-      gl.bindBuffer(PACK, r.buf);
-      gl.getBufferSubData(PACK, 0, out);
-      gl.bindBuffer(PACK, null);
-      gl.deleteBuffer(r.buf);
-      gl.deleteSync(r.sync);
-      return out.subarray(0, r.n);
+      if (debug) check("readAsync");
+      return new Promise((resolve) => {
+        let delay = 0;
+        const poll = () => {
+          if (gl.isContextLost()) { resolve(undefined); return; }
+          const s = gl.clientWaitSync(sync, 0, 0);
+          if (s === gl.ALREADY_SIGNALED || s === gl.CONDITION_SATISFIED || s === gl.WAIT_FAILED) {
+            const out = new Float32Array(bytes / 4);
+            gl.bindBuffer(PACK, buf);
+            gl.getBufferSubData(PACK, 0, out);
+            gl.bindBuffer(PACK, null);
+            gl.deleteBuffer(buf);
+            gl.deleteSync(sync);
+            resolve(gl.isContextLost() ? undefined : out.subarray(0, n));
+            return;
+          }
+          delay = Math.min(delay + 1, 8);  // cheap timer polls; a busy loop would steal the renderer's CPU
+          setTimeout(poll, delay);
+        };
+        poll();
+      });
     },
     finish() { gl.finish(); },
     lost() { return gl.isContextLost(); },
@@ -309,9 +313,7 @@ class GLContext:
         self.free = helper.free
         self.upload_js = helper.upload
         self.read_js = helper.read
-        self.read_start = helper.readStart
-        self.read_ready = helper.readReady
-        self.read_finish = helper.readFinish
+        self.read_async = helper.readAsync
         self.compile_js = helper.compile
         self.finish = helper.finish
         self.is_lost_js = helper.lost
