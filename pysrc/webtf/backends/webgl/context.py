@@ -33,7 +33,7 @@ void main() {
 """
 
 _HELPER_JS = r"""
-(gl, debug) => {
+(gl, debug, half) => {
   const TEX = gl.TEXTURE_2D, FB = gl.FRAMEBUFFER, ATT = gl.COLOR_ATTACHMENT0, RGBA = gl.RGBA, FLOAT = gl.FLOAT;
   const PACK = gl.PIXEL_PACK_BUFFER;
   const fb = gl.createFramebuffer();
@@ -129,8 +129,15 @@ _HELPER_JS = r"""
       gl.deleteTexture(t);
     },
     // data: a Float32Array of the flat values (4 per texel, row-major texels); the last texel is zero-padded
+    // (half-float textures: values beyond +-65504, infinities too, are clamped to it, as kernel outputs are)
     upload(t, w, data) {
       if (gl.isContextLost()) return false;
+      if (half) {
+        for (let i = 0; i < data.length; i++) {
+          const v = data[i];
+          if (v > 65504) data[i] = 65504; else if (v < -65504) data[i] = -65504;
+        }
+      }
       gl.bindTexture(TEX, t);
       const texels = (data.length + 3) >> 2, full = Math.floor(data.length / (w * 4));
       if (full) gl.texSubImage2D(TEX, 0, 0, 0, w, full, RGBA, FLOAT, data, 0);
@@ -305,7 +312,7 @@ class GLContext:
                 raise RuntimeError("webgl backend: neither float32 nor float16 textures are renderable here")
             self.internal_format = int(gl.RGBA16F)
             self.bytes_per_texel = 8
-        helper = bridge.js.eval(_HELPER_JS)(gl, bool(ENV.get("DEBUG")))
+        helper = bridge.js.eval(_HELPER_JS)(gl, bool(ENV.get("DEBUG")), not self.render_float32)
         self.helper = helper
         # bound once: attribute lookups on JS proxies cost more than the calls themselves
         self.run = helper.run
