@@ -30,9 +30,9 @@ vec4 compute4(int i) {
       // texel indices advance by one (x) and by co / 4 per input channel (filter rows)
       int tx = xo >> 2, tf = fo >> 2, cq = co >> 2;
       for (int c = 0; c < ci; c += 4) {
-        vec4 f0 = texelSh(F, shF, tf), f1 = texelSh(F, shF, tf + cq), f2 = texelSh(F, shF, tf + 2 * cq),
-             f3 = texelSh(F, shF, tf + 3 * cq);
-        acc += mat4(f0, f1, f2, f3) * texelSh(X, shX, tx);
+        vec4 xv = texelSh(X, shX, tx);
+        acc += texelSh(F, shF, tf) * xv.x + texelSh(F, shF, tf + cq) * xv.y + texelSh(F, shF, tf + 2 * cq) * xv.z +
+               texelSh(F, shF, tf + 3 * cq) * xv.w;
         tx++;
         tf += 4 * cq;
       }

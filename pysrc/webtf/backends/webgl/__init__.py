@@ -20,7 +20,7 @@ from .context import ContextLostError, lost_message
 from .kernels import KERNELS as GLSL_KERNELS
 
 
-def _guarded(fn: Any, cpu_fn: Any = None) -> Any:
+def _guarded(name: str, fn: Any, cpu_fn: Any = None) -> Any:
     """fn, raising a clear error instead of running once the backend's context is lost.
 
     With cpu_fn (a GLSL kernel that has a cpu twin): int32 inputs that all still live on the host run on
@@ -33,7 +33,7 @@ def _guarded(fn: Any, cpu_fn: Any = None) -> Any:
         @functools.wraps(fn)
         def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
             if backend.ctx.lost:
-                raise ContextLostError(lost_message("run a kernel"))
+                raise ContextLostError(lost_message(f"run kernel {name}"))
             return fn(backend, inputs, attrs)
 
         return kernel
@@ -41,7 +41,7 @@ def _guarded(fn: Any, cpu_fn: Any = None) -> Any:
     @functools.wraps(fn)
     def forwarding_kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
         if backend.ctx.lost:
-            raise ContextLostError(lost_message("run a kernel"))
+            raise ContextLostError(lost_message(f"run kernel {name}"))
         if backend.int_inputs_on_host(inputs.values() if type(inputs) is dict else inputs):
             return cpu_fn(backend, inputs, attrs)
         return fn(backend, inputs, attrs)
@@ -51,8 +51,8 @@ def _guarded(fn: Any, cpu_fn: Any = None) -> Any:
 
 def kernel_table() -> dict[str, Any]:
     """The webgl kernel table: the cpu kernels overridden by the GLSL ones, all guarded for context loss."""
-    table = {name: _guarded(fn) for name, fn in CPU_KERNELS.items()}
-    table.update({name: _guarded(fn, CPU_KERNELS.get(name)) for name, fn in GLSL_KERNELS.items()})
+    table = {name: _guarded(name, fn) for name, fn in CPU_KERNELS.items()}
+    table.update({name: _guarded(name, fn, CPU_KERNELS.get(name)) for name, fn in GLSL_KERNELS.items()})
     return table
 
 

@@ -205,7 +205,7 @@ class WebGLBackend(Backend):
         if not self._run(prog.js, tex, w, h, len(texes), *texes, w.bit_length() - 1, *ints, *floats):
             self.pool.release(tex, w, h)
             self.ctx.lost = True
-            raise ContextLostError(lost_message("run a kernel"))
+            raise ContextLostError(lost_message(f"run kernel {prog.key[0]}"))
         data_id = new_data_id()
         self.data[data_id] = rec
         return TensorInfo(data_id, shape, dtype)
