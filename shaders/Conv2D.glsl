@@ -17,6 +17,7 @@ vec4 compute4(int i) {
   p /= ow;
   int oy = p % oh, b = p / oh;
   vec4 acc = vec4(0.0);
+  int shX = widthShift(X), shF = widthShift(F);
   for (int r = 0; r < fh; r++) {
     int iy = oy * sh - uI[13] + r * dh;
     if (iy < 0 || iy >= h) continue;
@@ -26,10 +27,14 @@ vec4 compute4(int i) {
       int xo = ((b * h + iy) * w + ix) * ci;
       int fo = (r * fw + s) * ci * co + oc;
 #ifdef CI4
+      // texel indices advance by one (x) and by co / 4 per input channel (filter rows)
+      int tx = xo >> 2, tf = fo >> 2, cq = co >> 2;
       for (int c = 0; c < ci; c += 4) {
-        int f = fo + c * co;
-        acc += mat4(texel(F, f >> 2), texel(F, (f + co) >> 2), texel(F, (f + 2 * co) >> 2),
-                    texel(F, (f + 3 * co) >> 2)) * texel(X, (xo + c) >> 2);
+        vec4 xv = texelSh(X, shX, tx);
+        acc += texelSh(F, shF, tf) * xv.x + texelSh(F, shF, tf + cq) * xv.y + texelSh(F, shF, tf + 2 * cq) * xv.z +
+               texelSh(F, shF, tf + 3 * cq) * xv.w;
+        tx++;
+        tf += 4 * cq;
       }
 #else
       for (int c = 0; c < ci; c++) {

@@ -15,5 +15,10 @@ void main() {
   r = mix(r, vec4(0.0), bvec4(isNaN(r.x) || isinf(r.x), isNaN(r.y) || isinf(r.y), isNaN(r.z) || isinf(r.z),
                               isNaN(r.w) || isinf(r.w)));
 #endif
+#ifdef HALF_OUTPUT
+  // half-float textures: results beyond the half range (infinities too) are clamped to +-65504, since
+  // renderers may store an out-of-range value as NaN; NaN stays NaN
+  r = mix(r, sign(r) * 65504.0, greaterThan(abs(r), vec4(65504.0)));
+#endif
   outColor = r;
 }

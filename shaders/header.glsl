@@ -15,9 +15,19 @@ out vec4 outColor;
 const float NAN = intBitsToFloat(0x7fc00000);
 const float INF = intBitsToFloat(0x7f800000);
 
+// log2 of a tensor texture's power-of-two width
+int widthShift(sampler2D s) {
+  return (floatBitsToInt(float(textureSize(s, 0).x)) >> 23) - 127;
+}
+
 // texel t of a tensor texture
 vec4 texel(sampler2D s, int t) {
-  int sh = (floatBitsToInt(float(textureSize(s, 0).x)) >> 23) - 127;  // log2 of the power-of-two width
+  int sh = widthShift(s);
+  return texelFetch(s, ivec2(t & ((1 << sh) - 1), t >> sh), 0);
+}
+
+// texel t of a texture whose width shift the caller computed once (inner loops)
+vec4 texelSh(sampler2D s, int sh, int t) {
   return texelFetch(s, ivec2(t & ((1 << sh) - 1), t >> sh), 0);
 }
 

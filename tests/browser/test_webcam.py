@@ -6,8 +6,8 @@ photo centred in a 320x256 grey frame). The oracle for the face box is TF.js 4.2
 own fromPixels, decoded by a small JS decoder written here from MediaPipe's anchor scheme. The photo's face
 spans x 85..140, y 35..92 in the 256x256 fixture (checked by eye), which is the sanity check on both.
 
-Speed here (2 cores, SwiftShader WebGL): one BlazeFace frame takes ~10 s on the cpu backend and on the
-webgl backend as it stands, ~0.1 s on wasm. So the leak check watches num_tensors after EVERY frame of a
+Speed here (2 cores, SwiftShader WebGL): one BlazeFace frame takes ~10 s on the cpu backend, ~1.5-2 s on
+webgl, ~0.1 s on wasm. So the leak check watches num_tensors after EVERY frame of a
 page (4 frames on cpu/webgl, 200 on wasm): one leaked tensor per frame would show from the second frame.
 """
 
@@ -28,7 +28,7 @@ from tests.conftest import CHROMIUM_ARGS, PY_JS, Remote, boot_page
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "astronaut-256.png"
 FRAME_W, FRAME_H, PHOTO_X = 320, 256, 32  # the photo sits at x = 32..288 of a grey 320x256 frame
 FACE = (85, 35, 140, 92)  # x1, y1, x2, y2 of the face in the fixture's pixels
-BACKENDS = ["wasm", "cpu"]  # webgl joins once a BlazeFace frame is fast enough there
+BACKENDS = ["wasm", "cpu", "webgl"]
 FAST = "wasm"  # the backend for the tests that need many frames
 FRAMES = {"cpu": 3, "webgl": 4, "wasm": 200}  # frames watched by the leak check
 FRAME_TIMEOUT_MS = 240_000

@@ -7,7 +7,7 @@ max |webtf - tfjs| divided by the output's scale (max |tfjs|, at least 1).
 
 import pytest
 
-BACKENDS = ["cpu", "wasm"]
+BACKENDS = ["cpu", "wasm", "webgl"]
 TOLERANCE = {"cpu": 1e-3, "wasm": 1e-3, "webgl": 1e-2}
 
 LOAD_TFJS = """

@@ -26,7 +26,7 @@ from tests.harness.runner import run_payload
 
 #: page backends the op suite runs on (more are added as backends land); WEBTF_OP_TARGETS overrides.
 #: "wasm-plain" is the wasm backend on the binary without SIMD, registered under that name by this fixture.
-PAGE_BACKENDS = ["cpu", "wasm", "wasm-plain"]
+PAGE_BACKENDS = ["cpu", "wasm", "wasm-plain", "webgl"]
 TARGETS = os.environ.get("WEBTF_OP_TARGETS", ",".join(["host"] + [f"page-{b}" for b in PAGE_BACKENDS])).split(
     ","
 )

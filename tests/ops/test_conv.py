@@ -270,6 +270,16 @@ def test_fused_conv2d_variants(run):
         b=full,
     )
     close(out, np.where(pre < 0, full * pre, pre))
+    per_channel, alpha = rand(3), rand(3)  # 3 out channels: per-channel bias and prelu weights
+    pre = ref + per_channel
+    out = run(
+        "tf.fused.conv2d(x, f, 1, 'same', bias=b, activation='prelu', prelu_activation_weights=a)",
+        x=x,
+        f=f,
+        b=per_channel,
+        a=alpha,
+    )
+    close(out, np.where(pre < 0, alpha * pre, pre))
     x4 = rand(1, 6, 6, 2)
     out = run(
         "tf.fused.depthwise_conv2d(x, f, 1, 'same', 'NHWC', 2, bias=b)", x=x4, f=f[:, :, :, :1], b=rand(2) * 0

@@ -20,23 +20,40 @@ from .context import ContextLostError, lost_message
 from .kernels import KERNELS as GLSL_KERNELS
 
 
-def _guarded(fn: Any) -> Any:
-    """fn, raising a clear error instead of running once the backend's context is lost."""
+def _guarded(name: str, fn: Any, cpu_fn: Any = None) -> Any:
+    """fn, raising a clear error instead of running once the backend's context is lost.
+
+    With cpu_fn (a GLSL kernel that has a cpu twin): int32 inputs that all still live on the host run on
+    the cpu kernel, exact to 32 bits with Int32Array wrap-around, where float textures hold 24 bits (TF.js's
+    webgl backend likewise forwards small on-CPU inputs, e.g. shape arithmetic, to its cpu kernels).
+    """
+
+    if cpu_fn is None:
+
+        @functools.wraps(fn)
+        def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+            if backend.ctx.lost:
+                raise ContextLostError(lost_message(f"run kernel {name}"))
+            return fn(backend, inputs, attrs)
+
+        return kernel
 
     @functools.wraps(fn)
-    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+    def forwarding_kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
         if backend.ctx.lost:
-            raise ContextLostError(lost_message("run a kernel"))
+            raise ContextLostError(lost_message(f"run kernel {name}"))
+        if backend.int_inputs_on_host(inputs.values() if type(inputs) is dict else inputs):
+            return cpu_fn(backend, inputs, attrs)
         return fn(backend, inputs, attrs)
 
-    return kernel
+    return forwarding_kernel
 
 
 def kernel_table() -> dict[str, Any]:
     """The webgl kernel table: the cpu kernels overridden by the GLSL ones, all guarded for context loss."""
-    table = dict(CPU_KERNELS)
-    table.update(GLSL_KERNELS)
-    return {name: _guarded(fn) for name, fn in table.items()}
+    table = {name: _guarded(name, fn) for name, fn in CPU_KERNELS.items()}
+    table.update({name: _guarded(name, fn, CPU_KERNELS.get(name)) for name, fn in GLSL_KERNELS.items()})
+    return table
 
 
 def register(name: str = "webgl", priority: int = 3, force_f16: bool | None = None) -> None:

@@ -8,7 +8,6 @@ host) and `output(values, shape, dtype)` (kept on the host until a GLSL kernel n
 
 from __future__ import annotations
 
-import asyncio
 import time
 from array import array
 from collections.abc import Sequence
@@ -21,6 +20,8 @@ from .programs import Program, ProgramCache
 from .textures import TexData, TexturePool, as_float32, texture_shape
 
 _INT_MIN, _INT_SPAN = -(2**31), 2**32
+#: int32 kernels whose inputs are all on the host and at most this large run on the cpu kernels
+_FORWARD_MAX = 1 << 16
 
 
 def _to_dtype(floats: array, dtype: str) -> array:
@@ -123,6 +124,20 @@ class WebGLBackend(Backend):
         rec = self.data.get(t.data_id)
         return rec.values if rec is not None else None
 
+    def int_inputs_on_host(self, tensors: Any) -> bool:
+        """True when some input is int32 and every input's values are on the host (within _FORWARD_MAX)."""
+        has_int = False
+        data = self.data
+        for t in tensors:
+            if t is None:
+                continue
+            rec = data.get(t.data_id)
+            if rec is None or rec.values is None or rec.size > _FORWARD_MAX:
+                return False
+            if rec.dtype == "int32":
+                has_int = True
+        return has_int
+
     def output(self, values: array, shape: tuple[int, ...], dtype: str) -> TensorInfo:
         """Adopt host `values` as a new buffer (uploaded when a GLSL kernel first needs it)."""
         data_id = new_data_id()
@@ -138,18 +153,13 @@ class WebGLBackend(Backend):
         return array(rec.values.typecode, rec.values)
 
     async def read(self, data_id: int) -> array:
-        """Read without blocking the page: a pixel-pack buffer and a fence polled between event-loop turns."""
+        """Read without blocking the page: a pixel-pack buffer and a fence polled from JS timers."""
         rec = self._record(data_id)
         if rec.values is None and rec.size:
             ctx = self.ctx
             if ctx.lost or ctx.is_lost():
                 raise ContextLostError(lost_message("read a tensor"))
-            pending = ctx.read_start(rec.tex, rec.w, rec.size)
-            if pending is None:
-                raise ContextLostError(lost_message("read a tensor"))
-            while not ctx.read_ready(pending):
-                await asyncio.sleep(0.001)
-            js_values = ctx.read_finish(pending)
+            js_values = await ctx.read_async(rec.tex, rec.w, rec.size)
             if js_values is None:
                 ctx.lost = True
                 raise ContextLostError(lost_message("read a tensor"))
@@ -195,7 +205,7 @@ class WebGLBackend(Backend):
         if not self._run(prog.js, tex, w, h, len(texes), *texes, w.bit_length() - 1, *ints, *floats):
             self.pool.release(tex, w, h)
             self.ctx.lost = True
-            raise ContextLostError(lost_message("run a kernel"))
+            raise ContextLostError(lost_message(f"run kernel {prog.key[0]}"))
         data_id = new_data_id()
         self.data[data_id] = rec
         return TensorInfo(data_id, shape, dtype)

@@ -33,7 +33,7 @@ void main() {
 """
 
 _HELPER_JS = r"""
-(gl, debug) => {
+(gl, debug, half) => {
   const TEX = gl.TEXTURE_2D, FB = gl.FRAMEBUFFER, ATT = gl.COLOR_ATTACHMENT0, RGBA = gl.RGBA, FLOAT = gl.FLOAT;
   const PACK = gl.PIXEL_PACK_BUFFER;
   const fb = gl.createFramebuffer();
@@ -67,7 +67,7 @@ _HELPER_JS = r"""
   return {
     // -> {p, locI, locF, ni, nf, lastI, lastF}; throws with the info log when compiling or linking fails
     compile(vsrc, fsrc, samplers, ni, nf) {
-      if (gl.isContextLost()) return null;
+      if (gl.isContextLost()) return undefined;
       if (vshader === null) vshader = compileShader(gl.VERTEX_SHADER, vsrc);
       const fs = compileShader(gl.FRAGMENT_SHADER, fsrc);
       const p = gl.createProgram();
@@ -129,8 +129,15 @@ _HELPER_JS = r"""
       gl.deleteTexture(t);
     },
     // data: a Float32Array of the flat values (4 per texel, row-major texels); the last texel is zero-padded
+    // (half-float textures: values beyond +-65504, infinities too, are clamped to it, as kernel outputs are)
     upload(t, w, data) {
       if (gl.isContextLost()) return false;
+      if (half) {
+        for (let i = 0; i < data.length; i++) {
+          const v = data[i];
+          if (v > 65504) data[i] = 65504; else if (v < -65504) data[i] = -65504;
+        }
+      }
       gl.bindTexture(TEX, t);
       const texels = (data.length + 3) >> 2, full = Math.floor(data.length / (w * 4));
       if (full) gl.texSubImage2D(TEX, 0, 0, 0, w, full, RGBA, FLOAT, data, 0);
@@ -143,9 +150,9 @@ _HELPER_JS = r"""
       if (debug) check("upload");
       return true;
     },
-    // the first n values of a texture, synchronously (null: context lost)
+    // the first n values of a texture, synchronously (undefined: context lost)
     read(t, w, n) {
-      if (gl.isContextLost()) return null;
+      if (gl.isContextLost()) return undefined;
       const rows = Math.ceil(Math.ceil(n / 4) / w);
       const buf = new Float32Array(rows * w * 4);
       attach(t);
@@ -153,9 +160,10 @@ _HELPER_JS = r"""
       if (debug) check("readPixels");
       return buf.subarray(0, n);
     },
-    // start an asynchronous read into a pixel-pack buffer guarded by a fence (null: context lost)
-    readStart(t, w, n) {
-      if (gl.isContextLost()) return null;
+    // an asynchronous read: readPixels into a pixel-pack buffer guarded by a fence, polled from timers (the
+    // page keeps running meanwhile); resolves to the first n values, or undefined when the context is lost
+    readAsync(t, w, n) {
+      if (gl.isContextLost()) return Promise.resolve(undefined);
       const rows = Math.ceil(Math.ceil(n / 4) / w);
       const bytes = rows * w * 16;
       const buf = gl.createBuffer();
@@ -166,24 +174,27 @@ _HELPER_JS = r"""
       gl.bindBuffer(PACK, null);
       const sync = gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0);
       gl.flush();
-      if (debug) check("readStart");
-      return {buf, sync, n, bytes};
-    },
-    // true once the fence of a pending read has signaled (or the context is gone)
-    readReady(r) {
-      if (gl.isContextLost()) return true;
-      const s = gl.clientWaitSync(r.sync, 0, 0);
-      return s === gl.ALREADY_SIGNALED || s === gl.CONDITION_SATISFIED;
-    },
-    readFinish(r) {
-      if (gl.isContextLost()) return null;
-      const out = new Float32Array(r.bytes / 4);
-      gl.bindBuffer(PACK, r.buf);
-      gl.getBufferSubData(PACK, 0, out);
-      gl.bindBuffer(PACK, null);
-      gl.deleteBuffer(r.buf);
-      gl.deleteSync(r.sync);
-      return out.subarray(0, r.n);
+      if (debug) check("readAsync");
+      return new Promise((resolve) => {
+        let delay = 0;
+        const poll = () => {
+          if (gl.isContextLost()) { resolve(undefined); return; }
+          const s = gl.clientWaitSync(sync, 0, 0);
+          if (s === gl.ALREADY_SIGNALED || s === gl.CONDITION_SATISFIED || s === gl.WAIT_FAILED) {
+            const out = new Float32Array(bytes / 4);
+            gl.bindBuffer(PACK, buf);
+            gl.getBufferSubData(PACK, 0, out);
+            gl.bindBuffer(PACK, null);
+            gl.deleteBuffer(buf);
+            gl.deleteSync(sync);
+            resolve(gl.isContextLost() ? undefined : out.subarray(0, n));
+            return;
+          }
+          delay = Math.min(delay + 1, 8);  // cheap timer polls; a busy loop would steal the renderer's CPU
+          setTimeout(poll, delay);
+        };
+        poll();
+      });
     },
     finish() { gl.finish(); },
     lost() { return gl.isContextLost(); },
@@ -301,7 +312,7 @@ class GLContext:
                 raise RuntimeError("webgl backend: neither float32 nor float16 textures are renderable here")
             self.internal_format = int(gl.RGBA16F)
             self.bytes_per_texel = 8
-        helper = bridge.js.eval(_HELPER_JS)(gl, bool(ENV.get("DEBUG")))
+        helper = bridge.js.eval(_HELPER_JS)(gl, bool(ENV.get("DEBUG")), not self.render_float32)
         self.helper = helper
         # bound once: attribute lookups on JS proxies cost more than the calls themselves
         self.run = helper.run
@@ -309,9 +320,7 @@ class GLContext:
         self.free = helper.free
         self.upload_js = helper.upload
         self.read_js = helper.read
-        self.read_start = helper.readStart
-        self.read_ready = helper.readReady
-        self.read_finish = helper.readFinish
+        self.read_async = helper.readAsync
         self.compile_js = helper.compile
         self.finish = helper.finish
         self.is_lost_js = helper.lost

@@ -105,6 +105,7 @@ class ProgramCache:
         self.ctx = ctx
         self.programs: dict[Any, Program] = {}
         self.get = self.programs.get
+        self.output_defines = () if ctx.render_float32 else ("HALF_OUTPUT",)
 
     def __len__(self) -> int:
         return len(self.programs)
@@ -124,7 +125,7 @@ class ProgramCache:
         prog = self.programs.get(key)
         if prog is not None:
             return prog
-        source = assemble(kernel, ni + 1, nf, defines, holes, int_output)
+        source = assemble(kernel, ni + 1, nf, (*defines, *self.output_defines), holes, int_output)
         self.ctx.check("compile a shader")
         from pyodide.ffi import to_js  # type: ignore[import-not-found]
 

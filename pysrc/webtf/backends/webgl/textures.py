@@ -5,9 +5,10 @@ elements per texel, texels filling rows of a power-of-two width (so a shader tur
 coordinates with a shift and a mask). The layout depends only on n, so reshapes share a texture as is.
 
 Formats: RGBA32F when rendering to float32 works (WEBGL_RENDER_FLOAT32_ENABLED), else RGBA16F: half floats
-keep about 3 significant digits and |v| <= 65504 (larger values become +-inf). int32 and bool tensors are
-stored as floats too: exact for |v| < 2**24 in float32 mode (2**11 in float16 mode); kernels round int32
-results to integers.
+keep about 3 significant digits and |v| <= 65504 (larger values and infinities are clamped to +-65504).
+int32 and bool tensors are stored as floats too: exact for |v| < 2**24 in float32 mode (2**11 in float16
+mode), so int32 kernels whose inputs are all on the host run on the cpu kernels (exact Int32Array
+wrap-around); kernels round int32 results to integers.
 
 Uploads are lazy: `write` keeps the host array until a kernel first needs the data on the GPU, then one
 texSubImage2D (two when the last row is partial) copies it and the host copy is dropped. A download caches

@@ -7,7 +7,9 @@ from typing import Any
 
 from ....conv_info import ConvInfo, compute_conv_info, compute_pool_info
 from ...base import TensorInfo
+from .elementwise import _View
 from .fused import Epilogue
+from .gather import pad_v2, slice_
 
 
 def _info(x: Any, filter_shape: Any, attrs: dict[str, Any], depthwise: bool = False) -> ConvInfo:
@@ -54,14 +56,56 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
     return epi.finish(backend, out)
 
 
+def _conv_out4(backend: Any, inputs: Any, attrs: dict[str, Any], fused: bool) -> TensorInfo:
+    """Conv2D with out channels % 4 != 0 (e.g. a model's heads): the filter (and per-channel bias and prelu
+    weights) padded with zero channels to a multiple of 4 so the 4-channels-per-fragment program runs, then
+    the real channels sliced out. Other cases go straight to _conv."""
+    f = inputs["filter"]
+    co = f.shape[3]
+    extra = inputs if fused else {}
+    tails = [extra.get(k) for k in ("bias", "prelu_activation_weights")]
+    if (
+        co % 4 == 0
+        or inputs["x"].dtype != "float32"
+        or any(t is not None and t.size not in (1, co) for t in tails)
+    ):
+        return _conv(backend, inputs, attrs, False, fused)
+    co4 = co + (-co) % 4
+    temps: list[TensorInfo] = []
+
+    def pad_last(t: Any) -> _View:
+        pads = [[0, 0]] * (len(t.shape) - 1) + [[0, co4 - t.shape[-1]]]
+        info = pad_v2(backend, {"x": t}, {"paddings": pads, "constant_value": 0})
+        temps.append(info)
+        return _View(info.data_id, info.shape, t.dtype)
+
+    padded = dict(inputs)
+    padded["filter"] = pad_last(f)
+    for k in ("bias", "prelu_activation_weights"):
+        t = extra.get(k)
+        if t is not None and t.size == co:
+            padded[k] = pad_last(_View(t.data_id, (co,), t.dtype))
+    out = _conv(backend, padded, attrs, False, fused)
+    temps.append(out)
+    b, oh, ow, _ = out.shape
+    res = slice_(
+        backend,
+        {"x": _View(out.data_id, out.shape, out.dtype)},
+        {"begin": (0, 0, 0, 0), "size": (b, oh, ow, co)},
+    )
+    for t in temps:
+        backend.temp(t)
+    return res
+
+
 def conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Conv2D: x [b, h, w, in], filter [fh, fw, in, out]; attrs strides, pad, dilations, dim_rounding_mode."""
-    return _conv(backend, inputs, attrs, False, False)
+    return _conv_out4(backend, inputs, attrs, False)
 
 
 def fused_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """FusedConv2D: Conv2D + bias + activation."""
-    return _conv(backend, inputs, attrs, False, True)
+    return _conv_out4(backend, inputs, attrs, True)
 
 
 def depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
