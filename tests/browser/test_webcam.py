@@ -6,9 +6,9 @@ photo centred in a 320x256 grey frame). The oracle for the face box is TF.js 4.2
 own fromPixels, decoded by a small JS decoder written here from MediaPipe's anchor scheme. The photo's face
 spans x 85..140, y 35..92 in the 256x256 fixture (checked by eye), which is the sanity check on both.
 
-Speed here (2 cores, SwiftShader WebGL): one BlazeFace frame takes ~10 s on the cpu backend, ~1.5-2 s on
-webgl, ~0.1 s on wasm. So the leak check watches num_tensors after EVERY frame of a
-page (4 frames on cpu/webgl, 200 on wasm): one leaked tensor per frame would show from the second frame.
+Speed here (2 cores, SwiftShader WebGL): one BlazeFace frame takes ~10 s on the cpu backend, ~1.6 s on
+webgl and ~0.1 s on wasm. So the leak check watches num_tensors after EVERY frame of a page (3 frames on
+cpu, 4 on webgl, 200 on wasm): one leaked tensor per frame would show from the second frame.
 """
 
 from __future__ import annotations
