@@ -22,22 +22,12 @@ def op(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        scopes = engine._scopes
-        scope: list[Tensor] = []
-        scopes.append(scope)
-        engine._scope = scope
+        engine.start_scope()
         try:
             result = fn(*args, **kwargs)
         except BaseException:
             engine.end_scope(None)
             raise
-        if len(scope) == 1 and scope[0] is result and scopes[-1] is scope:
-            # the common case, inlined: the op made one tensor and returns it
-            scopes.pop()
-            parent = engine._scope = scopes[-1] if scopes else None
-            if parent is not None:
-                parent.append(result)
-            return result
         engine.end_scope(result)
         return result
 
