@@ -1,0 +1,5 @@
+"""Gradients of kernels, registered by kernel name; the tape in the engine looks them up."""
+
+from .registry import GradConfig, GradFunc, get_gradient, register_gradient, registered_gradients
+
+__all__ = ["GradConfig", "GradFunc", "get_gradient", "register_gradient", "registered_gradients"]
