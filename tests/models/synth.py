@@ -168,3 +168,43 @@ def while_loop(
         g.op(f"{prefix}/{k}/NextIteration", "NextIteration", nxt[k])
         exits[k] = g.op(f"{prefix}/{k}/Exit", "Exit", f"{prefix}/{k}/Switch")
     return exits
+
+
+def signature_model(signed: bool = True) -> tuple[dict[str, Any], bytes]:
+    """x [-1, 2] -> Identity = x + 1, Identity_1 = x + 2, Identity_2 = x + 3, 7 = Identity(x + 3).
+
+    signed: a top-level signature named by tensor, overridden by userDefinedMetadata.signature, whose keys
+    TF.js enumerates as "0", "1", "scores", "also" ("also" renames Identity:0 in "1"'s place). Unsigned: no
+    signature, an unused Const "spare" and a NoOp "guard" with a control input from Identity_2.
+    """
+    g = Graph()
+    g.placeholder("x", "float32", [-1, 2])
+    for k in (1, 2, 3):
+        g.const(f"c{k}", [float(k)] * 2)
+    if not signed:
+        g.const("spare", [0.0])
+    for k in (1, 2, 3):
+        g.op(f"add{k}", "AddV2", "x", f"c{k}")
+    g.op("Identity", "Identity", "add1")
+    g.op("Identity_1", "Identity", "add2")
+    g.op("Identity_2", "Identity", "add3")
+    if not signed:
+        g.op("guard", "NoOp", "^Identity_2")
+        g.op("7", "Identity", "add3")
+    model, data = g.model()
+    model["modelTopology"]["versions"] = {"producer": 1}  # TF.js reads it
+    if signed:
+        spec = {"dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "-1"}, {"size": "2"}]}}
+        model["signature"] = {
+            "inputs": {"x:0": {"name": "x:0", **spec}},
+            "outputs": {f"{n}:0": {"name": f"{n}:0", **spec} for n in ("Identity", "Identity_1")},
+        }
+        outputs = {"scores": "Identity_2:0", "1": "Identity:0", "0": "Identity_1:0", "also": "Identity:0"}
+        model["userDefinedMetadata"] = {
+            "signature": {
+                "inputs": {"image": {"name": "x:0", **spec}},
+                "outputs": {key: {"name": name, **spec} for key, name in outputs.items()},
+            },
+            "author": "synth",
+        }
+    return model, data

@@ -7,6 +7,7 @@ import pytest
 
 import webtf as tf
 from tests.models import synth
+from webtf.models.graph.model import TensorSpec
 
 
 @pytest.fixture(autouse=True)
@@ -113,4 +114,62 @@ def test_quantized_weights_dequantize(tmp_path):
     y = m.execute({})
     np.testing.assert_allclose(np.array(y.array_sync()), vals + (q8.reshape(2, 2) * 0.5 - 1.0), rtol=1e-6)
     y.dispose()
+    m.dispose()
+
+
+def _values(ts):
+    return [np.array(t.array_sync()) for t in ts]
+
+
+def test_signature_from_metadata_names_and_orders_outputs():
+    model, data = synth.signature_model()
+    m = asyncio.run(tf.load_graph_model(tf.io.from_memory(model, data)))
+    # the metadata's signature wins; outputs in JavaScript's key order, each named by its key
+    assert m.model_signature == model["userDefinedMetadata"]["signature"]
+    assert m.metadata == model["userDefinedMetadata"]
+    assert m.input_nodes == ["image"] and m.output_nodes == ["0", "also", "scores"]
+    assert m.inputs == [TensorSpec("x", [-1, 2], "float32")]
+    assert [s.name for s in m.outputs] == ["Identity_1", "Identity", "Identity_2"]
+    x = tf.tensor([[1.0, 2.0]])
+    xv = np.array([[1.0, 2.0]])
+    for feed in (x, [x], {"image": x}, {"x": x}, {"x:0": x}):
+        out = m.execute(feed)
+        np.testing.assert_array_equal(np.stack(_values(out)), [xv + 2, xv + 1, xv + 3])
+        tf.dispose(out)
+    out = asyncio.run(m.execute_async(x))
+    np.testing.assert_array_equal(np.stack(_values(out)), [xv + 2, xv + 1, xv + 3])
+    tf.dispose(out)
+    # asked outputs (signature keys, node names, tensor names) come back in the order asked
+    out = m.execute({"image": x}, ["scores", "Identity_1:0", "also", "Identity"])
+    np.testing.assert_array_equal(np.stack(_values(out)), [xv + 3, xv + 2, xv + 1, xv + 1])
+    tf.dispose(out)
+    with pytest.raises(ValueError, match=r"no node named 'nope' to output; its outputs are \['0', 'also'"):
+        m.execute(x, "nope")
+    tf.dispose(x)
+    m.dispose()
+
+
+def test_predict_names_outputs_by_structured_output_keys():
+    model, data = synth.signature_model()
+    model["userDefinedMetadata"]["structuredOutputKeys"] = ["b", "a", "c"]
+    m = asyncio.run(tf.load_graph_model(tf.io.from_memory(model, data)))
+    x = tf.tensor([[1.0, 2.0]])
+    out = m.predict(x)
+    assert list(out) == ["b", "a", "c"]
+    np.testing.assert_array_equal(np.stack(_values(out.values())), [[[3.0, 4.0]], [[2.0, 3.0]], [[4.0, 5.0]]])
+    tf.dispose([x, *out.values()])
+    m.dispose()
+
+
+def test_without_signature_outputs_are_the_unconsumed_nodes():
+    model, data = synth.signature_model(signed=False)
+    m = asyncio.run(tf.load_graph_model(tf.io.from_memory(model, data)))
+    assert m.model_signature is None and m.metadata is None
+    assert m.input_nodes == ["x"]
+    # as TF.js: any node nothing consumes (a control input counts), integer-like names first
+    assert m.output_nodes == ["7", "spare", "Identity", "Identity_1", "guard"]
+    x = tf.tensor([[1.0, 2.0]])
+    out = m.execute(x, ["Identity_1", "7"])
+    np.testing.assert_array_equal(np.stack(_values(out)), [[[3.0, 4.0]], [[4.0, 5.0]]])
+    tf.dispose([x, *out])
     m.dispose()

@@ -28,52 +28,86 @@ def dispose(ts: Tensor | list[Tensor]) -> None:
         t.dispose()
 
 
-def _signature_specs(entries: dict[str, Any]) -> list[TensorSpec]:
-    out = []
-    for entry in entries.values():
-        dims = entry.get("tensorShape", {}).get("dim")
-        shape = [int(d.get("size", -1)) for d in dims] if dims is not None else None
-        out.append(TensorSpec(entry["name"], shape, _DTYPES.get(entry.get("dtype", "DT_FLOAT"), "float32")))
-    return out
+def _is_array_index(key: str) -> bool:
+    return key.isascii() and key.isdigit() and (key == "0" or key[0] != "0") and int(key) < 2**32 - 1
+
+
+def js_keys(obj: dict[str, Any]) -> list[str]:
+    """obj's keys in JavaScript's order for a parsed JSON object: array indices ascending, then the rest."""
+    indices = sorted((k for k in obj if _is_array_index(k)), key=int)
+    return indices + [k for k in obj if not _is_array_index(k)]
+
+
+def _signature_nodes(entries: dict[str, Any]) -> list[tuple[str, str]]:
+    """(node name, key) for each tensor the signature entries name, in TF.js's order.
+
+    As in TF.js, entries are re-keyed by tensor name: a later key naming the same tensor takes the first's
+    place."""
+    by_tensor: dict[str, str] = {}
+    for key in js_keys(entries):
+        name = entries[key].get("name")
+        if name is not None:
+            by_tensor[name] = key
+    return [(parse_input(tensor)[0], key) for tensor, key in by_tensor.items()]
+
+
+def _signature_spec(name: str, entry: dict[str, Any]) -> TensorSpec:
+    dims = entry.get("tensorShape", {}).get("dim")
+    shape = [int(d.get("size", -1)) for d in dims] if dims is not None else None
+    return TensorSpec(name, shape, _DTYPES.get(entry.get("dtype", "DT_FLOAT"), "float32"))
 
 
 class GraphModel:
-    """A converted TF graph with resident weights: execute / execute_async / predict / dispose."""
+    """A converted TF graph with resident weights: execute / execute_async / predict / dispose.
+
+    Inputs and outputs are found and named as TF.js's GraphModel does: by the signature (model.json's
+    `signature`, overridden by `userDefinedMetadata.signature`) in its key order, each named by its key;
+    without one, the Placeholders in graph order and the nodes nothing consumes, named by node.
+    """
 
     def __init__(self, artifacts: Any, weights: dict[str, Tensor]) -> None:
         self.artifacts = artifacts
         self.nodes = parse_nodes(artifacts.model_topology)
         self.weights = weights
         self.executor = Executor(self.nodes, weights)
-        sig = artifacts.signature or {}
-        if sig.get("inputs"):
-            self.inputs = _signature_specs(sig["inputs"])
-        else:
-            self.inputs = [
-                TensorSpec(n.name, n.shape("shape"), n.dtype("dtype"))
-                for n in self.nodes.values()
-                if n.op == "Placeholder"
-            ]
-        if sig.get("outputs"):
-            self.outputs = _signature_specs(sig["outputs"])
-        else:
-            consumed = {src for n in self.nodes.values() for src, _ in n.inputs}
-            self.outputs = [
-                TensorSpec(n.name, None, "float32")
-                for n in self.nodes.values()
-                if n.name not in consumed and n.op not in ("Const", "Placeholder", "NoOp")
-            ]
+        metadata = artifacts.user_defined_metadata or {}
+        signature = metadata.get("signature")
+        self.model_signature: dict[str, Any] | None = artifacts.signature if signature is None else signature
+        self.model_structured_output_keys: list[str] | None = metadata.get("structuredOutputKeys")
+        self._sig_inputs: dict[str, Any] = (self.model_signature or {}).get("inputs") or {}
+        self._sig_outputs: dict[str, Any] = (self.model_signature or {}).get("outputs") or {}
+        named_outs = _signature_nodes(self._sig_outputs)
+        named_ins = _signature_nodes(self._sig_inputs)
+        outs = [(node, key) for node, key in named_outs if node in self.nodes]
+        ins = [(node, key) for node, key in named_ins if node in self.nodes]
+        # a node has one signature key wherever it appears; an input's wins (TF.js assigns it last)
+        self._keys = dict(outs + ins)
+        self.outputs = [_signature_spec(node, self._sig_outputs[key]) for node, key in outs]
+        if not named_outs:
+            consumed = {src for n in self.nodes.values() for src in [*(s for s, _ in n.inputs), *n.controls]}
+            self.outputs = [TensorSpec(n, None, "float32") for n in js_keys(self.nodes) if n not in consumed]
+        input_nodes = (
+            [self.nodes[node] for node, _ in ins]
+            if named_ins
+            else [n for n in self.nodes.values() if n.op.startswith("Placeholder")]
+        )
+        self.inputs = [TensorSpec(n.name, n.shape("shape"), n.dtype("dtype")) for n in input_nodes]
         self._disposed = False
 
     @property
     def input_nodes(self) -> list[str]:
-        """Names of the input nodes."""
-        return [s.name for s in self.inputs]
+        """The inputs' names: signature keys where the model has a signature, else node names."""
+        return [self._keys.get(s.name, s.name) for s in self.inputs]
 
     @property
     def output_nodes(self) -> list[str]:
-        """Names of the output nodes."""
-        return [s.name for s in self.outputs]
+        """The outputs' names (signature keys or node names), in the order execute() returns them."""
+        return [self._keys.get(s.name, s.name) for s in self.outputs]
+
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """model.json's userDefinedMetadata."""
+        return self.artifacts.user_defined_metadata
 
     def check(self) -> None:
         """Raise if any node's op cannot run (called at load time)."""
@@ -90,7 +124,7 @@ class GraphModel:
                 raise ValueError(
                     f"This model has {len(self.inputs)} inputs ({self.input_nodes}) but got {len(inputs)}"
                 )
-            inputs = {spec.name: t for spec, t in zip(self.inputs, inputs, strict=True)}
+            inputs = dict(zip(self.input_nodes, inputs, strict=True))
         if not isinstance(inputs, dict):
             raise TypeError(
                 f"inputs must be a Tensor, a list of Tensors or a dict, not {type(inputs).__name__}"
@@ -98,7 +132,7 @@ class GraphModel:
         feeds: dict[str, Tensor] = {}
         specs = {s.name: s for s in self.inputs}
         for key, t in inputs.items():
-            name = parse_input(key)[0]
+            name = parse_input(self._sig_inputs.get(key, {}).get("name", key))[0]
             if name not in self.nodes:
                 raise ValueError(f"The model has no input named '{key}'; its inputs are {self.input_nodes}")
             if not isinstance(t, Tensor) or t.is_disposed:
@@ -119,10 +153,14 @@ class GraphModel:
 
     def _outputs(self, outputs: str | list[str] | None) -> list[tuple[str, int]]:
         names = self.output_nodes if outputs is None else [outputs] if isinstance(outputs, str) else outputs
-        refs = [parse_input(n) for n in names]
-        for name, _ in refs:
-            if name not in self.nodes:
-                raise ValueError(f"The model has no node named '{name}' to output")
+        refs = []
+        for asked in names:
+            ref = parse_input(self._sig_outputs.get(asked, {}).get("name", asked))
+            if ref[0] not in self.nodes:
+                raise ValueError(
+                    f"The model has no node named '{asked}' to output; its outputs are {self.output_nodes}"
+                )
+            refs.append(ref)
         return refs
 
     def _finish(self, feeds: dict[str, Tensor], result: list[Tensor]) -> Tensor | list[Tensor]:
@@ -149,9 +187,17 @@ class GraphModel:
         feeds = self._feeds(inputs)
         return self._finish(feeds, await self.executor.run_async(feeds, self._outputs(outputs)))
 
-    def predict(self, inputs: Any) -> Tensor | list[Tensor]:
-        """Run the graph on its default outputs (TF.js predict)."""
-        return self.execute(inputs)
+    def predict(self, inputs: Any) -> Tensor | list[Tensor] | dict[str, Tensor]:
+        """Run the graph on its default outputs; a dict by the metadata's structuredOutputKeys if it has them."""
+        keys = self.model_structured_output_keys
+        if keys is not None and len(keys) != len(self.outputs):
+            raise ValueError(
+                f"structuredOutputKeys {keys} do not match the model's outputs {self.output_nodes}"
+            )
+        out = self.execute(inputs)
+        if keys is None:
+            return out
+        return dict(zip(keys, [out] if isinstance(out, Tensor) else out, strict=True))
 
     def _zero_feeds(self) -> list[Tensor]:
         return [zeros([1 if d == -1 else d for d in (s.shape or [1])], s.dtype) for s in self.inputs]
