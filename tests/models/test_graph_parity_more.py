@@ -3,7 +3,9 @@
 These exercise the dynamic executor: faceboxes (while loop, TensorArray, Where, BroadcastTo, Size, NMS),
 handtrack (while loop over TensorLists, Where), rvm (Switch/Merge conds on both branches, BroadcastTo)
 and movenet-multipose (Size), plus a few static models. Both sides run the same deterministic inputs, made
-in the page. Float outputs must match to 1e-3 of the output's scale; int outputs and every shape exactly.
+in the page, each model's own inputs fed by TF.js's inputNodes names (signature keys where it has them). Both
+execute with no output names, so each returns its default order, and TF.js's result i is compared with
+webtf's result i. Float outputs must match to 1e-3 of the output's scale; int outputs and every shape exactly.
 nanodet (SparseToDense) is served but too slow for this file on the cpu backend (about 65 s per run on the
 host); like the other heavy models it is checked on the host against TF.js in Node (see the report).
 """
@@ -47,8 +49,8 @@ ORACLE_JS = """async ([name, specs]) => {
   }
   await tf.setBackend("cpu");
   const model = await tf.loadGraphModel(`models/${name}.json`);
-  specs = specs || model.inputs.map((i) => ({
-    name: i.name.replace(/:0$/, ""), shape: i.shape.map((d) => (d === -1 ? 1 : d)), dtype: i.dtype,
+  specs = specs || model.inputs.map((i, k) => ({
+    name: model.inputNodes[k], shape: i.shape.map((d) => (d === -1 ? 1 : d)), dtype: i.dtype,
   }));
   const inputs = specs.map((spec) => {
     const n = spec.shape.reduce((a, b) => a * b, 1);
@@ -64,15 +66,15 @@ ORACLE_JS = """async ([name, specs]) => {
   window.webtfParityInputs = inputs;
   const feeds = {};
   for (const i of inputs) feeds[i.name] = tf.tensor(i.data, i.shape, i.dtype);
-  const names = model.outputs.map((o) => o.name);
-  let outs = await model.executeAsync(feeds, names);
+  let outs = await model.executeAsync(feeds);
   if (!Array.isArray(outs)) outs = [outs];
   window.webtfParityOracle = await Promise.all(outs.map((t) => t.data()));
   const shapes = outs.map((t) => t.shape);
   const dtypes = outs.map((t) => t.dtype);
+  const outputNodes = model.outputNodes;
   tf.dispose([...Object.values(feeds), ...outs]);
   model.dispose();
-  return { names, shapes, dtypes };
+  return { outputNodes, shapes, dtypes };
 }"""
 
 WEBTF_PY = """
@@ -88,7 +90,7 @@ for inp in js.webtfParityInputs:
     dtype = str(inp.dtype)
     flat = array("i", [int(v) for v in vals]) if dtype == "int32" else array("f", vals)
     feeds[str(inp.name)] = tf.tensor(flat, list(inp.shape.to_py()), dtype)
-outs = await model.execute_async(feeds, NAMES)
+outs = await model.execute_async(feeds)
 outs = outs if isinstance(outs, list) else [outs]
 after_execute = tf.memory().num_tensors
 errors = []
@@ -102,7 +104,8 @@ shapes = [list(t.shape) for t in outs]
 dtypes = [t.dtype for t in outs]
 n_weights = len(model.weights)
 tf.dispose(outs); tf.dispose(list(feeds.values())); model.dispose()
-{"errors": errors, "shapes": shapes, "dtypes": dtypes, "leak": tf.memory().num_tensors - before,
+{"errors": errors, "shapes": shapes, "dtypes": dtypes, "output_nodes": model.output_nodes,
+ "leak": tf.memory().num_tensors - before,
  "extra_after_execute": after_execute - before - n_weights - len({id(t) for t in outs}) - len(feeds)}
 """
 
@@ -112,8 +115,8 @@ tf.dispose(outs); tf.dispose(list(feeds.values())); model.dispose()
 def test_dynamic_model_matches_tfjs(page, py, case, backend):
     name, specs = CASES[case]
     oracle = page.evaluate(ORACLE_JS, [name, specs])
-    code = f"BACKEND = {backend!r}\nNAME = {name!r}\nNAMES = {oracle['names']!r}\n" + WEBTF_PY
-    res = py(code)
+    res = py(f"BACKEND = {backend!r}\nNAME = {name!r}\n" + WEBTF_PY)
+    assert res["output_nodes"] == oracle["outputNodes"]
     assert res["shapes"] == oracle["shapes"]
     assert res["dtypes"] == oracle["dtypes"]
     for err, dtype in zip(res["errors"], res["dtypes"], strict=True):
