@@ -32,7 +32,7 @@ def _is_array_index(key: str) -> bool:
     return key.isascii() and key.isdigit() and (key == "0" or key[0] != "0") and int(key) < 2**32 - 1
 
 
-def js_keys(obj: dict[str, Any]) -> list[str]:
+def _js_keys(obj: dict[str, Any]) -> list[str]:
     """obj's keys in JavaScript's order for a parsed JSON object: array indices ascending, then the rest."""
     indices = sorted((k for k in obj if _is_array_index(k)), key=int)
     return indices + [k for k in obj if not _is_array_index(k)]
@@ -44,7 +44,7 @@ def _signature_nodes(entries: dict[str, Any]) -> list[tuple[str, str]]:
     As in TF.js, entries are re-keyed by tensor name: a later key naming the same tensor takes the first's
     place."""
     by_tensor: dict[str, str] = {}
-    for key in js_keys(entries):
+    for key in _js_keys(entries):
         name = entries[key].get("name")
         if name is not None:
             by_tensor[name] = key
@@ -85,7 +85,7 @@ class GraphModel:
         self.outputs = [_signature_spec(node, self._sig_outputs[key]) for node, key in outs]
         if not named_outs:
             consumed = {src for n in self.nodes.values() for src in [*(s for s, _ in n.inputs), *n.controls]}
-            self.outputs = [TensorSpec(n, None, "float32") for n in js_keys(self.nodes) if n not in consumed]
+            self.outputs = [TensorSpec(n, None, "float32") for n in _js_keys(self.nodes) if n not in consumed]
         input_nodes = (
             [self.nodes[node] for node, _ in ins]
             if named_ins
