@@ -253,10 +253,10 @@ class Engine:
         else:
             d.refs += 1
         t = Tensor(info.shape, info.dtype, data_id, next(self._tensor_ids))
-        self.track(t, counted=True)
+        self.track(t)
         return t
 
-    def track(self, t: Tensor, counted: bool = False) -> None:
+    def track(self, t: Tensor) -> None:
         """Count a tensor and record it in the innermost tidy scope."""
         self.num_tensors += 1
         if self._scope is not None:
