@@ -16,8 +16,7 @@ from ..shapes import broadcast_shapes, fmt
 from ..tensor import Tensor
 from .cast import cast
 from .creation import zeros_like
-from .op import TensorLike, convert_list, convert_to_tensor, op
-from .unary import convert_bool
+from .op import TensorLike, convert_bool_only, convert_list, convert_to_tensor, op
 
 __all__ = [
     "add", "sub", "mul", "div", "div_no_nan", "floor_div", "mod", "pow", "maximum", "minimum",
@@ -68,7 +67,7 @@ def _binary(kernel: str, a: TensorLike, b: TensorLike, op_name: str, bool_as_int
 
 
 def _logical(kernel: str, a: TensorLike, b: TensorLike, op_name: str) -> Tensor:
-    ta, tb = convert_bool(a, "a", op_name), convert_bool(b, "b", op_name)
+    ta, tb = convert_bool_only(a, "a", op_name), convert_bool_only(b, "b", op_name)
     broadcast_shapes(ta.shape, tb.shape, op_name)
     return ENGINE.run_kernel(kernel, {"a": ta, "b": tb})
 
@@ -229,7 +228,7 @@ def add_n(tensors: Sequence[TensorLike]) -> Tensor:
 @op
 def where(condition: TensorLike, a: TensorLike, b: TensorLike) -> Tensor:
     """a where condition is true, else b; the three shapes broadcast together (kernel Select)."""
-    c = convert_bool(condition, "condition", "where")
+    c = convert_bool_only(condition, "condition", "where")
     ta, tb = convert_pair(a, b, "where", False)
     try:
         broadcast_shapes(broadcast_shapes(c.shape, ta.shape, "where"), tb.shape, "where")

@@ -9,8 +9,7 @@ from ..conv_info import ConvInfo, check_conv_args, check_data_format, compute_co
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
-from .matmul import convert_numeric
-from .op import TensorLike, op
+from .op import TensorLike, convert_non_bool, op
 
 __all__ = ["conv2d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d"]
 
@@ -79,8 +78,8 @@ def prepare_conv2d(
     dim_rounding_mode: str | None, op_name: str,
 ) -> tuple[Tensor, Tensor, Tensor, dict[str, Any]]:  # fmt: skip
     """Shared conv2d checks: (x, x as 4-D, filter, attrs)."""
-    tx = convert_numeric(x, "x", op_name, "float32")
-    tf_ = convert_numeric(filter, "filter", op_name, "float32")
+    tx = convert_non_bool(x, "x", op_name, "float32")
+    tf_ = convert_non_bool(filter, "filter", op_name, "float32")
     check_filter_rank(tf_, op_name)
     attrs = conv_attrs(strides, pad, data_format, dilations, dim_rounding_mode, op_name)
     if tx.rank not in (3, 4):
@@ -100,8 +99,8 @@ def prepare_depthwise(
     dim_rounding_mode: str | None, op_name: str,
 ) -> tuple[Tensor, Tensor, Tensor, dict[str, Any]]:  # fmt: skip
     """Shared depthwise_conv2d checks: (x, x as 4-D, filter, attrs)."""
-    tx = convert_numeric(x, "x", op_name, "float32")
-    tf_ = convert_numeric(filter, "filter", op_name, "float32")
+    tx = convert_non_bool(x, "x", op_name, "float32")
+    tf_ = convert_non_bool(filter, "filter", op_name, "float32")
     check_filter_rank(tf_, op_name)
     attrs = conv_attrs(strides, pad, data_format, dilations, dim_rounding_mode, op_name)
     if tx.rank not in (3, 4):
@@ -166,8 +165,8 @@ def conv2d_transpose(
 ) -> Tensor:
     """Transposed 2-D convolution (the gradient of conv2d w.r.t. its input) of shape output_shape."""
     name = "conv2d_transpose"
-    tx = convert_numeric(x, "x", name, "float32")
-    tf_ = convert_numeric(filter, "filter", name, "float32")
+    tx = convert_non_bool(x, "x", name, "float32")
+    tf_ = convert_non_bool(filter, "filter", name, "float32")
     out_shape = tuple(int(d) for d in output_shape)
     if len(out_shape) != tx.rank:
         raise ValueError(
@@ -211,9 +210,9 @@ def separable_conv2d(
 ) -> Tensor:
     """Depthwise conv2d then a 1x1 conv2d mixing channels (pointwise filter [1, 1, in*mult, out])."""
     name = "separable_conv2d"
-    tx = convert_numeric(x, "x", name, "float32")
-    dw = convert_numeric(depthwise_filter, "depthwise_filter", name, "float32")
-    pw = convert_numeric(pointwise_filter, "pointwise_filter", name, "float32")
+    tx = convert_non_bool(x, "x", name, "float32")
+    dw = convert_non_bool(depthwise_filter, "depthwise_filter", name, "float32")
+    pw = convert_non_bool(pointwise_filter, "pointwise_filter", name, "float32")
     check_data_format(name, data_format)
     x4 = to_4d(tx, name)
     check_filter_rank(dw, name, "depthwise_filter")

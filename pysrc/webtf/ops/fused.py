@@ -11,8 +11,8 @@ from ..shapes import broadcast_shapes, fmt
 from ..tensor import Tensor
 from .cast import cast
 from .conv import Pad, conv_info_for, from_4d, prepare_conv2d, prepare_depthwise
-from .matmul import convert_matching, convert_numeric, matmul_shape
-from .op import TensorLike, op
+from .matmul import convert_matching, matmul_shape
+from .op import TensorLike, convert_non_bool, op
 
 __all__: list[str] = []  # reached as tf.fused.<name>, never top-level
 
@@ -38,7 +38,7 @@ def _fused_inputs(
     for arg, value in (("bias", bias), ("prelu_activation_weights", prelu_activation_weights)):
         if value is None:
             continue
-        t = convert_numeric(value, arg, op_name, "float32")
+        t = convert_non_bool(value, arg, op_name, "float32")
         try:
             ok = broadcast_shapes(out_shape, t.shape, op_name) == tuple(out_shape)
         except ValueError:

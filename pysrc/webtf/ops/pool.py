@@ -9,8 +9,7 @@ from ..conv_info import check_conv_args, compute_pool_info, parse_pair
 from ..engine import ENGINE
 from ..tensor import Tensor
 from .conv import from_4d, normalize_pad, to_4d
-from .matmul import convert_numeric
-from .op import TensorLike, op
+from .op import TensorLike, convert_non_bool, op
 
 __all__ = ["avg_pool", "max_pool"]
 
@@ -24,7 +23,7 @@ def _pool(
     pad: Any,
     dim_rounding_mode: str | None,
 ) -> Tensor:
-    tx = convert_numeric(x, "x", op_name, "float32")
+    tx = convert_non_bool(x, "x", op_name, "float32")
     x4 = to_4d(tx, op_name)
     check_conv_args(op_name, strides, 1, pad, dim_rounding_mode)
     fh, fw = parse_pair(filter_size, op_name, "filter_size")

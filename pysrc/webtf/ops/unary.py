@@ -12,7 +12,7 @@ from ..engine import ENGINE
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor
 from .cast import cast
-from .op import TensorLike, convert_to_tensor, op
+from .op import TensorLike, convert_bool_only, convert_to_tensor, op
 
 __all__ = [
     "abs", "neg", "exp", "expm1", "log", "log1p", "sqrt", "rsqrt", "square", "reciprocal", "sigmoid", "tanh",
@@ -22,14 +22,14 @@ __all__ = [
 ]  # fmt: skip
 
 
-def numeric(x: TensorLike, arg: str, op_name: str) -> Tensor:
+def _convert_bool_as_int(x: TensorLike, arg: str, op_name: str) -> Tensor:
     """convert_to_tensor for math ops: bool tensors become int32 (0 / 1)."""
     t = convert_to_tensor(x, arg, op_name)
     return cast(t, "int32") if t.dtype == "bool" else t
 
 
 def _unary(kernel: str, x: TensorLike, op_name: str, attrs: dict | None = None) -> Tensor:
-    return ENGINE.run_kernel(kernel, {"x": numeric(x, "x", op_name)}, attrs)
+    return ENGINE.run_kernel(kernel, {"x": _convert_bool_as_int(x, "x", op_name)}, attrs)
 
 
 def _number(value: object, arg: str, op_name: str) -> float:
@@ -143,7 +143,7 @@ def leaky_relu(x: TensorLike, alpha: float = 0.2) -> Tensor:
 @op
 def prelu(x: TensorLike, alpha: TensorLike) -> Tensor:
     """x for x >= 0, alpha * x below, with alpha broadcast against x (kernel Prelu)."""
-    tx, ta = numeric(x, "x", "prelu"), numeric(alpha, "alpha", "prelu")
+    tx, ta = _convert_bool_as_int(x, "x", "prelu"), _convert_bool_as_int(alpha, "alpha", "prelu")
     broadcast_shapes(tx.shape, ta.shape, "prelu")
     return ENGINE.run_kernel("Prelu", {"x": tx, "alpha": ta})
 
@@ -250,18 +250,10 @@ def is_inf(x: TensorLike) -> Tensor:
     return ENGINE.run_kernel("IsInf", {"x": convert_to_tensor(x, "x", "is_inf")})
 
 
-def convert_bool(x: TensorLike, arg: str, op_name: str) -> Tensor:
-    """A bool tensor for `arg` (values are parsed as bool); TypeError for a tensor of another dtype."""
-    t = convert_to_tensor(x, arg, op_name, None if isinstance(x, Tensor) else "bool")
-    if t.dtype != "bool":
-        raise TypeError(f"Error in {op_name}: argument '{arg}' must be a bool tensor, but got {t.dtype}")
-    return t
-
-
 @op
 def logical_not(x: TensorLike) -> Tensor:
     """not x on a bool tensor (kernel LogicalNot)."""
-    return ENGINE.run_kernel("LogicalNot", {"x": convert_bool(x, "x", "logical_not")})
+    return ENGINE.run_kernel("LogicalNot", {"x": convert_bool_only(x, "x", "logical_not")})
 
 
 @op
