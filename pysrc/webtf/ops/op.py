@@ -153,3 +153,10 @@ def convert_list(xs: Any, arg: str, op: str) -> list[Tensor]:
             f"Error in {op}: argument '{arg}' must be a list of tensors, but got {type(xs).__name__}"
         )
     return [convert_to_tensor(x, f"{arg}[{i}]", op) for i, x in enumerate(xs)]
+
+
+def named_op(fn: F, name: str, doc: str) -> F:
+    """`fn` as the op `name` with docstring `doc`, run in its own scope (for ops made by a factory)."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return op(fn)
