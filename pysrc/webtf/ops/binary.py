@@ -8,7 +8,8 @@ logical ops need bool inputs. Errors name the op and both shapes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from ..dtypes import infer_dtype, upcast
 from ..engine import ENGINE
@@ -24,7 +25,11 @@ __all__ = [
     "logical_and", "logical_or", "logical_xor", "add_n", "where",
 ]  # fmt: skip
 
-BinaryOp = Callable[[TensorLike, TensorLike], Tensor]
+
+class BinaryOp(Protocol):
+    """The type of the ops _binary_op, _compare_op and _logical_op make."""
+
+    def __call__(self, a: TensorLike, b: TensorLike) -> Tensor: ...
 
 
 def _literal_dtype(x: TensorLike, other: str) -> str | None:

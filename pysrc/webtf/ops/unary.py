@@ -9,6 +9,7 @@ Math follows float32 TF.js: log(-1) and sqrt(-1) are nan, exp(1000) is inf; noth
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from ..engine import ENGINE
 from ..shapes import broadcast_shapes
@@ -24,6 +25,12 @@ __all__ = [
 ]  # fmt: skip
 
 
+class UnaryOp(Protocol):
+    """The type of the ops _unary_op makes."""
+
+    def __call__(self, x: TensorLike) -> Tensor: ...
+
+
 def _convert_bool_as_int(x: TensorLike, arg: str, op_name: str) -> Tensor:
     """convert_to_tensor for math ops: bool tensors become int32 (0 / 1)."""
     t = convert_to_tensor(x, arg, op_name)
@@ -36,7 +43,7 @@ def _unary(kernel: str, x: TensorLike, op_name: str, attrs: dict | None = None) 
 
 def _unary_op(
     kernel: str, name: str, doc: str, convert: Callable[[TensorLike, str, str], Tensor] = _convert_bool_as_int
-) -> Callable[[TensorLike], Tensor]:
+) -> UnaryOp:
     """The op `name` (docstring `doc`): `kernel` on x converted by `convert` (by default bool as int32)."""
 
     def unary_op(x: TensorLike) -> Tensor:
