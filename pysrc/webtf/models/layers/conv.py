@@ -265,45 +265,45 @@ def _pads(layer: Layer, value: Any, what: str) -> tuple[tuple[int, int], tuple[i
     return (h, h), (w, w)
 
 
+class _Borders(Layer):
+    """Rows and columns added at (sign 1) or cut from (sign -1) the borders of height and width."""
+
+    key, default, sign = "padding", 1, 1
+
+    def configure(self, config: dict[str, Any]) -> None:
+        channels_last(self, config)
+        self.borders = _pads(self, config.get(self.key, self.default), self.key)
+
+    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
+        s = single(self, input_shape)
+        need_rank(self, s, 4)
+        (t, b), (left, r) = self.borders
+        h = None if s[1] is None else s[1] + self.sign * (t + b)
+        w = None if s[2] is None else s[2] + self.sign * (left + r)
+        if self.sign < 0 and ((h is not None and h < 0) or (w is not None and w < 0)):
+            raise self.error(
+                f"cropping {[list(c) for c in self.borders]} is larger than inputs {fmt_shape(s)}"
+            )
+        return (s[0], h, w, s[3])
+
+
 @register
-class ZeroPadding2D(Layer):
+class ZeroPadding2D(_Borders):
     """Pad height and width with zeros."""
 
-    def configure(self, config: dict[str, Any]) -> None:
-        channels_last(self, config)
-        self.pads = _pads(self, config.get("padding", 1), "padding")
-
-    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
-        s = single(self, input_shape)
-        need_rank(self, s, 4)
-        (t, b), (left, r) = self.pads
-        return (s[0], None if s[1] is None else s[1] + t + b, None if s[2] is None else s[2] + left + r, s[3])
-
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
-        return slicing.pad(inputs, [[0, 0], list(self.pads[0]), list(self.pads[1]), [0, 0]])
+        return slicing.pad(inputs, [[0, 0], list(self.borders[0]), list(self.borders[1]), [0, 0]])
 
 
 @register
-class Cropping2D(Layer):
+class Cropping2D(_Borders):
     """Crop height and width."""
 
-    def configure(self, config: dict[str, Any]) -> None:
-        channels_last(self, config)
-        self.crops = _pads(self, config.get("cropping", 0), "cropping")
-
-    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
-        s = single(self, input_shape)
-        need_rank(self, s, 4)
-        (t, b), (left, r) = self.crops
-        h = None if s[1] is None else s[1] - t - b
-        w = None if s[2] is None else s[2] - left - r
-        if (h is not None and h < 0) or (w is not None and w < 0):
-            raise self.error(f"cropping {[list(c) for c in self.crops]} is larger than inputs {fmt_shape(s)}")
-        return (s[0], h, w, s[3])
+    key, default, sign = "cropping", 0, -1
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         b, h, w, c = inputs.shape
-        (t, bot), (left, r) = self.crops
+        (t, bot), (left, r) = self.borders
         return slicing.slice(inputs, [0, t, left, 0], [b, h - t - bot, w - left - r, c])
 
 
