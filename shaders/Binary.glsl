@@ -23,8 +23,6 @@ float binary(float a, float b) { return a - b; }
 float binary(float a, float b) { return a * b; }
 #elif defined(OP_RealDiv)
 float binary(float a, float b) { return divide(a, b); }
-#elif defined(OP_DivNoNan)
-float binary(float a, float b) { return b == 0.0 ? 0.0 : a / b; }
 #elif defined(OP_FloorDiv)
 #ifdef INT
 float binary(float a, float b) {
@@ -105,8 +103,6 @@ float binary(float a, float b) { return a >= b ? 1.0 : 0.0; }
 float binary(float a, float b) { return a != 0.0 && b != 0.0 ? 1.0 : 0.0; }
 #elif defined(OP_LogicalOr)
 float binary(float a, float b) { return a != 0.0 || b != 0.0 ? 1.0 : 0.0; }
-#elif defined(OP_LogicalXor)
-float binary(float a, float b) { return (a != 0.0) != (b != 0.0) ? 1.0 : 0.0; }
 #elif defined(OP_Prelu)
 float binary(float a, float b) { return a < 0.0 ? b * a : a; }
 #endif

@@ -90,14 +90,6 @@ float unary(float x) { return atan(x); }
 float unary(float x) { return 0.5 * (exp(x) - exp(-x)); }
 #elif defined(OP_Cosh)
 float unary(float x) { return 0.5 * (exp(x) + exp(-x)); }
-#elif defined(OP_Asinh)
-float unary(float x) { return isinf(x) ? x : sign(x) * log(abs(x) + sqrt(x * x + 1.0)); }
-#elif defined(OP_Acosh)
-float unary(float x) { return x < 1.0 ? NAN : log(x + sqrt(x * x - 1.0)); }
-#elif defined(OP_Atanh)
-float unary(float x) {
-  return abs(x) > 1.0 ? NAN : abs(x) == 1.0 ? sign(x) * INF : 0.5 * log((1.0 + x) / (1.0 - x));
-}
 #elif defined(OP_Floor)
 float unary(float x) { return floor(x); }
 #elif defined(OP_Ceil)

@@ -253,10 +253,10 @@ class Engine:
         else:
             d.refs += 1
         t = Tensor(info.shape, info.dtype, data_id, next(self._tensor_ids))
-        self.track(t, counted=True)
+        self.track(t)
         return t
 
-    def track(self, t: Tensor, counted: bool = False) -> None:
+    def track(self, t: Tensor) -> None:
         """Count a tensor and record it in the innermost tidy scope."""
         self.num_tensors += 1
         if self._scope is not None:
@@ -354,7 +354,7 @@ class Engine:
             raise NotImplementedError(f"Kernel '{name}' not registered for backend '{self.backend_name}'")
         if self._profile is not None or self._timing_ms is not None or self._recording is not None:
             return self._run_hooked(name, impl, backend, inputs, attrs or {})
-        if ENV._flags.get("DEBUG"):
+        if ENV.debug:
             return self._run_instrumented(name, impl, backend, inputs, attrs or {})
         out = impl(backend, inputs, attrs or {})
         if type(out) is TensorInfo:
@@ -364,7 +364,7 @@ class Engine:
     def _run_hooked(self, name: str, impl: Any, backend: Backend, inputs: Any, attrs: dict) -> Any:
         recording, self._recording = self._recording, None  # kernels calling kernels are not recorded
         try:
-            if self._profile is not None or self._timing_ms is not None or ENV._flags.get("DEBUG"):
+            if self._profile is not None or self._timing_ms is not None or ENV.debug:
                 out = self._run_instrumented(name, impl, backend, inputs, attrs)
             else:
                 info = impl(backend, inputs, attrs)
@@ -412,7 +412,7 @@ class Engine:
         )
         if self._profile is not None:
             self._profile.append(record)
-        if ENV._flags.get("DEBUG"):
+        if ENV.debug:
             self._debug_check(record, outs)
         return outs[0] if single else outs
 

@@ -16,6 +16,8 @@ class Environment:
     def __init__(self) -> None:
         self._registry: dict[str, tuple[Evaluator, Callable[[FlagValue], None] | None]] = {}
         self._flags: dict[str, FlagValue] = {}
+        #: the DEBUG flag's value as a plain attribute: the engine reads it on every kernel call
+        self.debug = False
 
     def register_flag(
         self, name: str, evaluator: Evaluator, set_hook: Callable[[FlagValue], None] | None = None
@@ -32,7 +34,7 @@ class Environment:
         if name not in self._registry:
             raise ValueError(f"Cannot evaluate flag '{name}': no evaluation function found.")
         value = self._registry[name][0]()
-        self._flags[name] = value
+        self._store(name, value)
         return value
 
     def get_bool(self, name: str) -> bool:
@@ -56,7 +58,12 @@ class Environment:
         hook = self._registry[name][1]
         if hook is not None:
             hook(value)
+        self._store(name, value)
+
+    def _store(self, name: str, value: FlagValue) -> None:
         self._flags[name] = value
+        if name == "DEBUG":
+            self.debug = bool(value)
 
     def set_flags(self, flags: dict[str, FlagValue]) -> None:
         """Override several flags at once."""
@@ -75,6 +82,7 @@ class Environment:
     def reset(self) -> None:
         """Forget all evaluated and overridden values; defaults are evaluated again on next read."""
         self._flags.clear()
+        self.debug = False
 
     def __repr__(self) -> str:
         return f"Environment({self._flags!r})"

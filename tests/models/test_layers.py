@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 import webtf as tf
+from tests.helpers import Rand
 from webtf.models.layers import LayersModel, load_layers_model
 
-RNG = np.random.default_rng(7)
+r = Rand(7).normal
 
 
 @pytest.fixture(autouse=True)
@@ -79,10 +80,6 @@ def run(model: LayersModel, *xs: np.ndarray, **kwargs: Any) -> Any:
               for t in outs]  # fmt: skip
     tf.dispose(outs + ts)
     return arrays if isinstance(out, list) else arrays[0]
-
-
-def r(*shape: int) -> np.ndarray:
-    return RNG.standard_normal(shape).astype(np.float32)
 
 
 # ---------------------------------------------------------------------------------------------- numpy refs

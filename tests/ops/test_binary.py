@@ -1,37 +1,15 @@
+import functools
 import math
 
 import numpy as np
 import pytest
 
-RNG = np.random.default_rng(11)
+from tests.helpers import INF, NAN, Rand, close, exact, f32, i32
+
+_R = Rand(11)
+RNG, rand = _R.rng, _R.uniform
+randint = functools.partial(_R.ints, lo=-9, hi=10)
 F32, I32 = np.float32, np.int32
-NAN, INF = float("nan"), float("inf")
-
-
-def rand(*shape, lo=-3.0, hi=3.0):
-    return RNG.uniform(lo, hi, size=shape).astype(F32)
-
-
-def randint(*shape, lo=-9, hi=10):
-    return RNG.integers(lo, hi, size=shape).astype(I32)
-
-
-def f32(values):
-    return np.array(values, dtype=F32)
-
-
-def i32(values):
-    return np.array(values, dtype=I32)
-
-
-def close(out, ref, rtol=1e-5, atol=1e-6):
-    assert out.dtype == np.float32, out.dtype
-    np.testing.assert_allclose(out, np.asarray(ref, dtype=np.float64), rtol=rtol, atol=atol, equal_nan=True)
-
-
-def exact(out, ref, dtype):
-    assert out.dtype == dtype, out.dtype
-    np.testing.assert_array_equal(out, ref)
 
 
 def _d(x):

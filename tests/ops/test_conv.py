@@ -3,15 +3,10 @@ import math
 import numpy as np
 import pytest
 
-RNG = np.random.default_rng(11)
+from tests.helpers import Rand, pair, ref_activation
 
-
-def rand(*shape):
-    return RNG.standard_normal(shape).astype(np.float32)
-
-
-def pair(v):
-    return (v, v) if isinstance(v, int) else tuple(v)
+_R = Rand(11)
+RNG, rand = _R.rng, _R.normal
 
 
 def geometry(size, f, s, d, pad, mode=None, axis=0):
@@ -93,20 +88,6 @@ def ref_conv2d_transpose(dy, f, out_shape, strides, pad):
         for x in range(ow):
             acc[:, y * sh : y * sh + fh, x * sw : x * sw + fw] += np.einsum("bo,hwco->bhwc", dy[:, y, x], f)
     return acc[:, top : top + h, left : left + w]
-
-
-def ref_activation(x, activation, alpha=None, leaky=0.2):
-    if activation == "relu":
-        return np.maximum(x, 0)
-    if activation == "relu6":
-        return np.clip(x, 0, 6)
-    if activation == "elu":
-        return np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
-    if activation in ("prelu", "leakyrelu"):
-        return np.where(x < 0, (alpha if activation == "prelu" else leaky) * x, x)
-    if activation == "sigmoid":
-        return 1 / (1 + np.exp(-x))
-    return x
 
 
 def close(out, ref, tol=1e-5):

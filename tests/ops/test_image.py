@@ -6,16 +6,17 @@ eager textbook (soft-)NMS (decay every remaining score after each pick) that TF.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import pytest
 
-rng = np.random.default_rng(7)
+from tests.helpers import Rand
 
-
-def rand(*shape: int) -> np.ndarray:
-    return rng.uniform(-1, 1, shape).astype(np.float32)
+_R = Rand(7)
+rng = _R.rng
+rand = functools.partial(_R.uniform, lo=-1.0, hi=1.0)
 
 
 # ---- numpy references ---------------------------------------------------------------------------

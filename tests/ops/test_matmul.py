@@ -1,33 +1,15 @@
 import numpy as np
 import pytest
 
-RNG = np.random.default_rng(7)
+from tests.helpers import Rand, ref_activation
 
-
-def rand(*shape):
-    return RNG.standard_normal(shape).astype(np.float32)
+rand = Rand(7).normal
 
 
 def ref_matmul(a, b, ta=False, tb=False):
     a = np.swapaxes(a, -1, -2) if ta else a
     b = np.swapaxes(b, -1, -2) if tb else b
     return np.matmul(a.astype(np.float64), b.astype(np.float64))
-
-
-def ref_activation(x, activation, alpha=None, leaky=0.2):
-    if activation == "relu":
-        return np.maximum(x, 0)
-    if activation == "relu6":
-        return np.clip(x, 0, 6)
-    if activation == "elu":
-        return np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
-    if activation == "prelu":
-        return np.where(x < 0, alpha * x, x)
-    if activation == "leakyrelu":
-        return np.where(x < 0, leaky * x, x)
-    if activation == "sigmoid":
-        return 1 / (1 + np.exp(-x))
-    return x
 
 
 def test_mat_mul_2d(run):

@@ -3,15 +3,10 @@ import math
 import numpy as np
 import pytest
 
-RNG = np.random.default_rng(5)
+from tests.helpers import Rand, pair
 
-
-def rand(*shape):
-    return RNG.standard_normal(shape).astype(np.float32)
-
-
-def pair(v):
-    return (v, v) if isinstance(v, int) else tuple(v)
+_R = Rand(5)
+RNG, rand = _R.rng, _R.normal
 
 
 def geometry(size, f, s, pad, mode=None, axis=0):

@@ -1,15 +1,13 @@
 import numpy as np
 import pytest
 
-RNG = np.random.default_rng(11)
+from tests.helpers import Rand
+
+_R = Rand(11)
 
 
 def rand(*shape, dtype="float32"):
-    if dtype == "int32":
-        return RNG.integers(-5, 6, size=shape).astype(np.int32)
-    if dtype == "bool":
-        return RNG.random(shape) < 0.5
-    return RNG.standard_normal(shape).astype(np.float32)
+    return _R.of(shape, dtype, -5, 6)
 
 
 def np_axis(axis, rank):

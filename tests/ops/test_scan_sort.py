@@ -1,13 +1,13 @@
 import numpy as np
 import pytest
 
-RNG = np.random.default_rng(3)
+from tests.helpers import Rand
+
+_R = Rand(3)
 
 
 def rand(*shape, dtype="float32"):
-    if dtype == "int32":
-        return RNG.integers(-4, 5, size=shape).astype(np.int32)
-    return RNG.standard_normal(shape).astype(np.float32)
+    return _R.of(shape, dtype, -4, 5)
 
 
 def ref_scan(x, axis, exclusive, reverse, prod=False):

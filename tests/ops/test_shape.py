@@ -1,30 +1,12 @@
 import itertools
-import re
 
 import numpy as np
 import pytest
 
-RNG = np.random.default_rng(7)
+from tests.helpers import Rand, raises, same
+
+rand = Rand(7).of
 DTYPES = ["float32", "int32", "bool"]
-
-
-def rand(shape, dtype="float32"):
-    if dtype == "float32":
-        return RNG.standard_normal(shape).astype(np.float32)
-    if dtype == "int32":
-        return RNG.integers(-100, 100, shape).astype(np.int32)
-    return RNG.random(shape) > 0.5
-
-
-def same(out, ref):
-    ref = np.asarray(ref)
-    assert out.dtype == ref.dtype, (out.dtype, ref.dtype)
-    assert out.shape == ref.shape, (out.shape, ref.shape)
-    np.testing.assert_array_equal(out, ref)
-
-
-def raises(cls, message):
-    return pytest.raises(cls, match=re.escape(message))
 
 
 # ---- reshape ----------------------------------------------------------------------------------------

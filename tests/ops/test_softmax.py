@@ -1,11 +1,9 @@
 import numpy as np
 import pytest
 
-RNG = np.random.default_rng(5)
+from tests.helpers import Rand
 
-
-def rand(*shape, scale=1.0):
-    return (RNG.standard_normal(shape) * scale).astype(np.float32)
+rand = Rand(5).normal
 
 
 def ref_softmax(x):

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
-rng = np.random.default_rng(3)
+from tests.helpers import Rand
 
-
-def rand(*shape: int) -> np.ndarray:
-    return rng.uniform(-1, 1, shape).astype(np.float32)
+_R = Rand(3)
+rng = _R.rng
+rand = functools.partial(_R.uniform, lo=-1.0, hi=1.0)
 
 
 def ref_depth_to_space(x: np.ndarray, bs: int, data_format: str = "NHWC") -> np.ndarray:

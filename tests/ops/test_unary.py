@@ -3,22 +3,10 @@ import math
 import numpy as np
 import pytest
 
-RNG = np.random.default_rng(7)
+from tests.helpers import INF, NAN, Rand, close, f32
+
+rand = Rand(7).uniform
 F32 = np.float32
-NAN, INF = float("nan"), float("inf")
-
-
-def rand(*shape, lo=-3.0, hi=3.0):
-    return RNG.uniform(lo, hi, size=shape).astype(F32)
-
-
-def f32(values):
-    return np.array(values, dtype=F32)
-
-
-def close(out, ref, rtol=1e-5, atol=1e-6):
-    assert out.dtype == np.float32, out.dtype
-    np.testing.assert_allclose(out, np.asarray(ref, dtype=np.float64), rtol=rtol, atol=atol, equal_nan=True)
 
 
 def _selu(x):

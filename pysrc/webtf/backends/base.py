@@ -61,10 +61,6 @@ class Backend:
         """Free the storage of `data_id`."""
         self.data.pop(data_id, None)
 
-    def num_data_ids(self) -> int:
-        """How many buffers this backend holds."""
-        return len(self.data)
-
     def memory(self) -> dict[str, Any]:
         """Backend-specific memory figures merged into tf.memory()."""
         return {"unreliable": False}

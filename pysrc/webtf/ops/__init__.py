@@ -1,81 +1,55 @@
-"""Backend-independent ops, one module per family; each checks arguments and calls ENGINE.run_kernel."""
+"""Backend-independent ops, one module per family; each checks arguments and calls ENGINE.run_kernel.
+
+Each family lists its ops in its `__all__`: the star imports re-export exactly those (static tools follow
+them) and `__all__` below gathers them for `from webtf.ops import *`.
+"""
 
 from __future__ import annotations
 
-from . import (
-    binary,
-    conv,
-    extra,
-    fused,
-    image,
-    matmul,
-    pool,
-    reduce,
-    scan,
-    shape,
-    slicing,
-    softmax,
-    sort,
-    spatial,
-    unary,
-)
+from . import binary as _binary
+from . import conv as _conv
+from . import creation as _creation
+from . import extra as _extra
+from . import fused, image
+from . import matmul as _matmul
+from . import pool as _pool
+from . import reduce as _reduce
+from . import scan as _scan
+from . import shape as _shape
+from . import slicing as _slicing
+from . import softmax as _softmax
+from . import sort as _sort
+from . import spatial as _spatial
+from . import unary as _unary
+from .binary import *  # noqa: F403
 from .cast import cast
-from .creation import (
-    clone,
-    eye,
-    fill,
-    linspace,
-    ones,
-    ones_like,
-    random_normal,
-    random_uniform,
-    range,
-    scalar,
-    tensor,
-    truncated_normal,
-    variable,
-    zeros,
-    zeros_like,
-)
+from .conv import *  # noqa: F403
+from .creation import *  # noqa: F403
+from .extra import *  # noqa: F403
+from .matmul import *  # noqa: F403
+from .pool import *  # noqa: F403
+from .reduce import *  # noqa: F403
+from .scan import *  # noqa: F403
+from .shape import *  # noqa: F403
+from .slicing import *  # noqa: F403
+from .softmax import *  # noqa: F403
+from .sort import *  # noqa: F403
+from .spatial import *  # noqa: F403
+from .unary import *  # noqa: F403
 
-FAMILIES = (
-    unary,
-    binary,
-    reduce,
-    softmax,
-    scan,
-    sort,
-    matmul,
-    conv,
-    pool,
-    shape,
-    slicing,
-    image,
-    spatial,
-    extra,
-)
-
-__all__ = [
-    "fused",
-    "image",
-    "cast",
-    "clone",
-    "eye",
-    "fill",
-    "linspace",
-    "ones",
-    "ones_like",
-    "random_normal",
-    "random_uniform",
-    "range",
-    "scalar",
-    "tensor",
-    "truncated_normal",
-    "variable",
-    "zeros",
-    "zeros_like",
-]
-for _family in FAMILIES:
-    for _name in _family.__all__:
-        globals()[_name] = getattr(_family, _name)
-    __all__ += list(_family.__all__)
+__all__ = ["fused", "image", "cast"]
+__all__ += _creation.__all__
+__all__ += _unary.__all__
+__all__ += _binary.__all__
+__all__ += _reduce.__all__
+__all__ += _softmax.__all__
+__all__ += _scan.__all__
+__all__ += _sort.__all__
+__all__ += _matmul.__all__
+__all__ += _conv.__all__
+__all__ += _pool.__all__
+__all__ += _shape.__all__
+__all__ += _slicing.__all__
+__all__ += image.__all__
+__all__ += _spatial.__all__
+__all__ += _extra.__all__

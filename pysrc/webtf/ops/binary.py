@@ -9,6 +9,7 @@ logical ops need bool inputs. Errors name the op and both shapes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from ..dtypes import infer_dtype, upcast
 from ..engine import ENGINE
@@ -16,14 +17,19 @@ from ..shapes import broadcast_shapes, fmt
 from ..tensor import Tensor
 from .cast import cast
 from .creation import zeros_like
-from .op import TensorLike, convert_list, convert_to_tensor, op
-from .unary import convert_bool
+from .op import TensorLike, convert_bool_only, convert_list, convert_to_tensor, named_op, op
 
 __all__ = [
     "add", "sub", "mul", "div", "div_no_nan", "floor_div", "mod", "pow", "maximum", "minimum",
     "squared_difference", "atan2", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_xor", "add_n", "where",
 ]  # fmt: skip
+
+
+class BinaryOp(Protocol):
+    """The type of the ops _binary_op, _compare_op and _logical_op make."""
+
+    def __call__(self, a: TensorLike, b: TensorLike) -> Tensor: ...
 
 
 def _literal_dtype(x: TensorLike, other: str) -> str | None:
@@ -62,33 +68,35 @@ def convert_pair(
     return ta, tb
 
 
-def _binary(kernel: str, a: TensorLike, b: TensorLike, op_name: str, bool_as_int: bool = True) -> Tensor:
-    ta, tb = convert_pair(a, b, op_name, bool_as_int)
-    return ENGINE.run_kernel(kernel, {"a": ta, "b": tb})
+def _binary_op(kernel: str, name: str, doc: str, bool_as_int: bool = True) -> BinaryOp:
+    """The op `name` (docstring `doc`): a and b made one dtype and broadcast (convert_pair), then `kernel`."""
+
+    def binary_op(a: TensorLike, b: TensorLike) -> Tensor:
+        ta, tb = convert_pair(a, b, name, bool_as_int)
+        return ENGINE.run_kernel(kernel, {"a": ta, "b": tb})
+
+    return named_op(binary_op, name, doc)
 
 
-def _logical(kernel: str, a: TensorLike, b: TensorLike, op_name: str) -> Tensor:
-    ta, tb = convert_bool(a, "a", op_name), convert_bool(b, "b", op_name)
-    broadcast_shapes(ta.shape, tb.shape, op_name)
-    return ENGINE.run_kernel(kernel, {"a": ta, "b": tb})
+def _compare_op(kernel: str, name: str, doc: str) -> BinaryOp:
+    """A comparison: as _binary_op, with bool operands compared as bool."""
+    return _binary_op(kernel, name, doc, bool_as_int=False)
 
 
-@op
-def add(a: TensorLike, b: TensorLike) -> Tensor:
-    """a + b element-wise with broadcasting (kernel Add)."""
-    return _binary("Add", a, b, "add")
+def _logical_op(kernel: str, name: str, doc: str) -> BinaryOp:
+    """The op `name` (docstring `doc`) on two bool tensors that broadcast together, running `kernel`."""
+
+    def logical_op(a: TensorLike, b: TensorLike) -> Tensor:
+        ta, tb = convert_bool_only(a, "a", name), convert_bool_only(b, "b", name)
+        broadcast_shapes(ta.shape, tb.shape, name)
+        return ENGINE.run_kernel(kernel, {"a": ta, "b": tb})
+
+    return named_op(logical_op, name, doc)
 
 
-@op
-def sub(a: TensorLike, b: TensorLike) -> Tensor:
-    """a - b element-wise with broadcasting (kernel Sub)."""
-    return _binary("Sub", a, b, "sub")
-
-
-@op
-def mul(a: TensorLike, b: TensorLike) -> Tensor:
-    """a * b element-wise with broadcasting (kernel Multiply)."""
-    return _binary("Multiply", a, b, "mul")
+add = _binary_op("Add", "add", "a + b element-wise with broadcasting (kernel Add).")
+sub = _binary_op("Sub", "sub", "a - b element-wise with broadcasting (kernel Sub).")
+mul = _binary_op("Multiply", "mul", "a * b element-wise with broadcasting (kernel Multiply).")
 
 
 @op
@@ -107,100 +115,48 @@ def div_no_nan(a: TensorLike, b: TensorLike) -> Tensor:
     return where(equal(tb, 0), zeros_like(quotient), quotient)
 
 
-@op
-def floor_div(a: TensorLike, b: TensorLike) -> Tensor:
-    """floor(a / b) as int32, whatever the input dtype (kernel FloorDiv, as TF.js); x // 0 = 0."""
-    return _binary("FloorDiv", a, b, "floor_div")
-
-
-@op
-def mod(a: TensorLike, b: TensorLike) -> Tensor:
-    """Remainder with the sign of the divisor, like Python's % (kernel Mod); int32 x % 0 = 0."""
-    return _binary("Mod", a, b, "mod")
-
-
-@op
-def pow(a: TensorLike, b: TensorLike) -> Tensor:  # noqa: A001
-    """a ** b (kernel Pow); int32 ** int32 stays int32 (fractional results truncate)."""
-    return _binary("Pow", a, b, "pow")
-
-
-@op
-def maximum(a: TensorLike, b: TensorLike) -> Tensor:
-    """Element-wise max, nan if either is nan (kernel Maximum); bool is compared as int32."""
-    return _binary("Maximum", a, b, "maximum")
-
-
-@op
-def minimum(a: TensorLike, b: TensorLike) -> Tensor:
-    """Element-wise min, nan if either is nan (kernel Minimum); bool is compared as int32."""
-    return _binary("Minimum", a, b, "minimum")
-
-
-@op
-def squared_difference(a: TensorLike, b: TensorLike) -> Tensor:
-    """(a - b) ** 2 element-wise (kernel SquaredDifference)."""
-    return _binary("SquaredDifference", a, b, "squared_difference")
-
-
-@op
-def atan2(a: TensorLike, b: TensorLike) -> Tensor:
-    """The angle of the point (b, a), in (-pi, pi] (kernel Atan2); float32 output."""
-    return _binary("Atan2", a, b, "atan2")
-
-
-@op
-def equal(a: TensorLike, b: TensorLike) -> Tensor:
-    """a == b element-wise (kernel Equal); bool output."""
-    return _binary("Equal", a, b, "equal", False)
-
-
-@op
-def not_equal(a: TensorLike, b: TensorLike) -> Tensor:
-    """a != b element-wise (kernel NotEqual); bool output."""
-    return _binary("NotEqual", a, b, "not_equal", False)
-
-
-@op
-def less(a: TensorLike, b: TensorLike) -> Tensor:
-    """a < b element-wise (kernel Less); bool output."""
-    return _binary("Less", a, b, "less", False)
-
-
-@op
-def less_equal(a: TensorLike, b: TensorLike) -> Tensor:
-    """a <= b element-wise (kernel LessEqual); bool output."""
-    return _binary("LessEqual", a, b, "less_equal", False)
-
-
-@op
-def greater(a: TensorLike, b: TensorLike) -> Tensor:
-    """a > b element-wise (kernel Greater); bool output."""
-    return _binary("Greater", a, b, "greater", False)
-
-
-@op
-def greater_equal(a: TensorLike, b: TensorLike) -> Tensor:
-    """a >= b element-wise (kernel GreaterEqual); bool output."""
-    return _binary("GreaterEqual", a, b, "greater_equal", False)
-
-
-@op
-def logical_and(a: TensorLike, b: TensorLike) -> Tensor:
-    """a and b on bool tensors (kernel LogicalAnd)."""
-    return _logical("LogicalAnd", a, b, "logical_and")
-
-
-@op
-def logical_or(a: TensorLike, b: TensorLike) -> Tensor:
-    """a or b on bool tensors (kernel LogicalOr)."""
-    return _logical("LogicalOr", a, b, "logical_or")
-
-
-@op
-def logical_xor(a: TensorLike, b: TensorLike) -> Tensor:
-    """a xor b on bool tensors (kernel NotEqual on bools; TF.js composes and / or / not)."""
-    return _logical("NotEqual", a, b, "logical_xor")
+floor_div = _binary_op(
+    "FloorDiv",
+    "floor_div",
+    "floor(a / b) as int32, whatever the input dtype (kernel FloorDiv, as TF.js); x // 0 = 0.",
+)
+mod = _binary_op(
+    "Mod", "mod", "Remainder with the sign of the divisor, like Python's % (kernel Mod); int32 x % 0 = 0."
+)
+pow = _binary_op(
+    "Pow", "pow", "a ** b (kernel Pow); int32 ** int32 stays int32 (fractional results truncate)."
+)
+maximum = _binary_op(
+    "Maximum",
+    "maximum",
+    "Element-wise max, nan if either is nan (kernel Maximum); bool is compared as int32.",
+)
+minimum = _binary_op(
+    "Minimum",
+    "minimum",
+    "Element-wise min, nan if either is nan (kernel Minimum); bool is compared as int32.",
+)
+squared_difference = _binary_op(
+    "SquaredDifference", "squared_difference", "(a - b) ** 2 element-wise (kernel SquaredDifference)."
+)
+atan2 = _binary_op(
+    "Atan2", "atan2", "The angle of the point (b, a), in (-pi, pi] (kernel Atan2); float32 output."
+)
+equal = _compare_op("Equal", "equal", "a == b element-wise (kernel Equal); bool output.")
+not_equal = _compare_op("NotEqual", "not_equal", "a != b element-wise (kernel NotEqual); bool output.")
+less = _compare_op("Less", "less", "a < b element-wise (kernel Less); bool output.")
+less_equal = _compare_op("LessEqual", "less_equal", "a <= b element-wise (kernel LessEqual); bool output.")
+greater = _compare_op("Greater", "greater", "a > b element-wise (kernel Greater); bool output.")
+greater_equal = _compare_op(
+    "GreaterEqual", "greater_equal", "a >= b element-wise (kernel GreaterEqual); bool output."
+)
+logical_and = _logical_op("LogicalAnd", "logical_and", "a and b on bool tensors (kernel LogicalAnd).")
+logical_or = _logical_op("LogicalOr", "logical_or", "a or b on bool tensors (kernel LogicalOr).")
+logical_xor = _logical_op(
+    "NotEqual",
+    "logical_xor",
+    "a xor b on bool tensors (kernel NotEqual on bools; TF.js composes and / or / not).",
+)
 
 
 @op
@@ -229,7 +185,7 @@ def add_n(tensors: Sequence[TensorLike]) -> Tensor:
 @op
 def where(condition: TensorLike, a: TensorLike, b: TensorLike) -> Tensor:
     """a where condition is true, else b; the three shapes broadcast together (kernel Select)."""
-    c = convert_bool(condition, "condition", "where")
+    c = convert_bool_only(condition, "condition", "where")
     ta, tb = convert_pair(a, b, "where", False)
     try:
         broadcast_shapes(broadcast_shapes(c.shape, ta.shape, "where"), tb.shape, "where")

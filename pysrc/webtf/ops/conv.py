@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..conv_info import ConvInfo, check_conv_args, check_data_format, compute_conv_info, parse_pair
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
-from .matmul import convert_numeric
-from .op import TensorLike, op
+from .op import TensorLike, convert_non_bool, named_op, op
 
 __all__ = ["conv2d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d"]
 
@@ -74,46 +73,29 @@ def conv_info_for(x4: Tensor, f: Tensor, attrs: dict[str, Any], depthwise: bool,
     )  # fmt: skip
 
 
-def prepare_conv2d(
+def prepare_conv(
     x: TensorLike, filter: TensorLike, strides: Any, pad: Pad, data_format: str, dilations: Any,
-    dim_rounding_mode: str | None, op_name: str,
-) -> tuple[Tensor, Tensor, Tensor, dict[str, Any]]:  # fmt: skip
-    """Shared conv2d checks: (x, x as 4-D, filter, attrs)."""
-    tx = convert_numeric(x, "x", op_name, "float32")
-    tf_ = convert_numeric(filter, "filter", op_name, "float32")
+    dim_rounding_mode: str | None, depthwise: bool, op_name: str,
+) -> tuple[Tensor, Tensor, Tensor, dict[str, Any], ConvInfo]:  # fmt: skip
+    """Shared conv2d / depthwise_conv2d checks: (x, x as 4-D, filter, attrs, conv info)."""
+    tx = convert_non_bool(x, "x", op_name, "float32")
+    tf_ = convert_non_bool(filter, "filter", op_name, "float32")
     check_filter_rank(tf_, op_name)
     attrs = conv_attrs(strides, pad, data_format, dilations, dim_rounding_mode, op_name)
     if tx.rank not in (3, 4):
         to_4d(tx, op_name)
     if tx.shape[-1] != tf_.shape[2]:
+        mismatch = (
+            f"number of input channels ({tx.shape[-1]}) must match the in_channels dimension in filter"
+            if depthwise
+            else f"depth of input ({tx.shape[-1]}) must match input depth for filter"
+        )
         raise ValueError(
-            f"Error in {op_name}: depth of input ({tx.shape[-1]}) must match input depth for filter "
-            f"{tf_.shape[2]} (x shape {fmt(tx.shape)}, filter shape {fmt(tf_.shape)})"
+            f"Error in {op_name}: {mismatch} {tf_.shape[2]} (x shape {fmt(tx.shape)}, filter shape "
+            f"{fmt(tf_.shape)})"
         )
     x4 = to_4d(tx, op_name)
-    conv_info_for(x4, tf_, attrs, False, op_name)
-    return tx, x4, tf_, attrs
-
-
-def prepare_depthwise(
-    x: TensorLike, filter: TensorLike, strides: Any, pad: Pad, data_format: str, dilations: Any,
-    dim_rounding_mode: str | None, op_name: str,
-) -> tuple[Tensor, Tensor, Tensor, dict[str, Any]]:  # fmt: skip
-    """Shared depthwise_conv2d checks: (x, x as 4-D, filter, attrs)."""
-    tx = convert_numeric(x, "x", op_name, "float32")
-    tf_ = convert_numeric(filter, "filter", op_name, "float32")
-    check_filter_rank(tf_, op_name)
-    attrs = conv_attrs(strides, pad, data_format, dilations, dim_rounding_mode, op_name)
-    if tx.rank not in (3, 4):
-        to_4d(tx, op_name)
-    if tx.shape[-1] != tf_.shape[2]:
-        raise ValueError(
-            f"Error in {op_name}: number of input channels ({tx.shape[-1]}) must match the in_channels "
-            f"dimension in filter {tf_.shape[2]} (x shape {fmt(tx.shape)}, filter shape {fmt(tf_.shape)})"
-        )
-    x4 = to_4d(tx, op_name)
-    conv_info_for(x4, tf_, attrs, True, op_name)
-    return tx, x4, tf_, attrs
+    return tx, x4, tf_, attrs, conv_info_for(x4, tf_, attrs, depthwise, op_name)
 
 
 def from_4d(res: Tensor, x: Tensor) -> Tensor:
@@ -121,38 +103,35 @@ def from_4d(res: Tensor, x: Tensor) -> Tensor:
     return reshape(res, res.shape[1:]) if x.rank == 3 else res
 
 
-@op
-def conv2d(
-    x: TensorLike,
-    filter: TensorLike,
-    strides: int | Sequence[int],
-    pad: Pad,
-    data_format: str = "NHWC",
-    dilations: int | Sequence[int] = 1,
-    dim_rounding_mode: str | None = None,
-) -> Tensor:
-    """2-D convolution of NHWC x with filter [fh, fw, in, out] (kernel Conv2D)."""
-    tx, x4, tf_, attrs = prepare_conv2d(
-        x, filter, strides, pad, data_format, dilations, dim_rounding_mode, "conv2d"
-    )
-    return from_4d(ENGINE.run_kernel("Conv2D", {"x": x4, "filter": tf_}, attrs), tx)
+def _conv_op(kernel: str, depthwise: bool, name: str, doc: str) -> Callable[..., Tensor]:
+    """The op `name` (docstring `doc`): prepare_conv's checks, then `kernel` on x as 4-D."""
+
+    def conv_op(
+        x: TensorLike,
+        filter: TensorLike,
+        strides: int | Sequence[int],
+        pad: Pad,
+        data_format: str = "NHWC",
+        dilations: int | Sequence[int] = 1,
+        dim_rounding_mode: str | None = None,
+    ) -> Tensor:
+        tx, x4, tf_, attrs, _ = prepare_conv(
+            x, filter, strides, pad, data_format, dilations, dim_rounding_mode, depthwise, name
+        )
+        return from_4d(ENGINE.run_kernel(kernel, {"x": x4, "filter": tf_}, attrs), tx)
+
+    return named_op(conv_op, name, doc)
 
 
-@op
-def depthwise_conv2d(
-    x: TensorLike,
-    filter: TensorLike,
-    strides: int | Sequence[int],
-    pad: Pad,
-    data_format: str = "NHWC",
-    dilations: int | Sequence[int] = 1,
-    dim_rounding_mode: str | None = None,
-) -> Tensor:
-    """Depthwise 2-D convolution: filter [fh, fw, in, multiplier] gives in*multiplier channels."""
-    tx, x4, tf_, attrs = prepare_depthwise(
-        x, filter, strides, pad, data_format, dilations, dim_rounding_mode, "depthwise_conv2d"
-    )
-    return from_4d(ENGINE.run_kernel("DepthwiseConv2dNative", {"x": x4, "filter": tf_}, attrs), tx)
+conv2d = _conv_op(
+    "Conv2D", False, "conv2d", "2-D convolution of NHWC x with filter [fh, fw, in, out] (kernel Conv2D)."
+)
+depthwise_conv2d = _conv_op(
+    "DepthwiseConv2dNative",
+    True,
+    "depthwise_conv2d",
+    "Depthwise 2-D convolution: filter [fh, fw, in, multiplier] gives in*multiplier channels.",
+)
 
 
 @op
@@ -166,8 +145,8 @@ def conv2d_transpose(
 ) -> Tensor:
     """Transposed 2-D convolution (the gradient of conv2d w.r.t. its input) of shape output_shape."""
     name = "conv2d_transpose"
-    tx = convert_numeric(x, "x", name, "float32")
-    tf_ = convert_numeric(filter, "filter", name, "float32")
+    tx = convert_non_bool(x, "x", name, "float32")
+    tf_ = convert_non_bool(filter, "filter", name, "float32")
     out_shape = tuple(int(d) for d in output_shape)
     if len(out_shape) != tx.rank:
         raise ValueError(
@@ -211,9 +190,9 @@ def separable_conv2d(
 ) -> Tensor:
     """Depthwise conv2d then a 1x1 conv2d mixing channels (pointwise filter [1, 1, in*mult, out])."""
     name = "separable_conv2d"
-    tx = convert_numeric(x, "x", name, "float32")
-    dw = convert_numeric(depthwise_filter, "depthwise_filter", name, "float32")
-    pw = convert_numeric(pointwise_filter, "pointwise_filter", name, "float32")
+    tx = convert_non_bool(x, "x", name, "float32")
+    dw = convert_non_bool(depthwise_filter, "depthwise_filter", name, "float32")
+    pw = convert_non_bool(pointwise_filter, "pointwise_filter", name, "float32")
     check_data_format(name, data_format)
     x4 = to_4d(tx, name)
     check_filter_rank(dw, name, "depthwise_filter")

@@ -14,6 +14,11 @@ from ..shapes import fmt, size_of
 from ..tensor import Tensor, Variable
 from .op import TensorLike, convert_to_tensor, make_tensor, op
 
+__all__ = [
+    "tensor", "scalar", "zeros", "ones", "fill", "zeros_like", "ones_like", "range", "linspace", "eye",
+    "random_uniform", "random_normal", "truncated_normal", "variable", "clone",
+]  # fmt: skip
+
 
 def _shape(shape: Sequence[int], op_name: str) -> tuple[int, ...]:
     out = tuple(int(d) for d in shape)

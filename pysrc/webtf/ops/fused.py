@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..dtypes import upcast
@@ -10,9 +10,9 @@ from ..engine import ENGINE
 from ..shapes import broadcast_shapes, fmt
 from ..tensor import Tensor
 from .cast import cast
-from .conv import Pad, conv_info_for, from_4d, prepare_conv2d, prepare_depthwise
-from .matmul import convert_matching, convert_numeric, matmul_shape
-from .op import TensorLike, op
+from .conv import Pad, from_4d, prepare_conv
+from .matmul import convert_matching, matmul_shape
+from .op import TensorLike, convert_non_bool, named_op, op
 
 __all__: list[str] = []  # reached as tf.fused.<name>, never top-level
 
@@ -38,7 +38,7 @@ def _fused_inputs(
     for arg, value in (("bias", bias), ("prelu_activation_weights", prelu_activation_weights)):
         if value is None:
             continue
-        t = convert_numeric(value, arg, op_name, "float32")
+        t = convert_non_bool(value, arg, op_name, "float32")
         try:
             ok = broadcast_shapes(out_shape, t.shape, op_name) == tuple(out_shape)
         except ValueError:
@@ -78,55 +78,40 @@ def mat_mul(
     return ENGINE.run_kernel("_FusedMatMul", {"a": ta, "b": tb, **extra}, attrs)
 
 
-@op
-def conv2d(
-    x: TensorLike,
-    filter: TensorLike,
-    strides: int | Sequence[int],
-    pad: Pad,
-    data_format: str = "NHWC",
-    dilations: int | Sequence[int] = 1,
-    dim_rounding_mode: str | None = None,
-    bias: TensorLike | None = None,
-    activation: str = "linear",
-    prelu_activation_weights: TensorLike | None = None,
-    leakyrelu_alpha: float = 0.2,
-) -> Tensor:
-    """activation(conv2d(x, filter) + bias) in one kernel (FusedConv2D)."""
-    name = "fused.conv2d"
-    tx, x4, tf_, attrs = prepare_conv2d(
-        x, filter, strides, pad, data_format, dilations, dim_rounding_mode, name
-    )
-    out = conv_info_for(x4, tf_, attrs, False, name).out_shape
-    extra, act = _fused_inputs(
-        name, out, tx.dtype, bias, activation, prelu_activation_weights, leakyrelu_alpha
-    )
-    return from_4d(ENGINE.run_kernel("FusedConv2D", {"x": x4, "filter": tf_, **extra}, {**attrs, **act}), tx)
+def _fused_conv_op(kernel: str, depthwise: bool, name: str, doc: str) -> Callable[..., Tensor]:
+    """The op fused.`name` (docstring `doc`): the conv op's checks, then `kernel` with bias and activation."""
+    op_name = f"fused.{name}"
+
+    def fused_conv_op(
+        x: TensorLike,
+        filter: TensorLike,
+        strides: int | Sequence[int],
+        pad: Pad,
+        data_format: str = "NHWC",
+        dilations: int | Sequence[int] = 1,
+        dim_rounding_mode: str | None = None,
+        bias: TensorLike | None = None,
+        activation: str = "linear",
+        prelu_activation_weights: TensorLike | None = None,
+        leakyrelu_alpha: float = 0.2,
+    ) -> Tensor:
+        tx, x4, tf_, attrs, info = prepare_conv(
+            x, filter, strides, pad, data_format, dilations, dim_rounding_mode, depthwise, op_name
+        )
+        extra, act = _fused_inputs(
+            op_name, info.out_shape, tx.dtype, bias, activation, prelu_activation_weights, leakyrelu_alpha
+        )
+        return from_4d(ENGINE.run_kernel(kernel, {"x": x4, "filter": tf_, **extra}, {**attrs, **act}), tx)
+
+    return named_op(fused_conv_op, name, doc)
 
 
-@op
-def depthwise_conv2d(
-    x: TensorLike,
-    filter: TensorLike,
-    strides: int | Sequence[int],
-    pad: Pad,
-    data_format: str = "NHWC",
-    dilations: int | Sequence[int] = 1,
-    dim_rounding_mode: str | None = None,
-    bias: TensorLike | None = None,
-    activation: str = "linear",
-    prelu_activation_weights: TensorLike | None = None,
-    leakyrelu_alpha: float = 0.2,
-) -> Tensor:
-    """activation(depthwise_conv2d(x, filter) + bias) in one kernel (FusedDepthwiseConv2D)."""
-    name = "fused.depthwise_conv2d"
-    tx, x4, tf_, attrs = prepare_depthwise(
-        x, filter, strides, pad, data_format, dilations, dim_rounding_mode, name
-    )
-    out = conv_info_for(x4, tf_, attrs, True, name).out_shape
-    extra, act = _fused_inputs(
-        name, out, tx.dtype, bias, activation, prelu_activation_weights, leakyrelu_alpha
-    )
-    return from_4d(
-        ENGINE.run_kernel("FusedDepthwiseConv2D", {"x": x4, "filter": tf_, **extra}, {**attrs, **act}), tx
-    )
+conv2d = _fused_conv_op(
+    "FusedConv2D", False, "conv2d", "activation(conv2d(x, filter) + bias) in one kernel (FusedConv2D)."
+)
+depthwise_conv2d = _fused_conv_op(
+    "FusedDepthwiseConv2D",
+    True,
+    "depthwise_conv2d",
+    "activation(depthwise_conv2d(x, filter) + bias) in one kernel (FusedDepthwiseConv2D).",
+)

@@ -7,22 +7,14 @@ from ..engine import ENGINE
 from ..shapes import broadcast_shapes, fmt
 from ..tensor import Tensor
 from .cast import cast
-from .op import TensorLike, convert_to_tensor, op
+from .op import TensorLike, convert_non_bool, op
 
 __all__ = ["mat_mul"]
 
 
-def convert_numeric(x: TensorLike, arg: str, op_name: str, dtype: str | None = None) -> Tensor:
-    """convert_to_tensor, refusing bool tensors (these ops compute on float32 or int32)."""
-    t = convert_to_tensor(x, arg, op_name, dtype)
-    if t.dtype == "bool":
-        raise TypeError(f"Error in {op_name}: argument '{arg}' has dtype bool; expected float32 or int32")
-    return t
-
-
 def convert_matching(a: TensorLike, b: TensorLike, op_name: str) -> tuple[Tensor, Tensor]:
     """Both operands as tensors of one dtype (the upcast of theirs, as TF.js makeTypesMatch)."""
-    ta, tb = convert_numeric(a, "a", op_name), convert_numeric(b, "b", op_name)
+    ta, tb = convert_non_bool(a, "a", op_name), convert_non_bool(b, "b", op_name)
     if ta.dtype != tb.dtype:
         dtype = upcast(ta.dtype, tb.dtype)
         ta, tb = cast(ta, dtype), cast(tb, dtype)

@@ -130,6 +130,22 @@ def convert_to_tensor(x: TensorLike, arg: str, op: str, dtype: str | None = None
     return make_tensor(x, None, dtype, op, arg)
 
 
+def convert_non_bool(x: TensorLike, arg: str, op: str, dtype: str | None = None) -> Tensor:
+    """convert_to_tensor, refusing bool tensors (for ops that compute on float32 or int32)."""
+    t = convert_to_tensor(x, arg, op, dtype)
+    if t.dtype == "bool":
+        raise TypeError(f"Error in {op}: argument '{arg}' has dtype bool; expected float32 or int32")
+    return t
+
+
+def convert_bool_only(x: TensorLike, arg: str, op: str) -> Tensor:
+    """A bool tensor for `arg` (values are parsed as bool); TypeError for a tensor of another dtype."""
+    t = convert_to_tensor(x, arg, op, None if isinstance(x, Tensor) else "bool")
+    if t.dtype != "bool":
+        raise TypeError(f"Error in {op}: argument '{arg}' must be a bool tensor, but got {t.dtype}")
+    return t
+
+
 def convert_list(xs: Any, arg: str, op: str) -> list[Tensor]:
     """Convert a list of TensorLikes (for variadic ops such as concat)."""
     if not isinstance(xs, (list, tuple)):
@@ -137,3 +153,10 @@ def convert_list(xs: Any, arg: str, op: str) -> list[Tensor]:
             f"Error in {op}: argument '{arg}' must be a list of tensors, but got {type(xs).__name__}"
         )
     return [convert_to_tensor(x, f"{arg}[{i}]", op) for i, x in enumerate(xs)]
+
+
+def named_op(fn: F, name: str, doc: str) -> F:
+    """`fn` as the op `name` with docstring `doc`, run in its own scope (for ops made by a factory)."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return op(fn)

@@ -5,16 +5,28 @@ from __future__ import annotations
 import builtins
 import operator
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from ..engine import ENGINE
 from ..shapes import normalize_axes, normalize_axis
 from ..tensor import Tensor
-from .op import TensorLike, convert_to_tensor, op
+from .op import TensorLike, convert_to_tensor, named_op, op
 
 __all__ = ["sum", "mean", "max", "min", "prod", "all", "any", "arg_max", "arg_min", "log_sum_exp"]
 
 Axis = int | Sequence[int] | None
+
+
+class ReduceOp(Protocol):
+    """The type of the ops _reduce_op makes."""
+
+    def __call__(self, x: TensorLike, axis: Axis = None, keep_dims: bool = False) -> Tensor: ...
+
+
+class ArgOp(Protocol):
+    """The type of the ops _arg_op makes."""
+
+    def __call__(self, x: TensorLike, axis: int = 0) -> Tensor: ...
 
 
 def parse_axes(axis: Axis, rank: int, op_name: str) -> tuple[int, ...]:
@@ -32,83 +44,58 @@ def parse_axes(axis: Axis, rank: int, op_name: str) -> tuple[int, ...]:
     return normalize_axes(axis, rank, op_name)
 
 
-def _reduce(
-    kernel: str, x: TensorLike, axis: Axis, keep_dims: bool, op_name: str, key: str = "axis"
-) -> Tensor:
-    t = convert_to_tensor(x, "x", op_name)
-    axes = parse_axes(axis, t.rank, op_name)
-    return ENGINE.run_kernel(kernel, {"x": t}, {key: axes, "keep_dims": bool(keep_dims)})
+def _reduce_op(kernel: str, name: str, doc: str, key: str = "axis", logical: bool = False) -> ReduceOp:
+    """The op `name` (docstring `doc`): `kernel` over `axis` (attr `key`); a logical op reads x as bool."""
+
+    def reduce_op(x: TensorLike, axis: Axis = None, keep_dims: bool = False) -> Tensor:
+        t = convert_to_tensor(x, "x", name, "bool" if logical else None)
+        axes = parse_axes(axis, t.rank, name)
+        if logical and t.dtype != "bool":
+            t = ENGINE.run_kernel("Cast", {"x": t}, {"dtype": "bool"})
+        return ENGINE.run_kernel(kernel, {"x": t}, {key: axes, "keep_dims": bool(keep_dims)})
+
+    return named_op(reduce_op, name, doc)
 
 
-@op
-def sum(x: TensorLike, axis: Axis = None, keep_dims: bool = False) -> Tensor:  # noqa: A001
-    """Sum over `axis` (None = all); bool and int32 sum to int32 (kernel Sum)."""
-    return _reduce("Sum", x, axis, keep_dims, "sum")
+sum = _reduce_op("Sum", "sum", "Sum over `axis` (None = all); bool and int32 sum to int32 (kernel Sum).")
+mean = _reduce_op("Mean", "mean", "Mean over `axis` (None = all), always float32 (kernel Mean).")
+max = _reduce_op(
+    "Max", "max", "Maximum over `axis` (None = all); NaN propagates (kernel Max).", "reduction_indices"
+)
+min = _reduce_op("Min", "min", "Minimum over `axis` (None = all); NaN propagates (kernel Min).")
+prod = _reduce_op(
+    "Prod", "prod", "Product over `axis` (None = all); bool and int32 multiply to int32 (kernel Prod)."
+)
+all = _reduce_op(
+    "All",
+    "all",
+    "Logical AND over `axis` (None = all); non-bool input counts non-zero as true (kernel All).",
+    logical=True,
+)
+any = _reduce_op(
+    "Any",
+    "any",
+    "Logical OR over `axis` (None = all); non-bool input counts non-zero as true (kernel Any).",
+    logical=True,
+)
 
 
-@op
-def mean(x: TensorLike, axis: Axis = None, keep_dims: bool = False) -> Tensor:
-    """Mean over `axis` (None = all), always float32 (kernel Mean)."""
-    return _reduce("Mean", x, axis, keep_dims, "mean")
+def _arg_op(kernel: str, name: str, doc: str) -> ArgOp:
+    """The op `name` (docstring `doc`): `kernel`, an int32 index along one axis."""
+
+    def arg_op(x: TensorLike, axis: int = 0) -> Tensor:
+        t = convert_to_tensor(x, "x", name)
+        if isinstance(axis, bool) or not hasattr(axis, "__index__"):
+            raise TypeError(f"Error in {name}: axis must be an int, but got {axis!r}")
+        return ENGINE.run_kernel(
+            kernel, {"x": t}, {"axis": normalize_axis(operator.index(axis), t.rank, name)}
+        )
+
+    return named_op(arg_op, name, doc)
 
 
-@op
-def max(x: TensorLike, axis: Axis = None, keep_dims: bool = False) -> Tensor:  # noqa: A001
-    """Maximum over `axis` (None = all); NaN propagates (kernel Max)."""
-    return _reduce("Max", x, axis, keep_dims, "max", "reduction_indices")
-
-
-@op
-def min(x: TensorLike, axis: Axis = None, keep_dims: bool = False) -> Tensor:  # noqa: A001
-    """Minimum over `axis` (None = all); NaN propagates (kernel Min)."""
-    return _reduce("Min", x, axis, keep_dims, "min")
-
-
-@op
-def prod(x: TensorLike, axis: Axis = None, keep_dims: bool = False) -> Tensor:
-    """Product over `axis` (None = all); bool and int32 multiply to int32 (kernel Prod)."""
-    return _reduce("Prod", x, axis, keep_dims, "prod")
-
-
-def _logical(kernel: str, x: TensorLike, axis: Axis, keep_dims: bool, op_name: str) -> Tensor:
-    t = convert_to_tensor(x, "x", op_name, "bool")
-    axes = parse_axes(axis, t.rank, op_name)
-    if t.dtype != "bool":
-        t = ENGINE.run_kernel("Cast", {"x": t}, {"dtype": "bool"})
-    return ENGINE.run_kernel(kernel, {"x": t}, {"axis": axes, "keep_dims": bool(keep_dims)})
-
-
-@op
-def all(x: TensorLike, axis: Axis = None, keep_dims: bool = False) -> Tensor:  # noqa: A001
-    """Logical AND over `axis` (None = all); non-bool input counts non-zero as true (kernel All)."""
-    return _logical("All", x, axis, keep_dims, "all")
-
-
-@op
-def any(x: TensorLike, axis: Axis = None, keep_dims: bool = False) -> Tensor:  # noqa: A001
-    """Logical OR over `axis` (None = all); non-bool input counts non-zero as true (kernel Any)."""
-    return _logical("Any", x, axis, keep_dims, "any")
-
-
-def _arg(kernel: str, x: TensorLike, axis: int, op_name: str) -> Tensor:
-    t = convert_to_tensor(x, "x", op_name)
-    if isinstance(axis, bool) or not hasattr(axis, "__index__"):
-        raise TypeError(f"Error in {op_name}: axis must be an int, but got {axis!r}")
-    return ENGINE.run_kernel(
-        kernel, {"x": t}, {"axis": normalize_axis(operator.index(axis), t.rank, op_name)}
-    )
-
-
-@op
-def arg_max(x: TensorLike, axis: int = 0) -> Tensor:
-    """int32 index of the first maximum along `axis` (kernel ArgMax)."""
-    return _arg("ArgMax", x, axis, "arg_max")
-
-
-@op
-def arg_min(x: TensorLike, axis: int = 0) -> Tensor:
-    """int32 index of the first minimum along `axis` (kernel ArgMin)."""
-    return _arg("ArgMin", x, axis, "arg_min")
+arg_max = _arg_op("ArgMax", "arg_max", "int32 index of the first maximum along `axis` (kernel ArgMax).")
+arg_min = _arg_op("ArgMin", "arg_min", "int32 index of the first minimum along `axis` (kernel ArgMin).")
 
 
 @op

@@ -37,7 +37,11 @@ def _pairs(values: Any, m: int, arg: str, name: str, block_arg: str = "block_sha
     return out
 
 
-def _block(block_shape: Any, x: Tensor, name: str) -> list[int]:
+def _block_args(
+    x: TensorLike, block_shape: Any, pairs: Any, arg: str, name: str
+) -> tuple[Tensor, list[int], list[list[int]]]:
+    """x, block_shape and the [M, 2] paddings / crops of space_to_batch_nd and batch_to_space_nd, checked."""
+    x = convert_to_tensor(x, "x", name)
     block = _ints(block_shape, "block_shape", name)
     if any(b < 1 for b in block):
         raise ValueError(f"Error in {name}: block_shape values must be >= 1, but got {block}")
@@ -46,7 +50,7 @@ def _block(block_shape: Any, x: Tensor, name: str) -> list[int]:
             f"Error in {name}: input rank {x.rank} should be > the length of block_shape {len(block)} "
             f"(input shape {fmt(x.shape)})"
         )
-    return block
+    return x, block, _pairs(pairs, len(block), arg, name)
 
 
 @op
@@ -74,9 +78,7 @@ def depth_to_space(x: TensorLike, block_size: int, data_format: str = "NHWC") ->
 def space_to_batch_nd(x: TensorLike, block_shape: Sequence[int], paddings: Sequence[Sequence[int]]) -> Tensor:
     """Zero-pad spatial dims 1..M, split them into block_shape blocks and move the blocks into the batch."""
     name = "space_to_batch_nd"
-    x = convert_to_tensor(x, "x", name)
-    block = _block(block_shape, x, name)
-    pads = _pairs(paddings, len(block), "paddings", name)
+    x, block, pads = _block_args(x, block_shape, paddings, "paddings", name)
     spatial = x.shape[1 : 1 + len(block)]
     if any((d + p[0] + p[1]) % b for d, p, b in zip(spatial, pads, block, strict=True)):
         raise ValueError(
@@ -91,9 +93,7 @@ def space_to_batch_nd(x: TensorLike, block_shape: Sequence[int], paddings: Seque
 def batch_to_space_nd(x: TensorLike, block_shape: Sequence[int], crops: Sequence[Sequence[int]]) -> Tensor:
     """Inverse of space_to_batch_nd: move batch blocks back into spatial dims 1..M, then crop them."""
     name = "batch_to_space_nd"
-    x = convert_to_tensor(x, "x", name)
-    block = _block(block_shape, x, name)
-    crop = _pairs(crops, len(block), "crops", name)
+    x, block, crop = _block_args(x, block_shape, crops, "crops", name)
     p = prod(block)
     if x.shape[0] % p:
         raise ValueError(

@@ -8,11 +8,14 @@ Math follows float32 TF.js: log(-1) and sqrt(-1) are nan, exp(1000) is inf; noth
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Protocol
+
 from ..engine import ENGINE
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor
 from .cast import cast
-from .op import TensorLike, convert_to_tensor, op
+from .op import TensorLike, convert_bool_only, convert_to_tensor, named_op, op
 
 __all__ = [
     "abs", "neg", "exp", "expm1", "log", "log1p", "sqrt", "rsqrt", "square", "reciprocal", "sigmoid", "tanh",
@@ -22,14 +25,31 @@ __all__ = [
 ]  # fmt: skip
 
 
-def numeric(x: TensorLike, arg: str, op_name: str) -> Tensor:
+class UnaryOp(Protocol):
+    """The type of the ops _unary_op makes."""
+
+    def __call__(self, x: TensorLike) -> Tensor: ...
+
+
+def _convert_bool_as_int(x: TensorLike, arg: str, op_name: str) -> Tensor:
     """convert_to_tensor for math ops: bool tensors become int32 (0 / 1)."""
     t = convert_to_tensor(x, arg, op_name)
     return cast(t, "int32") if t.dtype == "bool" else t
 
 
 def _unary(kernel: str, x: TensorLike, op_name: str, attrs: dict | None = None) -> Tensor:
-    return ENGINE.run_kernel(kernel, {"x": numeric(x, "x", op_name)}, attrs)
+    return ENGINE.run_kernel(kernel, {"x": _convert_bool_as_int(x, "x", op_name)}, attrs)
+
+
+def _unary_op(
+    kernel: str, name: str, doc: str, convert: Callable[[TensorLike, str, str], Tensor] = _convert_bool_as_int
+) -> UnaryOp:
+    """The op `name` (docstring `doc`): `kernel` on x converted by `convert` (by default bool as int32)."""
+
+    def unary_op(x: TensorLike) -> Tensor:
+        return ENGINE.run_kernel(kernel, {"x": convert(x, "x", name)})
+
+    return named_op(unary_op, name, doc)
 
 
 def _number(value: object, arg: str, op_name: str) -> float:
@@ -38,100 +58,24 @@ def _number(value: object, arg: str, op_name: str) -> float:
     return value if isinstance(value, int) else float(value)  # type: ignore[arg-type]
 
 
-@op
-def abs(x: TensorLike) -> Tensor:  # noqa: A001
-    """|x| element-wise (kernel Abs); int32 stays int32."""
-    return _unary("Abs", x, "abs")
-
-
-@op
-def neg(x: TensorLike) -> Tensor:
-    """-x element-wise (kernel Neg)."""
-    return _unary("Neg", x, "neg")
-
-
-@op
-def exp(x: TensorLike) -> Tensor:
-    """e ** x element-wise (kernel Exp); float32 output, overflow gives inf."""
-    return _unary("Exp", x, "exp")
-
-
-@op
-def expm1(x: TensorLike) -> Tensor:
-    """e ** x - 1 element-wise, accurate near 0 (kernel Expm1)."""
-    return _unary("Expm1", x, "expm1")
-
-
-@op
-def log(x: TensorLike) -> Tensor:
-    """Natural logarithm (kernel Log): log(0) = -inf, log(x < 0) = nan."""
-    return _unary("Log", x, "log")
-
-
-@op
-def log1p(x: TensorLike) -> Tensor:
-    """log(1 + x), accurate near 0 (kernel Log1p)."""
-    return _unary("Log1p", x, "log1p")
-
-
-@op
-def sqrt(x: TensorLike) -> Tensor:
-    """Square root (kernel Sqrt): sqrt(x < 0) = nan."""
-    return _unary("Sqrt", x, "sqrt")
-
-
-@op
-def rsqrt(x: TensorLike) -> Tensor:
-    """1 / sqrt(x) (kernel Rsqrt): rsqrt(0) = inf."""
-    return _unary("Rsqrt", x, "rsqrt")
-
-
-@op
-def square(x: TensorLike) -> Tensor:
-    """x * x element-wise (kernel Square); int32 stays int32."""
-    return _unary("Square", x, "square")
-
-
-@op
-def reciprocal(x: TensorLike) -> Tensor:
-    """1 / x (kernel Reciprocal): 1 / 0 = inf."""
-    return _unary("Reciprocal", x, "reciprocal")
-
-
-@op
-def sigmoid(x: TensorLike) -> Tensor:
-    """1 / (1 + e ** -x) (kernel Sigmoid)."""
-    return _unary("Sigmoid", x, "sigmoid")
-
-
-@op
-def tanh(x: TensorLike) -> Tensor:
-    """Hyperbolic tangent (kernel Tanh)."""
-    return _unary("Tanh", x, "tanh")
-
-
-@op
-def relu(x: TensorLike) -> Tensor:
-    """max(x, 0) (kernel Relu); int32 stays int32."""
-    return _unary("Relu", x, "relu")
-
-
-@op
-def relu6(x: TensorLike) -> Tensor:
-    """min(max(x, 0), 6) (kernel Relu6); int32 stays int32."""
-    return _unary("Relu6", x, "relu6")
-
-
-@op
-def elu(x: TensorLike) -> Tensor:
-    """x for x >= 0, e ** x - 1 below (kernel Elu)."""
-    return _unary("Elu", x, "elu")
-
-
-@op
-def selu(x: TensorLike) -> Tensor:
-    """Scaled elu: scale * x for x >= 0, scale * alpha * (e ** x - 1) below (kernel Selu)."""
-    return _unary("Selu", x, "selu")
+abs = _unary_op("Abs", "abs", "|x| element-wise (kernel Abs); int32 stays int32.")
+neg = _unary_op("Neg", "neg", "-x element-wise (kernel Neg).")
+exp = _unary_op("Exp", "exp", "e ** x element-wise (kernel Exp); float32 output, overflow gives inf.")
+expm1 = _unary_op("Expm1", "expm1", "e ** x - 1 element-wise, accurate near 0 (kernel Expm1).")
+log = _unary_op("Log", "log", "Natural logarithm (kernel Log): log(0) = -inf, log(x < 0) = nan.")
+log1p = _unary_op("Log1p", "log1p", "log(1 + x), accurate near 0 (kernel Log1p).")
+sqrt = _unary_op("Sqrt", "sqrt", "Square root (kernel Sqrt): sqrt(x < 0) = nan.")
+rsqrt = _unary_op("Rsqrt", "rsqrt", "1 / sqrt(x) (kernel Rsqrt): rsqrt(0) = inf.")
+square = _unary_op("Square", "square", "x * x element-wise (kernel Square); int32 stays int32.")
+reciprocal = _unary_op("Reciprocal", "reciprocal", "1 / x (kernel Reciprocal): 1 / 0 = inf.")
+sigmoid = _unary_op("Sigmoid", "sigmoid", "1 / (1 + e ** -x) (kernel Sigmoid).")
+tanh = _unary_op("Tanh", "tanh", "Hyperbolic tangent (kernel Tanh).")
+relu = _unary_op("Relu", "relu", "max(x, 0) (kernel Relu); int32 stays int32.")
+relu6 = _unary_op("Relu6", "relu6", "min(max(x, 0), 6) (kernel Relu6); int32 stays int32.")
+elu = _unary_op("Elu", "elu", "x for x >= 0, e ** x - 1 below (kernel Elu).")
+selu = _unary_op(
+    "Selu", "selu", "Scaled elu: scale * x for x >= 0, scale * alpha * (e ** x - 1) below (kernel Selu)."
+)
 
 
 @op
@@ -143,125 +87,40 @@ def leaky_relu(x: TensorLike, alpha: float = 0.2) -> Tensor:
 @op
 def prelu(x: TensorLike, alpha: TensorLike) -> Tensor:
     """x for x >= 0, alpha * x below, with alpha broadcast against x (kernel Prelu)."""
-    tx, ta = numeric(x, "x", "prelu"), numeric(alpha, "alpha", "prelu")
+    tx, ta = _convert_bool_as_int(x, "x", "prelu"), _convert_bool_as_int(alpha, "alpha", "prelu")
     broadcast_shapes(tx.shape, ta.shape, "prelu")
     return ENGINE.run_kernel("Prelu", {"x": tx, "alpha": ta})
 
 
-@op
-def softplus(x: TensorLike) -> Tensor:
-    """log(1 + e ** x), without overflow (kernel Softplus)."""
-    return _unary("Softplus", x, "softplus")
-
-
-@op
-def floor(x: TensorLike) -> Tensor:
-    """Largest integer <= x (kernel Floor); int32 stays int32."""
-    return _unary("Floor", x, "floor")
-
-
-@op
-def ceil(x: TensorLike) -> Tensor:
-    """Smallest integer >= x (kernel Ceil); int32 stays int32."""
-    return _unary("Ceil", x, "ceil")
-
-
-@op
-def round(x: TensorLike) -> Tensor:  # noqa: A001
-    """Nearest integer, halves to even (kernel Round): round(2.5) = 2, round(3.5) = 4."""
-    return _unary("Round", x, "round")
-
-
-@op
-def sign(x: TensorLike) -> Tensor:
-    """-1, 0 or 1 by the sign of x, 0 for nan (kernel Sign); int32 stays int32."""
-    return _unary("Sign", x, "sign")
-
-
-@op
-def sin(x: TensorLike) -> Tensor:
-    """Sine (kernel Sin)."""
-    return _unary("Sin", x, "sin")
-
-
-@op
-def cos(x: TensorLike) -> Tensor:
-    """Cosine (kernel Cos)."""
-    return _unary("Cos", x, "cos")
-
-
-@op
-def tan(x: TensorLike) -> Tensor:
-    """Tangent (kernel Tan)."""
-    return _unary("Tan", x, "tan")
-
-
-@op
-def asin(x: TensorLike) -> Tensor:
-    """Inverse sine (kernel Asin): nan outside [-1, 1]."""
-    return _unary("Asin", x, "asin")
-
-
-@op
-def acos(x: TensorLike) -> Tensor:
-    """Inverse cosine (kernel Acos): nan outside [-1, 1]."""
-    return _unary("Acos", x, "acos")
-
-
-@op
-def atan(x: TensorLike) -> Tensor:
-    """Inverse tangent (kernel Atan)."""
-    return _unary("Atan", x, "atan")
-
-
-@op
-def sinh(x: TensorLike) -> Tensor:
-    """Hyperbolic sine (kernel Sinh)."""
-    return _unary("Sinh", x, "sinh")
-
-
-@op
-def cosh(x: TensorLike) -> Tensor:
-    """Hyperbolic cosine (kernel Cosh)."""
-    return _unary("Cosh", x, "cosh")
-
-
-@op
-def erf(x: TensorLike) -> Tensor:
-    """Gauss error function (kernel Erf)."""
-    return _unary("Erf", x, "erf")
-
-
-@op
-def is_nan(x: TensorLike) -> Tensor:
-    """True where x is nan (kernel IsNan); bool output."""
-    return ENGINE.run_kernel("IsNan", {"x": convert_to_tensor(x, "x", "is_nan")})
-
-
-@op
-def is_finite(x: TensorLike) -> Tensor:
-    """True where x is neither nan nor +-inf (kernel IsFinite); bool output."""
-    return ENGINE.run_kernel("IsFinite", {"x": convert_to_tensor(x, "x", "is_finite")})
-
-
-@op
-def is_inf(x: TensorLike) -> Tensor:
-    """True where x is +inf or -inf (kernel IsInf); bool output."""
-    return ENGINE.run_kernel("IsInf", {"x": convert_to_tensor(x, "x", "is_inf")})
-
-
-def convert_bool(x: TensorLike, arg: str, op_name: str) -> Tensor:
-    """A bool tensor for `arg` (values are parsed as bool); TypeError for a tensor of another dtype."""
-    t = convert_to_tensor(x, arg, op_name, None if isinstance(x, Tensor) else "bool")
-    if t.dtype != "bool":
-        raise TypeError(f"Error in {op_name}: argument '{arg}' must be a bool tensor, but got {t.dtype}")
-    return t
-
-
-@op
-def logical_not(x: TensorLike) -> Tensor:
-    """not x on a bool tensor (kernel LogicalNot)."""
-    return ENGINE.run_kernel("LogicalNot", {"x": convert_bool(x, "x", "logical_not")})
+softplus = _unary_op("Softplus", "softplus", "log(1 + e ** x), without overflow (kernel Softplus).")
+floor = _unary_op("Floor", "floor", "Largest integer <= x (kernel Floor); int32 stays int32.")
+ceil = _unary_op("Ceil", "ceil", "Smallest integer >= x (kernel Ceil); int32 stays int32.")
+round = _unary_op(
+    "Round", "round", "Nearest integer, halves to even (kernel Round): round(2.5) = 2, round(3.5) = 4."
+)
+sign = _unary_op("Sign", "sign", "-1, 0 or 1 by the sign of x, 0 for nan (kernel Sign); int32 stays int32.")
+sin = _unary_op("Sin", "sin", "Sine (kernel Sin).")
+cos = _unary_op("Cos", "cos", "Cosine (kernel Cos).")
+tan = _unary_op("Tan", "tan", "Tangent (kernel Tan).")
+asin = _unary_op("Asin", "asin", "Inverse sine (kernel Asin): nan outside [-1, 1].")
+acos = _unary_op("Acos", "acos", "Inverse cosine (kernel Acos): nan outside [-1, 1].")
+atan = _unary_op("Atan", "atan", "Inverse tangent (kernel Atan).")
+sinh = _unary_op("Sinh", "sinh", "Hyperbolic sine (kernel Sinh).")
+cosh = _unary_op("Cosh", "cosh", "Hyperbolic cosine (kernel Cosh).")
+erf = _unary_op("Erf", "erf", "Gauss error function (kernel Erf).")
+is_nan = _unary_op("IsNan", "is_nan", "True where x is nan (kernel IsNan); bool output.", convert_to_tensor)
+is_finite = _unary_op(
+    "IsFinite",
+    "is_finite",
+    "True where x is neither nan nor +-inf (kernel IsFinite); bool output.",
+    convert_to_tensor,
+)
+is_inf = _unary_op(
+    "IsInf", "is_inf", "True where x is +inf or -inf (kernel IsInf); bool output.", convert_to_tensor
+)
+logical_not = _unary_op(
+    "LogicalNot", "logical_not", "not x on a bool tensor (kernel LogicalNot).", convert_bool_only
+)
 
 
 @op

@@ -5,7 +5,6 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
-from ...dtypes import BYTES_PER_ELEMENT
 from ..base import Backend, TensorInfo, new_data_id
 
 
@@ -37,7 +36,3 @@ class CpuBackend(Backend):
 
     def memory(self) -> dict[str, Any]:
         return {"unreliable": False, "num_bytes_in_cpu": sum(len(v) * v.itemsize for v in self.data.values())}
-
-    def bytes_of(self, dtype: str, size: int) -> int:
-        """Bytes a buffer of this dtype and size takes."""
-        return BYTES_PER_ELEMENT[dtype] * size

@@ -56,11 +56,38 @@ class _Conv(Layer):
         if int(config.get("groups", 1) or 1) != 1:
             raise self.error(f"groups={config['groups']} is not supported")
 
-    def spatial(self, s: Shape) -> tuple[int | None, int | None]:
+    def kernels(self, c: int) -> list[WeightDef]:
+        """The kernel weights for `c` input channels."""
+        raise NotImplementedError
+
+    def out_channels(self, c: int | None) -> int | None:
+        """Output channels for `c` input channels (also the bias size)."""
+        return self.filters
+
+    def build(self, input_shape: ShapeArg) -> list[WeightDef]:
+        s = single(self, input_shape)
+        need_rank(self, s, 4)
+        c = known(self, s, 3)
+        defs = self.kernels(c)
+        return defs + ([WeightDef("bias", (self.out_channels(c),))] if self.use_bias else [])
+
+    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
+        s = single(self, input_shape)
         return (
+            s[0],
             conv_length(s[1], self.kernel_size[0], self.padding, self.strides[0], self.dilation[0]),
             conv_length(s[2], self.kernel_size[1], self.padding, self.strides[1], self.dilation[1]),
+            self.out_channels(s[3]),
         )
+
+    def call_fused(self, fused_op: Any, kernel: str, inputs: Tensor) -> Tensor:
+        """`fused_op` with bias and, where a fused kernel has it, the activation."""
+        act = activations.FUSED.get(self.activation)
+        y = fused_op(
+            inputs, self.weights[kernel], self.strides, self.padding, "NHWC", self.dilation,
+            bias=self.w("bias"), activation=act or "linear",
+        )  # fmt: skip
+        return y if act else activate(y, self.activation)
 
     def finish(self, y: Tensor) -> Tensor:
         """Bias and activation, for the convolutions without a fused kernel."""
@@ -73,75 +100,42 @@ class _Conv(Layer):
 class Conv2D(_Conv):
     """2-D convolution, fused with its bias and activation."""
 
-    def build(self, input_shape: ShapeArg) -> list[WeightDef]:
-        s = single(self, input_shape)
-        need_rank(self, s, 4)
-        defs = [WeightDef("kernel", (*self.kernel_size, known(self, s, 3), self.filters))]
-        return defs + ([WeightDef("bias", (self.filters,))] if self.use_bias else [])
-
-    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
-        s = single(self, input_shape)
-        return (s[0], *self.spatial(s), self.filters)
+    def kernels(self, c: int) -> list[WeightDef]:
+        return [WeightDef("kernel", (*self.kernel_size, c, self.filters))]
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
-        act = activations.FUSED.get(self.activation)
-        y = fused.conv2d(
-            inputs, self.weights["kernel"], self.strides, self.padding, "NHWC", self.dilation,
-            bias=self.w("bias"), activation=act or "linear",
-        )  # fmt: skip
-        return y if act else activate(y, self.activation)
+        return self.call_fused(fused.conv2d, "kernel", inputs)
+
+
+class _Depthwise(_Conv):
+    """What the depthwise convolutions share: depth_multiplier and the depthwise kernel."""
+
+    def configure(self, config: dict[str, Any]) -> None:
+        super().configure(config)
+        self.depth_multiplier = int(config.get("depth_multiplier", 1))
+
+    def kernels(self, c: int) -> list[WeightDef]:
+        return [WeightDef("depthwise_kernel", (*self.kernel_size, c, self.depth_multiplier))]
 
 
 @register
-class DepthwiseConv2D(_Conv):
+class DepthwiseConv2D(_Depthwise):
     """Depthwise 2-D convolution (depth_multiplier outputs per channel), fused with bias and activation."""
 
-    def configure(self, config: dict[str, Any]) -> None:
-        super().configure(config)
-        self.depth_multiplier = int(config.get("depth_multiplier", 1))
-
-    def build(self, input_shape: ShapeArg) -> list[WeightDef]:
-        s = single(self, input_shape)
-        need_rank(self, s, 4)
-        c = known(self, s, 3)
-        defs = [WeightDef("depthwise_kernel", (*self.kernel_size, c, self.depth_multiplier))]
-        return defs + ([WeightDef("bias", (c * self.depth_multiplier,))] if self.use_bias else [])
-
-    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
-        s = single(self, input_shape)
-        c = None if s[3] is None else s[3] * self.depth_multiplier
-        return (s[0], *self.spatial(s), c)
+    def out_channels(self, c: int | None) -> int | None:
+        return None if c is None else c * self.depth_multiplier
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
-        act = activations.FUSED.get(self.activation)
-        y = fused.depthwise_conv2d(
-            inputs, self.weights["depthwise_kernel"], self.strides, self.padding, "NHWC", self.dilation,
-            bias=self.w("bias"), activation=act or "linear",
-        )  # fmt: skip
-        return y if act else activate(y, self.activation)
+        return self.call_fused(fused.depthwise_conv2d, "depthwise_kernel", inputs)
 
 
 @register
-class SeparableConv2D(_Conv):
+class SeparableConv2D(_Depthwise):
     """Depthwise then pointwise (1x1) convolution, then bias and activation."""
 
-    def configure(self, config: dict[str, Any]) -> None:
-        super().configure(config)
-        self.depth_multiplier = int(config.get("depth_multiplier", 1))
-
-    def build(self, input_shape: ShapeArg) -> list[WeightDef]:
-        s = single(self, input_shape)
-        need_rank(self, s, 4)
-        c = known(self, s, 3)
-        defs = [
-            WeightDef("depthwise_kernel", (*self.kernel_size, c, self.depth_multiplier)),
-            WeightDef("pointwise_kernel", (1, 1, c * self.depth_multiplier, self.filters)),
-        ]
-        return defs + ([WeightDef("bias", (self.filters,))] if self.use_bias else [])
-
-    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
-        s = single(self, input_shape)
-        return (s[0], *self.spatial(s), self.filters)
+    def kernels(self, c: int) -> list[WeightDef]:
+        pointwise = WeightDef("pointwise_kernel", (1, 1, c * self.depth_multiplier, self.filters))
+        return [*super().kernels(c), pointwise]
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         y = conv.separable_conv2d(
@@ -162,11 +156,8 @@ class Conv2DTranspose(_Conv):
         if config.get("output_padding") is not None:
             raise self.error("output_padding is not supported")
 
-    def build(self, input_shape: ShapeArg) -> list[WeightDef]:
-        s = single(self, input_shape)
-        need_rank(self, s, 4)
-        defs = [WeightDef("kernel", (*self.kernel_size, self.filters, known(self, s, 3)))]
-        return defs + ([WeightDef("bias", (self.filters,))] if self.use_bias else [])
+    def kernels(self, c: int) -> list[WeightDef]:
+        return [WeightDef("kernel", (*self.kernel_size, self.filters, c))]
 
     def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
         s = single(self, input_shape)
@@ -179,14 +170,7 @@ class Conv2DTranspose(_Conv):
         )
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
-        b, h, w, _ = inputs.shape
-        (kh, kw), (sh, sw) = self.kernel_size, self.strides
-        out = [
-            b,
-            deconv_length(h, kh, self.padding, sh),
-            deconv_length(w, kw, self.padding, sw),
-            self.filters,
-        ]
+        out = list(self.compute_output_shape(inputs.shape))
         y = conv.conv2d_transpose(inputs, self.weights["kernel"], out, self.strides, self.padding)
         return self.finish(y)
 
@@ -281,45 +265,45 @@ def _pads(layer: Layer, value: Any, what: str) -> tuple[tuple[int, int], tuple[i
     return (h, h), (w, w)
 
 
+class _Borders(Layer):
+    """Rows and columns added at (sign 1) or cut from (sign -1) the borders of height and width."""
+
+    key, default, sign = "padding", 1, 1
+
+    def configure(self, config: dict[str, Any]) -> None:
+        channels_last(self, config)
+        self.borders = _pads(self, config.get(self.key, self.default), self.key)
+
+    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
+        s = single(self, input_shape)
+        need_rank(self, s, 4)
+        (t, b), (left, r) = self.borders
+        h = None if s[1] is None else s[1] + self.sign * (t + b)
+        w = None if s[2] is None else s[2] + self.sign * (left + r)
+        if self.sign < 0 and ((h is not None and h < 0) or (w is not None and w < 0)):
+            raise self.error(
+                f"cropping {[list(c) for c in self.borders]} is larger than inputs {fmt_shape(s)}"
+            )
+        return (s[0], h, w, s[3])
+
+
 @register
-class ZeroPadding2D(Layer):
+class ZeroPadding2D(_Borders):
     """Pad height and width with zeros."""
 
-    def configure(self, config: dict[str, Any]) -> None:
-        channels_last(self, config)
-        self.pads = _pads(self, config.get("padding", 1), "padding")
-
-    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
-        s = single(self, input_shape)
-        need_rank(self, s, 4)
-        (t, b), (left, r) = self.pads
-        return (s[0], None if s[1] is None else s[1] + t + b, None if s[2] is None else s[2] + left + r, s[3])
-
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
-        return slicing.pad(inputs, [[0, 0], list(self.pads[0]), list(self.pads[1]), [0, 0]])
+        return slicing.pad(inputs, [[0, 0], list(self.borders[0]), list(self.borders[1]), [0, 0]])
 
 
 @register
-class Cropping2D(Layer):
+class Cropping2D(_Borders):
     """Crop height and width."""
 
-    def configure(self, config: dict[str, Any]) -> None:
-        channels_last(self, config)
-        self.crops = _pads(self, config.get("cropping", 0), "cropping")
-
-    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
-        s = single(self, input_shape)
-        need_rank(self, s, 4)
-        (t, b), (left, r) = self.crops
-        h = None if s[1] is None else s[1] - t - b
-        w = None if s[2] is None else s[2] - left - r
-        if (h is not None and h < 0) or (w is not None and w < 0):
-            raise self.error(f"cropping {[list(c) for c in self.crops]} is larger than inputs {fmt_shape(s)}")
-        return (s[0], h, w, s[3])
+    key, default, sign = "cropping", 0, -1
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         b, h, w, c = inputs.shape
-        (t, bot), (left, r) = self.crops
+        (t, bot), (left, r) = self.borders
         return slicing.slice(inputs, [0, t, left, 0], [b, h - t - bot, w - left - r, c])
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...ops import binary, reduce, shape, slicing, unary
@@ -30,6 +31,8 @@ class _Merge(Layer):
     """Elementwise merge of two or more inputs of broadcastable shapes."""
 
     arity: int | None = None
+    #: the op that merges two inputs (a staticmethod)
+    merge: Callable[[Tensor, Tensor], Tensor]
 
     def inputs_of(self, input_shape: ShapeArg) -> list[Shape]:
         shapes = input_shape if isinstance(input_shape, list) else [input_shape]
@@ -45,9 +48,6 @@ class _Merge(Layer):
             out = _broadcast(self, out, s)
         return out
 
-    def merge(self, a: Tensor, b: Tensor) -> Tensor:
-        raise NotImplementedError
-
     def call(self, inputs: list[Tensor], kwargs: dict[str, Any]) -> Tensor:
         out = inputs[0]
         for t in inputs[1:]:
@@ -55,54 +55,29 @@ class _Merge(Layer):
         return out
 
 
-@register
-class Add(_Merge):
-    """Sum of the inputs."""
+def _merge_layer(
+    name: str, merge: Callable[[Tensor, Tensor], Tensor], doc: str, arity: int | None = None
+) -> type[_Merge]:
+    """The registered merge layer `name` (docstring `doc`) that folds its inputs with `merge`."""
+    attrs = {"__doc__": doc, "__module__": __name__, "arity": arity, "merge": staticmethod(merge)}
+    return register(type(name, (_Merge,), attrs))
 
-    def merge(self, a: Tensor, b: Tensor) -> Tensor:
-        return binary.add(a, b)
 
-
-@register
-class Subtract(_Merge):
-    """First input minus the second."""
-
-    arity = 2
-
-    def merge(self, a: Tensor, b: Tensor) -> Tensor:
-        return binary.sub(a, b)
+Add = _merge_layer("Add", binary.add, "Sum of the inputs.")
+Subtract = _merge_layer("Subtract", binary.sub, "First input minus the second.", arity=2)
+Multiply = _merge_layer("Multiply", binary.mul, "Product of the inputs.")
+Maximum = _merge_layer("Maximum", binary.maximum, "Elementwise maximum of the inputs.")
+Minimum = _merge_layer("Minimum", binary.minimum, "Elementwise minimum of the inputs.")
 
 
 @register
-class Multiply(_Merge):
-    """Product of the inputs."""
-
-    def merge(self, a: Tensor, b: Tensor) -> Tensor:
-        return binary.mul(a, b)
-
-
-@register
-class Average(Add):
+class Average(_Merge):
     """Mean of the inputs."""
+
+    merge = staticmethod(binary.add)
 
     def call(self, inputs: list[Tensor], kwargs: dict[str, Any]) -> Tensor:
         return binary.mul(super().call(inputs, kwargs), 1.0 / len(inputs))
-
-
-@register
-class Maximum(_Merge):
-    """Elementwise maximum of the inputs."""
-
-    def merge(self, a: Tensor, b: Tensor) -> Tensor:
-        return binary.maximum(a, b)
-
-
-@register
-class Minimum(_Merge):
-    """Elementwise minimum of the inputs."""
-
-    def merge(self, a: Tensor, b: Tensor) -> Tensor:
-        return binary.minimum(a, b)
 
 
 @register
@@ -148,9 +123,8 @@ def _axes(layer: Layer, value: Any) -> list[int]:
     return [int(a) for a in (value if isinstance(value, list) else [value])]
 
 
-@register
-class BatchNormalization(Layer):
-    """Inference batch norm: (x - moving_mean) / sqrt(moving_variance + epsilon) * gamma + beta."""
+class _Normalization(Layer):
+    """What the normalization layers share: axis, epsilon, and the optional gamma (scale) and beta (center)."""
 
     def configure(self, config: dict[str, Any]) -> None:
         self.axes = _axes(self, config.get("axis", -1))
@@ -158,16 +132,30 @@ class BatchNormalization(Layer):
         self.center = bool(config.get("center", True))
         self.scale = bool(config.get("scale", True))
 
+    def weight_dims(self, s: Shape, axes: list[int], fits: bool) -> tuple[int, ...]:
+        """Adopt `axes` (the configured ones made non-negative; an error unless they `fit` s); their sizes."""
+        if not fits:
+            raise self.error(f"axis {self.axes} does not fit inputs of shape {fmt_shape(s)}")
+        self.axes = axes
+        return tuple(known(self, s, a, f"axis-{a}") for a in axes)
+
+    def gamma_beta(self, dims: tuple[int, ...]) -> list[WeightDef]:
+        """The optional gamma and beta weights."""
+        return ([WeightDef("gamma", dims)] if self.scale else []) + (
+            [WeightDef("beta", dims)] if self.center else []
+        )
+
+
+@register
+class BatchNormalization(_Normalization):
+    """Inference batch norm: (x - moving_mean) / sqrt(moving_variance + epsilon) * gamma + beta."""
+
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
         s = single(self, input_shape)
         axes = [a % len(s) if -len(s) <= a < len(s) else -1 for a in self.axes]
-        if -1 in axes:
-            raise self.error(f"axis {self.axes} does not fit inputs of shape {fmt_shape(s)}")
-        self.axes = axes
-        dims = tuple(known(self, s, a, f"axis-{a}") for a in axes)
-        defs = [WeightDef("gamma", dims)] if self.scale else []
-        defs += [WeightDef("beta", dims)] if self.center else []
-        return defs + [WeightDef("moving_mean", dims, False), WeightDef("moving_variance", dims, False)]
+        dims = self.weight_dims(s, axes, -1 not in axes)
+        moving = [WeightDef("moving_mean", dims, False), WeightDef("moving_variance", dims, False)]
+        return self.gamma_beta(dims) + moving
 
     def affine(self) -> tuple[Tensor, Tensor]:
         """Per-channel (multiplier, offset) so that the output is x * multiplier + offset."""
@@ -188,25 +176,13 @@ class BatchNormalization(Layer):
 
 
 @register
-class LayerNormalization(Layer):
+class LayerNormalization(_Normalization):
     """(x - mean) / sqrt(variance + epsilon) * gamma + beta, statistics over `axis` of each example."""
-
-    def configure(self, config: dict[str, Any]) -> None:
-        self.axes = _axes(self, config.get("axis", -1))
-        self.epsilon = float(config.get("epsilon", 1e-3))
-        self.center = bool(config.get("center", True))
-        self.scale = bool(config.get("scale", True))
 
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
         s = single(self, input_shape)
         axes = sorted({a % len(s) for a in self.axes if -len(s) <= a < len(s)})
-        if len(axes) != len(self.axes) or 0 in axes:
-            raise self.error(f"axis {self.axes} does not fit inputs of shape {fmt_shape(s)}")
-        self.axes = axes
-        dims = tuple(known(self, s, a, f"axis-{a}") for a in axes)
-        return ([WeightDef("gamma", dims)] if self.scale else []) + (
-            [WeightDef("beta", dims)] if self.center else []
-        )
+        return self.gamma_beta(self.weight_dims(s, axes, len(axes) == len(self.axes) and 0 not in axes))
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         mean = reduce.mean(inputs, self.axes, True)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import prod
 from typing import Any
 
 from ....shapes import strides_of
 
 FULL, SCALAR, SUFFIX, GENERAL = 0, 1, 2, 3
 
-#: fused activations (attr `activation`) -> the define that selects them in shaders/activation.glsl
+#: fused activations (attr `activation`) -> the define that selects them in shaders/epilogue.glsl
 ACTIVATIONS = {
     None: "ACT_LINEAR",
     "linear": "ACT_LINEAR",
@@ -94,8 +93,3 @@ def broadcast_ints(
     for s in cstrides:
         ints.extend(s)
     return len(dims), ints
-
-
-def prod_of(shape: Sequence[int]) -> int:
-    """math.prod of a shape (1 for a scalar)."""
-    return prod(shape)

@@ -15,23 +15,21 @@ from .common import broadcast_ints, read_mode, size_of
 UNARY = (
     "Abs", "Neg", "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Square", "Reciprocal", "Relu", "Relu6",
     "Elu", "Selu", "Sigmoid", "Tanh", "Softplus", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
-    "Asinh", "Acosh", "Atanh", "Floor", "Ceil", "Round", "Sign", "Erf", "IsNan", "IsInf", "IsFinite",
-    "LogicalNot",
+    "Floor", "Ceil", "Round", "Sign", "Erf", "IsNan", "IsInf", "IsFinite", "LogicalNot",
 )  # fmt: skip
 _BOOL_UNARY = {"IsNan", "IsInf", "IsFinite", "LogicalNot"}
 #: unary kernels whose output is float32 whatever x's dtype (the others keep it)
 _FLOAT_UNARY = {
     "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Reciprocal", "Tanh", "Selu", "Softplus", "Sin", "Cos",
-    "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Erf", "Sigmoid", "Elu",
+    "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Erf", "Sigmoid", "Elu",
 }  # fmt: skip
 
 BINARY = (
-    "Add", "Sub", "Multiply", "RealDiv", "DivNoNan", "FloorDiv", "Mod", "Pow", "SquaredDifference", "Maximum",
-    "Minimum", "Atan2", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd",
-    "LogicalOr", "LogicalXor",
+    "Add", "Sub", "Multiply", "RealDiv", "FloorDiv", "Mod", "Pow", "SquaredDifference", "Maximum", "Minimum",
+    "Atan2", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
 )  # fmt: skip
 _BOOL_BINARY = {
-    "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalXor",
+    "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
 }  # fmt: skip
 _INT_SENSITIVE = {"FloorDiv", "Mod"}
 
