@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...cpu.kernels import KERNELS as CPU_KERNELS
+from ...cpu import KERNELS as CPU_KERNELS
 from ..backend import WasmKernelError
 
 Kernel = Callable[[Any, Any, dict[str, Any]], Any]

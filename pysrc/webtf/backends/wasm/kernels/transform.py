@@ -12,9 +12,9 @@ import math
 from array import array
 from typing import Any
 
+from ....backend_util import bilinear_axis
 from ....shapes import strides_of
 from ...base import TensorInfo
-from ...cpu.kernels.image import _bilinear_axis as bilinear_axis  # the very coordinate math of the cpu kernel
 from .common import Kernel, cpu, nonempty, with_fallback
 
 _NUMERIC = frozenset({"float32", "int32"})
@@ -232,8 +232,9 @@ def _bilinear_tables(backend: Any, h: int, w: int, new_h: int, new_w: int, align
 def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """ResizeBilinear {images} attrs size, align_corners, half_pixel_centers, float32 natively.
 
-    Not XNNPACK's resize (its weights differ from TF.js's by float32 rounding): the cpu kernel's source
-    rows/columns and fractions, applied as native gathers and lerps (columns first, then rows).
+    Not XNNPACK's resize (its weights differ from TF.js's by float32 rounding): backend_util.bilinear_axis's
+    source rows/columns and fractions (the cpu kernel's), applied as native gathers and lerps (columns first,
+    then rows).
     """
     images = inputs["images"]
     b, h, w, c = images.shape
