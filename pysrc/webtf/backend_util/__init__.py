@@ -1,6 +1,6 @@
 """Backend-free kernel math that every backend shares (tfjs-core's backend_util plus the cpu backend's
 shared impls): conv/pool geometry, strided-slice info, concat/split and gather shapes, resize/crop
-coordinates, non-max suppression.
+coordinates, non-max suppression, host-side fills and casts.
 
 It works on shapes, attrs and flat sequences and imports no backend: backends share code through it, never
 through each other's modules (tests/core/test_layering.py checks both).
@@ -8,6 +8,7 @@ through each other's modules (tests/core/test_layering.py checks both).
 
 from __future__ import annotations
 
+from .arrays import cast_values, filled
 from .concat import concat_bands, concat_shape, pack_shape, split_sizes
 from .conv_info import (
     ConvInfo,
@@ -22,7 +23,7 @@ from .conv_info import (
     pool_info_from_attrs,
 )
 from .gather import GatherInfo, check_gather_indices, check_gather_nd_indices, gather_info
-from .image import bilinear_axis, crop_coords, js_round, nearest_axis, resize_ratio
+from .image import ResizeInfo, bilinear_axis, crop_coords, js_round, nearest_axis, resize_info, resize_ratio
 from .nms import NmsResult, non_max_suppression_impl
 from .slice_info import SliceInfo, flat_slice, slice_info, slice_info_from_attrs, slice_info_from_size
 
@@ -30,8 +31,10 @@ __all__ = [
     "ConvInfo",
     "GatherInfo",
     "NmsResult",
+    "ResizeInfo",
     "SliceInfo",
     "bilinear_axis",
+    "cast_values",
     "check_conv_args",
     "check_data_format",
     "check_gather_indices",
@@ -43,6 +46,7 @@ __all__ = [
     "concat_shape",
     "conv_info_from_attrs",
     "crop_coords",
+    "filled",
     "flat_slice",
     "gather_info",
     "is_identity_pool",
@@ -52,6 +56,7 @@ __all__ = [
     "pack_shape",
     "parse_pair",
     "pool_info_from_attrs",
+    "resize_info",
     "resize_ratio",
     "slice_info",
     "slice_info_from_attrs",

@@ -5,12 +5,42 @@ the same pixels with the same weights."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 
 def js_round(x: float) -> int:
     """JavaScript Math.round: nearest integer, ties toward +infinity (not Python's banker's rounding)."""
     f = math.floor(x)
     return f + 1 if x - f >= 0.5 else f
+
+
+class ResizeInfo(NamedTuple):
+    """A resize of NHWC images: the sizes and TF.js's two source-coordinate flags."""
+
+    batch: int
+    in_height: int
+    in_width: int
+    channels: int
+    out_height: int
+    out_width: int
+    align_corners: bool
+    half_pixel_centers: bool
+
+    @property
+    def out_shape(self) -> tuple[int, int, int, int]:
+        """[batch, out_height, out_width, channels]."""
+        return (self.batch, self.out_height, self.out_width, self.channels)
+
+
+def resize_info(images_shape: Sequence[int], attrs: dict[str, Any]) -> ResizeInfo:
+    """The ResizeInfo of a ResizeBilinear/ResizeNearestNeighbor call: attrs size, align_corners,
+    half_pixel_centers."""
+    batch, h, w, c = images_shape
+    new_h, new_w = (int(v) for v in attrs["size"])
+    return ResizeInfo(
+        batch, h, w, c, new_h, new_w, bool(attrs["align_corners"]), bool(attrs["half_pixel_centers"])
+    )
 
 
 def resize_ratio(n_in: int, n_out: int, align_corners: bool) -> tuple[int, int]:

@@ -144,7 +144,10 @@ def slice_info(
 
 
 def slice_info_from_attrs(shape: Sequence[int], attrs: dict[str, Any]) -> SliceInfo:
-    """slice_info from a StridedSlice kernel's attrs: begin, end, strides and the five masks."""
+    """The SliceInfo of a Slice kernel's attrs (begin, size: resolved, in range) or a StridedSlice kernel's
+    (begin, end, strides and the five masks)."""
+    if "size" in attrs:
+        return slice_info_from_size(shape, attrs["begin"], attrs["size"])
     return slice_info(
         shape,
         attrs["begin"],

@@ -22,6 +22,7 @@ from ....backend_util import (
     js_round,
     nearest_axis,
     non_max_suppression_impl,
+    resize_info,
 )
 from ...base import TensorInfo
 
@@ -43,9 +44,7 @@ def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
     attrs: size=(new_h, new_w), align_corners, half_pixel_centers (TF.js's source-coordinate rules).
     """
     images = inputs["images"]
-    batch, h, w, c = images.shape
-    new_h, new_w = attrs["size"]
-    align, half = attrs["align_corners"], attrs["half_pixel_centers"]
+    batch, h, w, c, new_h, new_w, align, half = resize_info(images.shape, attrs)
     vals = backend.values(images)
     shape = (batch, new_h, new_w, c)
     if batch * new_h * new_w * c == 0:
@@ -70,9 +69,7 @@ def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
 def resize_nearest_neighbor(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """images [b,h,w,c] -> [b,new_h,new_w,c] of the same dtype; attrs as ResizeBilinear."""
     images = inputs["images"]
-    batch, h, w, c = images.shape
-    new_h, new_w = attrs["size"]
-    align, half = attrs["align_corners"], attrs["half_pixel_centers"]
+    batch, h, w, c, new_h, new_w, align, half = resize_info(images.shape, attrs)
     vals = backend.values(images)
     shape = (batch, new_h, new_w, c)
     if batch * new_h * new_w * c == 0:

@@ -9,13 +9,11 @@ from operator import add, mul
 from typing import Any
 
 from ....backend_util import (
-    SliceInfo,
     check_gather_indices,
     check_gather_nd_indices,
     flat_slice,
     gather_info,
     slice_info_from_attrs,
-    slice_info_from_size,
 )
 from ....dtypes import TYPECODE
 from ....shapes import strides_of
@@ -31,25 +29,15 @@ def _fill_value(value: Any, dtype: str) -> Any:
     return 1 if value else 0
 
 
-def _take(backend: Any, x: Any, info: SliceInfo) -> TensorInfo:
-    """The elements of x that `info` selects; x's own buffer when it selects all of them in order."""
-    if info.is_identity:
+def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Slice (attrs begin, size: resolved, in range) and StridedSlice (attrs as TF.js: begin, end, strides or
+    None, and the five masks), both as backend_util.slice_info_from_attrs resolves them."""
+    x = inputs["x"]
+    info = slice_info_from_attrs(x.shape, attrs)
+    if info.is_identity:  # all of x in order: its own buffer
         return TensorInfo(x.data_id, info.final_shape, x.dtype)
     base, axes = flat_slice(info, x.shape)
     return backend.output(gather_strided(backend.values(x), base, axes), info.final_shape, x.dtype)
-
-
-def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """attrs: begin, size (one non-negative entry per dim, already resolved: no -1, in range)."""
-    x = inputs["x"]
-    return _take(backend, x, slice_info_from_size(x.shape, attrs["begin"], attrs["size"]))
-
-
-def strided_slice(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """attrs as TF.js: begin, end, strides (or None), begin_mask, end_mask, ellipsis_mask, new_axis_mask,
-    shrink_axis_mask; resolved by webtf.backend_util.slice_info."""
-    x = inputs["x"]
-    return _take(backend, x, slice_info_from_attrs(x.shape, attrs))
 
 
 def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -141,7 +129,7 @@ def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 KERNELS = {
     "Slice": slice_,
-    "StridedSlice": strided_slice,
+    "StridedSlice": slice_,
     "PadV2": pad_v2,
     "MirrorPad": mirror_pad,
     "GatherV2": gather_v2,

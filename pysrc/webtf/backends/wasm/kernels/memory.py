@@ -12,13 +12,11 @@ import math
 from typing import Any
 
 from ....backend_util import (
-    SliceInfo,
     concat_bands,
     concat_shape,
     flat_slice,
     pack_shape,
     slice_info_from_attrs,
-    slice_info_from_size,
     split_sizes,
 )
 from ....dtypes import BYTES_PER_ELEMENT
@@ -37,24 +35,14 @@ def _take(backend: Any, x: Any, base: int, counts: tuple, src_strides: tuple, ou
     return out
 
 
-def _select(backend: Any, x: Any, info: SliceInfo) -> TensorInfo:
-    """The elements of x that `info` selects; x's own buffer when it selects all of them in order."""
+def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Slice {x} attrs begin, size and StridedSlice {x} attrs begin, end, strides, the five masks."""
+    x = inputs["x"]
+    info = slice_info_from_attrs(x.shape, attrs)
     if info.is_identity:
         return TensorInfo(x.data_id, info.final_shape, x.dtype)
     base, axes = flat_slice(info, x.shape)
     return _take(backend, x, base, info.sizes, tuple(step for _, step in axes), info.final_shape)
-
-
-def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Slice {x} attrs begin, size (resolved: no -1)."""
-    x = inputs["x"]
-    return _select(backend, x, slice_info_from_size(x.shape, attrs["begin"], attrs["size"]))
-
-
-def strided_slice(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """StridedSlice {x} attrs begin, end, strides, and the five masks (resolved by slice_info)."""
-    x = inputs["x"]
-    return _select(backend, x, slice_info_from_attrs(x.shape, attrs))
 
 
 def _concat(backend: Any, tensors: list[Any], axis: int, out_shape: tuple[int, ...]) -> TensorInfo:
@@ -118,7 +106,7 @@ KERNELS: dict[str, Kernel] = {
     name: with_fallback(name, fn)
     for name, fn in {
         "Slice": slice_,
-        "StridedSlice": strided_slice,
+        "StridedSlice": slice_,
         "Concat": concat,
         "Pack": pack,
         "Unpack": unpack,

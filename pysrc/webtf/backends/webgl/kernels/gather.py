@@ -9,7 +9,6 @@ from math import prod
 from typing import Any
 
 from ....backend_util import (
-    SliceInfo,
     check_gather_indices,
     check_gather_nd_indices,
     concat_bands,
@@ -17,7 +16,6 @@ from ....backend_util import (
     gather_info,
     pack_shape,
     slice_info_from_attrs,
-    slice_info_from_size,
     split_sizes,
 )
 from ....shapes import strides_of
@@ -100,24 +98,14 @@ def transpose(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return gather(backend, x, out_shape, [(x.shape[p], p, 1) for p in perm], _src(x.shape))
 
 
-def _select(backend: Any, x: Any, info: SliceInfo) -> TensorInfo:
-    """The elements of x that `info` selects; x's own texture when it selects all of them in order."""
+def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Slice (attrs begin, size) and StridedSlice (attrs begin, end, strides, the five masks)."""
+    x = inputs["x"]
+    info = slice_info_from_attrs(x.shape, attrs)
     if info.is_identity:
         return _share(x, info.final_shape)
     out_dims = [(n, d, st) for d, (n, st) in enumerate(zip(info.sizes, info.strides, strict=True))]
     return gather(backend, x, info.final_shape, out_dims, _src(x.shape, offsets=info.begin))
-
-
-def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Slice: attrs begin, size (resolved)."""
-    x = inputs["x"]
-    return _select(backend, x, slice_info_from_size(x.shape, attrs["begin"], attrs["size"]))
-
-
-def strided_slice(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """StridedSlice: TF.js attrs (begin, end, strides, the five masks) resolved by slice_info."""
-    x = inputs["x"]
-    return _select(backend, x, slice_info_from_attrs(x.shape, attrs))
 
 
 def reverse(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -361,7 +349,7 @@ def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 KERNELS = {
     "Transpose": transpose,
     "Slice": slice_,
-    "StridedSlice": strided_slice,
+    "StridedSlice": slice_,
     "Reverse": reverse,
     "Tile": tile,
     "PadV2": pad_v2,

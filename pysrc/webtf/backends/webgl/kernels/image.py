@@ -7,15 +7,13 @@ import math
 from array import array
 from typing import Any
 
-from ....backend_util import crop_coords, js_round, resize_ratio
+from ....backend_util import crop_coords, js_round, resize_info, resize_ratio
 from ...base import TensorInfo
 
 
 def _resize(backend: Any, inputs: Any, attrs: dict[str, Any], nearest: bool) -> TensorInfo:
     images = inputs["images"]
-    batch, h, w, c = images.shape
-    new_h, new_w = attrs["size"]
-    align, half = bool(attrs["align_corners"]), bool(attrs["half_pixel_centers"])
+    batch, h, w, c, new_h, new_w, align, half = resize_info(images.shape, attrs)
     dtype = images.dtype if nearest else "float32"
     vec = c % 4 == 0
     kernel = "ResizeNearestNeighbor" if nearest else "ResizeBilinear"
