@@ -11,6 +11,7 @@ Semantics are TensorFlow's (and TF.js's port of them): out-of-range bounds are c
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import add, mul
 from typing import Any, NamedTuple
 
 from ..shapes import fmt, strides_of
@@ -164,12 +165,10 @@ def slice_info_from_attrs(shape: Sequence[int], attrs: dict[str, Any]) -> SliceI
 def slice_info_from_size(shape: Sequence[int], begin: Sequence[int], size: Sequence[int]) -> SliceInfo:
     """The SliceInfo of a Slice kernel: `size` elements from `begin` in each dim (both resolved, in range)."""
     begin, size = tuple(begin), tuple(size)
-    end = tuple(b + n for b, n in zip(begin, size, strict=True))
-    return SliceInfo(begin, end, (1,) * len(size), size, size, size == tuple(shape))
+    return SliceInfo(begin, tuple(map(add, begin, size)), (1,) * len(size), size, size, size == tuple(shape))
 
 
 def flat_slice(info: SliceInfo, shape: Sequence[int]) -> tuple[int, list[tuple[int, int]]]:
     """The slice in a row-major buffer of `shape`: (offset of its first element, [(count, step)] per dim)."""
     strides = strides_of(shape)
-    base = sum(b * s for b, s in zip(info.begin, strides, strict=True))
-    return base, [(n, st * s) for n, st, s in zip(info.sizes, info.strides, strides, strict=True)]
+    return sum(map(mul, info.begin, strides)), list(zip(info.sizes, map(mul, info.strides, strides), strict=True))
