@@ -171,4 +171,6 @@ def slice_info_from_size(shape: Sequence[int], begin: Sequence[int], size: Seque
 def flat_slice(info: SliceInfo, shape: Sequence[int]) -> tuple[int, list[tuple[int, int]]]:
     """The slice in a row-major buffer of `shape`: (offset of its first element, [(count, step)] per dim)."""
     strides = strides_of(shape)
-    return sum(map(mul, info.begin, strides)), list(zip(info.sizes, map(mul, info.strides, strides), strict=True))
+    return sum(map(mul, info.begin, strides)), list(
+        zip(info.sizes, map(mul, info.strides, strides), strict=True)
+    )
