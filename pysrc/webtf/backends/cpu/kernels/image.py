@@ -3,8 +3,8 @@ FlipLeftRight, Transform, RotateWithOffset.
 
 Coordinate math follows TF.js's cpu kernels exactly (same float operations in the same order, in Python
 floats, stored as float32); the resize/crop coordinates and NMS are backend_util's, shared by every backend.
-Work is vectorized per image row: per-output-column source offsets and weights
-are computed once per call, and rows are combined with map() over C-level operators.
+Work is vectorized per image row: per-output-column source offsets and weights are computed once per call,
+and rows are combined with map() over C-level operators.
 """
 
 from __future__ import annotations
