@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..conv_info import ConvInfo, check_conv_args, check_data_format, compute_conv_info, parse_pair
+from ..backend_util import ConvInfo, check_conv_args, check_data_format, compute_conv_info, parse_pair
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor

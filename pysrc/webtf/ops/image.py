@@ -10,6 +10,7 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
+from ..backend_util import non_max_suppression_impl
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
@@ -244,8 +245,6 @@ async def _nms_async(
     pad: bool = False,
 ) -> Any:
     """Read boxes and scores without blocking, then run the shared NMS implementation on the host."""
-    from ..backends.cpu.kernels.image import non_max_suppression_impl
-
     b, s = _nms_inputs(name, boxes, scores)
     try:
         attrs = _nms_check(name, b, s, max_output_size, iou_threshold, score_threshold, soft_nms_sigma)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..conv_info import check_conv_args, compute_pool_info, parse_pair
+from ..backend_util import check_conv_args, compute_pool_info, parse_pair
 from ..engine import ENGINE
 from ..tensor import Tensor
 from .conv import from_4d, normalize_pad, to_4d

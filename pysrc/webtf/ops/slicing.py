@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..backend_util import slice_info
 from ..dtypes import check_dtype
 from ..engine import ENGINE
 from ..shapes import fmt, normalize_axis
-from ..slice_info import slice_info
 from ..tensor import Tensor
 from .op import TensorLike, convert_to_tensor, op
 from .shape import int_arg, int_list

@@ -1,4 +1,8 @@
-"""The plain-Python cpu backend (priority 1: the fallback that always starts)."""
+"""The plain-Python cpu backend (priority 1: the fallback that always starts).
+
+`KERNELS` (kernel name -> kernel) is the public fallback table: a cpu kernel touches its backend only through
+values() and output(), so the wasm and webgl backends register these for the kernels they lack natively.
+"""
 
 from __future__ import annotations
 
@@ -10,4 +14,4 @@ from .kernels import KERNELS
 register_kernels("cpu", KERNELS)
 ENGINE.register_backend("cpu", CpuBackend, priority=1)
 
-__all__ = ["CpuBackend"]
+__all__ = ["KERNELS", "CpuBackend"]

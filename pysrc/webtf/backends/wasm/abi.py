@@ -45,6 +45,20 @@ ARG_KINDS: dict[str, str] = {
 }
 RETURN_KINDS = ("ptr", "int")
 _LEN_OF = {"ids_len": "ids_ptr", "shape_len": "shape_ptr", "ints_len": "ints_ptr"}
+#: how a wrapper passes an argument of each kind ({p}: its parameter); other kinds pass as they are
+_PASS = {
+    "tensor_id": "_res({p}.data_id)",
+    "opt_tensor_id": "(0 if {p} is None else _res({p}.data_id))",
+    "out_id": "{p}.data_id",
+    "ids_ptr": "_ints([_res(t.data_id) for t in {p}])",
+    "shape_ptr": "_ints({p})",
+    "ints_ptr": "_ints({p})",
+    **dict.fromkeys(_LEN_OF, "len({p})"),
+    "dtype": "_dt[{p}]",
+    "activation": "_act[{p}]",
+    "bool": "(1 if {p} else 0)",
+    "float": "float({p})",
+}
 _TABLE_FILE = "abi.json"
 
 
@@ -220,29 +234,9 @@ def _wrapper_source(name: str, entry: dict[str, Any]) -> tuple[str, list[str]]:
         if arg not in params:
             params.append(arg)
         p = f"p_{arg}"
-        if kind == "tensor_id":
-            call.append(f"_res({p}.data_id)")
-        elif kind == "opt_tensor_id":
-            call.append(f"(0 if {p} is None else _res({p}.data_id))")
-        elif kind == "out_id":
-            call.append(f"{p}.data_id")
+        call.append(_PASS.get(kind, "{p}").format(p=p))
+        if kind == "out_id":
             outs.append(p)
-        elif kind == "ids_ptr":
-            call.append(f"_ints([_res(t.data_id) for t in {p}])")
-        elif kind in ("shape_ptr", "ints_ptr"):
-            call.append(f"_ints({p})")
-        elif kind in _LEN_OF:
-            call.append(f"len({p})")
-        elif kind == "dtype":
-            call.append(f"_dt[{p}]")
-        elif kind == "activation":
-            call.append(f"_act[{p}]")
-        elif kind == "bool":
-            call.append(f"(1 if {p} else 0)")
-        elif kind == "float":
-            call.append(f"float({p})")
-        else:
-            call.append(p)
     sig = ", ".join(f"p_{a}" for a in params)
     body = f"_fn({', '.join(call)})"
     lines = [f"def {name}({sig}):"]

@@ -13,7 +13,7 @@ from typing import Any
 from ...engine import ENGINE
 from ...kernel_registry import get_kernels_for_backend, register_kernels
 from .. import js as bridge
-from ..cpu.kernels import KERNELS as CPU_KERNELS
+from ..cpu import KERNELS as CPU_KERNELS
 from . import flags  # noqa: F401  (WEBGL_* flags)
 from .backend import WebGLBackend
 from .context import ContextLostError, lost_message

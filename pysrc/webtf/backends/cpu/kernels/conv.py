@@ -2,7 +2,7 @@
 
 Conv attrs (shared by every backend): strides (sh, sw), dilations (dh, dw), pad ('same' | 'valid' | int |
 ((0, 0), (top, bottom), (left, right), (0, 0))), data_format 'NHWC', dim_rounding_mode (None | 'floor' |
-'round' | 'ceil'); the geometry comes from webtf.conv_info.compute_conv_info. The fused kernels add
+'round' | 'ceil'); the geometry comes from webtf.backend_util.conv_info_from_attrs. The fused kernels add
 activation ('linear', 'relu', 'relu6', 'elu', 'prelu', 'leakyrelu', 'sigmoid') and leakyrelu_alpha, and take
 optional inputs bias and prelu_activation_weights, each broadcastable to the output.
 
@@ -20,22 +20,9 @@ import operator
 from itertools import chain, cycle, product, repeat, starmap
 from typing import Any
 
-from ....conv_info import ConvInfo, compute_conv_info
+from ....backend_util import ConvInfo, conv_info_from_attrs
 from .matmul import dot, epilogue, to_array
 from .packed import conv_packed
-
-
-def conv_info(x: Any, filter_shape: Any, attrs: dict[str, Any], depthwise: bool = False) -> ConvInfo:
-    """The ConvInfo of a conv kernel call from its input shapes and attrs."""
-    return compute_conv_info(
-        x.shape,
-        filter_shape,
-        attrs.get("strides", 1),
-        attrs.get("dilations", 1),
-        attrs["pad"],
-        attrs.get("dim_rounding_mode"),
-        depthwise,
-    )
 
 
 def padded_rows(xv: Any, b: int, info: ConvInfo, fill: float = 0.0) -> list[list]:
@@ -174,7 +161,7 @@ def _channel_bias(backend: Any, bias: Any, channels: int) -> list | None:
 
 def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fused: bool) -> Any:
     x, f = inputs["x"], inputs["filter"]
-    info = conv_info(x, f.shape, attrs, depthwise)
+    info = conv_info_from_attrs(x.shape, f.shape, attrs, depthwise)
     bias = inputs.get("bias") if fused else None
     prelu = inputs.get("prelu_activation_weights") if fused else None
     activation = (attrs.get("activation") or "linear") if fused else "linear"
@@ -232,10 +219,7 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> A
     (one dot per filter row) is scatter-added, a filter row at a time, into a padded dx.
     """
     dy, f = inputs["dy"], inputs["filter"]
-    in_shape = tuple(attrs["input_shape"])
-    info = compute_conv_info(
-        in_shape, f.shape, attrs.get("strides", 1), 1, attrs["pad"], attrs.get("dim_rounding_mode")
-    )
+    info = conv_info_from_attrs(tuple(attrs["input_shape"]), f.shape, attrs)
     dyv, fv = backend.values(dy), backend.values(f)
     fh, fw, c, o = f.shape
     sh, sw = info.stride_height, info.stride_width
@@ -265,7 +249,7 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> A
                     row[start : start + seg] = map(add, row[start : start + seg], part)
         for r in range(top, top + h):
             out.extend(acc[r][left * c : (left + w) * c])
-    return backend.output(to_array(out, "float32"), in_shape, "float32")
+    return backend.output(to_array(out, "float32"), info.in_shape, "float32")
 
 
 KERNELS = {

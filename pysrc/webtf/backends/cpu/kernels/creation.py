@@ -6,14 +6,14 @@ import math
 from array import array
 from typing import Any
 
+from ....backend_util import cast_values, filled
 from ....dtypes import TYPECODE
 from ....shapes import size_of
 from ...base import TensorInfo
 
 
 def _const(backend: Any, shape: tuple[int, ...], dtype: str, value: Any) -> TensorInfo:
-    v = float(value) if dtype == "float32" else int(value)
-    return backend.output(array(TYPECODE[dtype], [v]) * size_of(shape), shape, dtype)
+    return backend.output(filled(size_of(shape), dtype, value), shape, dtype)
 
 
 def fill(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -54,14 +54,7 @@ def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     x, dtype = inputs["x"], attrs["dtype"]
     if dtype == x.dtype:
         return TensorInfo(x.data_id, x.shape, x.dtype)
-    vals = backend.values(x)
-    if dtype == "bool":
-        out = array("B", [v != 0 for v in vals])
-    elif dtype == "int32":
-        out = array("i", map(int, vals)) if x.dtype == "float32" else array("i", vals)
-    else:
-        out = array("f", vals)
-    return backend.output(out, x.shape, dtype)
+    return backend.output(cast_values(backend.values(x), x.dtype, dtype), x.shape, dtype)
 
 
 KERNELS = {

@@ -2,26 +2,29 @@
 FlipLeftRight, Transform, RotateWithOffset.
 
 Coordinate math follows TF.js's cpu kernels exactly (same float operations in the same order, in Python
-floats, stored as float32). Work is vectorized per image row: per-output-column source offsets and weights
-are computed once per call, and rows are combined with map() over C-level operators.
+floats, stored as float32); the resize/crop coordinates and NMS are backend_util's, shared by every backend.
+Work is vectorized per image row: per-output-column source offsets and weights are computed once per call,
+and rows are combined with map() over C-level operators.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
 from array import array
 from itertools import repeat
 from operator import add, mul, sub
-from typing import Any, NamedTuple
+from typing import Any
 
+from ....backend_util import (
+    NmsResult,
+    bilinear_axis,
+    crop_coords,
+    js_round,
+    nearest_axis,
+    non_max_suppression_impl,
+    resize_info,
+)
 from ...base import TensorInfo
-
-
-def js_round(x: float) -> int:
-    """JavaScript Math.round: nearest integer, ties toward +infinity (not Python's banker's rounding)."""
-    f = math.floor(x)
-    return f + 1 if x - f >= 0.5 else f
 
 
 def _lerp(a: Any, b: Any, t: Any) -> list[float]:
@@ -35,55 +38,19 @@ def _expand(cols: list[int], channels: int) -> list[int]:
 
 
 # ---- resize ----------------------------------------------------------------------------------------
-def _ratio(n_in: int, n_out: int, align_corners: bool) -> float:
-    if n_out == 0:
-        return 0.0
-    if align_corners and n_out > 1:
-        return (n_in - 1) / (n_out - 1)
-    return n_in / n_out
-
-
-def _bilinear_axis(
-    n_in: int, n_out: int, align: bool, half: bool
-) -> tuple[list[int], list[int], list[float]]:
-    """Per output index: source index below, source index above, and the fraction between them."""
-    ratio = _ratio(n_in, n_out, align)
-    lo, hi, frac = [], [], []
-    for i in range(n_out):
-        src = ratio * (i + 0.5) - 0.5 if half else ratio * i
-        f = max(0, math.floor(src))
-        lo.append(f)
-        hi.append(min(n_in - 1, math.ceil(src)))
-        frac.append(src - f)
-    return lo, hi, frac
-
-
-def _nearest_axis(n_in: int, n_out: int, align: bool, half: bool) -> list[int]:
-    """Per output index: the source index TF.js's ResizeNearestNeighbor reads."""
-    ratio = _ratio(n_in, n_out, align)
-    out = []
-    for i in range(n_out):
-        src = ratio * (i + 0.5) if half else ratio * i
-        n = min(n_in - 1, js_round(src) if align else math.floor(src))
-        out.append(max(0, n) if half else n)
-    return out
-
-
 def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """images [b,h,w,c] -> float32 [b,new_h,new_w,c].
 
     attrs: size=(new_h, new_w), align_corners, half_pixel_centers (TF.js's source-coordinate rules).
     """
     images = inputs["images"]
-    batch, h, w, c = images.shape
-    new_h, new_w = attrs["size"]
-    align, half = attrs["align_corners"], attrs["half_pixel_centers"]
+    batch, h, w, c, new_h, new_w, align, half = resize_info(images.shape, attrs)
     vals = backend.values(images)
     shape = (batch, new_h, new_w, c)
     if batch * new_h * new_w * c == 0:
         return backend.output(array("f"), shape, "float32")
-    top, bottom, row_frac = _bilinear_axis(h, new_h, align, half)
-    left, right, col_frac = _bilinear_axis(w, new_w, align, half)
+    top, bottom, row_frac = bilinear_axis(h, new_h, align, half)
+    left, right, col_frac = bilinear_axis(w, new_w, align, half)
     left_idx, right_idx = _expand(left, c), _expand(right, c)
     col_t = [f for f in col_frac for _ in range(c)]
     row_len = w * c
@@ -102,15 +69,13 @@ def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
 def resize_nearest_neighbor(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """images [b,h,w,c] -> [b,new_h,new_w,c] of the same dtype; attrs as ResizeBilinear."""
     images = inputs["images"]
-    batch, h, w, c = images.shape
-    new_h, new_w = attrs["size"]
-    align, half = attrs["align_corners"], attrs["half_pixel_centers"]
+    batch, h, w, c, new_h, new_w, align, half = resize_info(images.shape, attrs)
     vals = backend.values(images)
     shape = (batch, new_h, new_w, c)
     if batch * new_h * new_w * c == 0:
         return backend.output(array(vals.typecode), shape, images.dtype)
-    rows = _nearest_axis(h, new_h, align, half)
-    col_idx = _expand(_nearest_axis(w, new_w, align, half), c)
+    rows = nearest_axis(h, new_h, align, half)
+    col_idx = _expand(nearest_axis(w, new_w, align, half), c)
     row_len = w * c
     out = array(vals.typecode)
     for b in range(batch):
@@ -125,13 +90,6 @@ def resize_nearest_neighbor(backend: Any, inputs: Any, attrs: dict[str, Any]) ->
 
 
 # ---- crop and resize -------------------------------------------------------------------------------
-def _crop_coords(v1: float, v2: float, n_image: int, n_crop: int) -> list[float]:
-    """Source coordinates (in pixels) of each crop sample along one axis, as TF.js's CropAndResize."""
-    if n_crop > 1:
-        return [v1 * (n_image - 1) + (v2 - v1) * i * (n_image - 1) / (n_crop - 1) for i in range(n_crop)]
-    return [0.5 * (v1 + v2) * (n_image - 1)]
-
-
 def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """image [b,h,w,c], boxes [n,4] (y1,x1,y2,x2 normalized), box_ind [n] -> float32 [n,crop_h,crop_w,c].
 
@@ -153,8 +111,8 @@ def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
         if not 0 <= b < batch:
             continue
         y1, x1, y2, x2 = bx[4 * k : 4 * k + 4]
-        ys = _crop_coords(y1, y2, h, ch)
-        xs = _crop_coords(x1, x2, w, cw)
+        ys = crop_coords(y1, y2, h, ch)
+        xs = crop_coords(x1, x2, w, cw)
         bad_cols = [i for i, x in enumerate(xs) if not 0 <= x <= w - 1]
         fallback = next((x for x in xs if 0 <= x <= w - 1), 0.0)  # stand-in for columns outside the image
         xs_ok = [x if 0 <= x <= w - 1 else fallback for x in xs]
@@ -203,80 +161,6 @@ def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
 
 
 # ---- non max suppression ---------------------------------------------------------------------------
-class NmsResult(NamedTuple):
-    """What non_max_suppression_impl returns."""
-
-    selected_indices: list[int]
-    selected_scores: list[float]
-    valid_outputs: int
-
-
-def non_max_suppression_impl(
-    boxes: Any,
-    scores: Any,
-    max_output_size: int,
-    iou_threshold: float,
-    score_threshold: float,
-    soft_nms_sigma: float = 0.0,
-    pad_to_max_output_size: bool = False,
-) -> NmsResult:
-    """Greedy (soft-)NMS over flat [n*4] boxes and [n] scores, with TF.js's exact selection rules.
-
-    Candidates with score > score_threshold are visited by descending score (ties: lower index first).
-    A candidate whose IoU with a box selected since its last visit is >= iou_threshold is dropped; otherwise
-    its score is multiplied by exp(-0.5 * iou^2 / soft_nms_sigma) per such box (weight 1 when sigma is 0).
-    An unchanged score selects it; a lowered one still above score_threshold re-queues it.
-    Shared by the NonMaxSuppressionV3/V4/V5 kernels and the *_async ops (which read data first).
-    """
-    n = len(scores)
-    ya, xa, yb, xb = boxes[0::4], boxes[1::4], boxes[2::4], boxes[3::4]  # either corner order
-    ymin, ymax = list(map(min, ya, yb)), list(map(max, ya, yb))
-    xmin, xmax = list(map(min, xa, xb)), list(map(max, xa, xb))
-    area = list(map(mul, map(sub, ymax, ymin), map(sub, xmax, xmin)))
-    scale = -0.5 / soft_nms_sigma if soft_nms_sigma > 0 else 0.0
-    # heap of (-score, box index, suppress_begin): pops the highest score, lowest index on ties
-    heap = [(-s, i, 0) for i, s in zip(range(n), scores, strict=True) if s > score_threshold]
-    heapq.heapify(heap)
-    selected: list[int] = []
-    selected_scores: list[float] = []
-    sel_boxes: list[tuple[float, float, float, float, float]] = []  # (ymin, xmin, ymax, xmax, area)
-    while len(selected) < max_output_size and heap:
-        neg, i, begin = heapq.heappop(heap)
-        original = score = -neg
-        y0, x0, y1, x1, a = ymin[i], xmin[i], ymax[i], xmax[i], area[i]
-        drop = False
-        # boxes selected since this candidate's last visit, newest first (overlaps tend to be recent)
-        for j in range(len(selected) - 1, begin - 1, -1):
-            sy0, sx0, sy1, sx1, sa = sel_boxes[j]
-            if a <= 0 or sa <= 0:
-                iou = 0.0
-            else:  # conditional expressions: much cheaper than min()/max() calls in this hot loop
-                ih = (y1 if y1 < sy1 else sy1) - (y0 if y0 > sy0 else sy0)
-                iw = (x1 if x1 < sx1 else sx1) - (x0 if x0 > sx0 else sx0)
-                inter = (ih if ih > 0.0 else 0.0) * (iw if iw > 0.0 else 0.0)
-                iou = inter / (a + sa - inter)
-            if iou >= iou_threshold:
-                drop = True
-                break
-            if scale:
-                score *= math.exp(scale * iou * iou)
-                if score <= score_threshold:
-                    break
-        if drop:
-            continue
-        if score == original:
-            selected.append(i)
-            selected_scores.append(score)
-            sel_boxes.append((y0, x0, y1, x1, a))
-        elif score > score_threshold:
-            heapq.heappush(heap, (-score, i, len(selected)))
-    valid = len(selected)
-    if pad_to_max_output_size and max_output_size > valid:
-        selected += [0] * (max_output_size - valid)
-        selected_scores += [0.0] * (max_output_size - valid)
-    return NmsResult(selected, selected_scores, valid)
-
-
 def _nms(
     backend: Any, inputs: Any, attrs: dict[str, Any], sigma: float = 0.0, pad: bool = False
 ) -> NmsResult:

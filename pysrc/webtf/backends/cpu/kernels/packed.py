@@ -22,7 +22,7 @@ from array import array
 from collections.abc import Sequence
 from itertools import repeat
 
-from ....conv_info import ConvInfo
+from ....backend_util import ConvInfo
 from .activation import apply_activation
 
 _ADD, _SUB, _MUL = operator.add, operator.sub, operator.mul

@@ -13,7 +13,7 @@ import operator
 from itertools import chain, repeat
 from typing import Any
 
-from ....conv_info import ConvInfo, compute_pool_info
+from ....backend_util import ConvInfo, is_identity_pool, pool_info_from_attrs
 from ...base import TensorInfo
 from .conv import TapRows, padded_rows
 from .matmul import to_array
@@ -51,15 +51,9 @@ def _pool(backend: Any, x: Any, info: ConvInfo, is_max: bool) -> list:
 
 def _run(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -> Any:
     x = inputs["x"]
-    info = compute_pool_info(
-        x.shape, attrs["filter_size"], attrs.get("strides", 1), attrs["pad"], attrs.get("dim_rounding_mode")
-    )
-    if (
-        info.filter_height == info.filter_width == 1
-        and info.out_shape == info.in_shape
-        and not info.pad_top + info.pad_left
-    ):
-        return TensorInfo(x.data_id, x.shape, x.dtype)  # a 1x1 window that keeps the shape is the identity
+    info = pool_info_from_attrs(x.shape, attrs)
+    if is_identity_pool(info):
+        return TensorInfo(x.data_id, x.shape, x.dtype)
     return backend.output(to_array(_pool(backend, x, info, is_max), x.dtype), info.out_shape, x.dtype)
 
 

@@ -153,14 +153,21 @@ def _parse(x: Any, attrs: dict[str, Any], key: str, name: str) -> tuple[tuple[in
     return axes, _out_shape(x.shape, axes, bool(attrs.get("keep_dims", False)))
 
 
-def sum_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Sum over `axis`; bool and int32 sum to int32 (wrapping like TF.js), float32 to float32."""
+def _arithmetic(
+    backend: Any, inputs: Any, attrs: dict[str, Any], name: str, chunk_fn: Callable, pair_fn: Callable
+) -> TensorInfo:
+    """Sum or Prod over `axis`: bool and int32 give int32 (wrapping like TF.js), float32 gives float32."""
     x = inputs["x"]
-    axes, shape = _parse(x, attrs, "axis", "sum")
-    vals = reduce_values(backend.values(x), x.shape, axes, sum, operator.add)
+    axes, shape = _parse(x, attrs, "axis", name)
+    vals = reduce_values(backend.values(x), x.shape, axes, chunk_fn, pair_fn)
     if x.dtype == "float32":
         return backend.output(array("f", vals), shape, "float32")
     return backend.output(to_int32(vals), shape, "int32")
+
+
+def sum_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Sum over `axis`; bool and int32 sum to int32 (wrapping like TF.js), float32 to float32."""
+    return _arithmetic(backend, inputs, attrs, "sum", sum, operator.add)
 
 
 def mean(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -205,12 +212,7 @@ def min_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 def prod(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Product over `axis`; bool and int32 give int32 (wrapping), float32 gives float32; empty is 1."""
-    x = inputs["x"]
-    axes, shape = _parse(x, attrs, "axis", "prod")
-    vals = reduce_values(backend.values(x), x.shape, axes, math.prod, operator.mul)
-    if x.dtype == "float32":
-        return backend.output(array("f", vals), shape, "float32")
-    return backend.output(to_int32(vals), shape, "int32")
+    return _arithmetic(backend, inputs, attrs, "prod", math.prod, operator.mul)
 
 
 def all_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:

@@ -13,6 +13,7 @@ from array import array
 from math import prod
 from typing import Any
 
+from ....backend_util import concat_bands, concat_shape, pack_shape, split_sizes
 from ....dtypes import TYPECODE
 from ....shapes import strides_of
 from ...base import TensorInfo
@@ -167,9 +168,8 @@ def transpose(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 def _concat(backend: Any, tensors: list[Any], axis: int, out_shape: tuple[int, ...]) -> TensorInfo:
     dtype = tensors[0].dtype
-    outer, total = prod(out_shape[:axis]), prod(out_shape[axis:])
-    parts = [(t, prod(t.shape[axis:])) for t in tensors]
-    parts = [(t, inner) for t, inner in parts if inner and outer]
+    outer, parts = concat_bands(tensors, axis, out_shape)
+    total = prod(out_shape[axis:])
     if len(parts) == 1:  # every other input is empty: the result is this one's buffer
         return TensorInfo(parts[0][0].data_id, out_shape, dtype)
     out = array(TYPECODE[dtype])
@@ -188,18 +188,12 @@ def _concat(backend: Any, tensors: list[Any], axis: int, out_shape: tuple[int, .
 def concat(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """inputs: a list of tensors of one dtype and rank, equal except along `axis`; attrs: axis (>= 0)."""
     axis = attrs["axis"]
-    first = inputs[0].shape
-    out_shape = (*first[:axis], sum(t.shape[axis] for t in inputs), *first[axis + 1 :])
-    return _concat(backend, list(inputs), axis, out_shape)
+    return _concat(backend, list(inputs), axis, concat_shape([t.shape for t in inputs], axis))
 
 
 def pack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """inputs: a list of tensors of one shape and dtype; attrs: axis (in [-(rank+1), rank]) of the new dim."""
-    shape = inputs[0].shape
-    axis = attrs["axis"]
-    if axis < 0:
-        axis += len(shape) + 1
-    out_shape = (*shape[:axis], len(inputs), *shape[axis:])
+    axis, out_shape = pack_shape(inputs[0].shape, len(inputs), attrs["axis"])
     return _concat(backend, list(inputs), axis, out_shape)
 
 
@@ -219,9 +213,8 @@ def unpack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]
 
 def split_v(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
     """attrs: num_or_size_splits (the list of sizes, summing to x.shape[axis]), axis (>= 0)."""
-    x, axis, sizes = inputs["x"], attrs["axis"], attrs["num_or_size_splits"]
-    if isinstance(sizes, int):
-        sizes = [x.shape[axis] // sizes] * sizes
+    x, axis = inputs["x"], attrs["axis"]
+    sizes = split_sizes(x.shape[axis], attrs["num_or_size_splits"])
     vals = backend.values(x)
     axes = contiguous_axes(x.shape)
     stride = axes[axis][1]

@@ -8,9 +8,15 @@ from math import prod
 from operator import add, mul
 from typing import Any
 
+from ....backend_util import (
+    check_gather_indices,
+    check_gather_nd_indices,
+    flat_slice,
+    gather_info,
+    slice_info_from_attrs,
+)
 from ....dtypes import TYPECODE
-from ....shapes import fmt, strides_of
-from ....slice_info import slice_info
+from ....shapes import strides_of
 from ...base import TensorInfo
 from .shape import Axis, contiguous_axes, copy_strided, gather_strided
 
@@ -24,36 +30,13 @@ def _fill_value(value: Any, dtype: str) -> Any:
 
 
 def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """attrs: begin, size (one non-negative entry per dim, already resolved: no -1, in range)."""
-    x, begin, size = inputs["x"], tuple(attrs["begin"]), tuple(attrs["size"])
-    if size == x.shape:
-        return TensorInfo(x.data_id, x.shape, x.dtype)
-    strides = strides_of(x.shape)
-    base = sum(b * s for b, s in zip(begin, strides, strict=True))
-    out = gather_strided(backend.values(x), base, list(zip(size, strides, strict=True)))
-    return backend.output(out, size, x.dtype)
-
-
-def strided_slice(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """attrs as TF.js: begin, end, strides (or None), begin_mask, end_mask, ellipsis_mask, new_axis_mask,
-    shrink_axis_mask; resolved by webtf.slice_info.slice_info."""
+    """Slice (attrs begin, size: resolved, in range) and StridedSlice (attrs as TF.js: begin, end, strides or
+    None, and the five masks), both as backend_util.slice_info_from_attrs resolves them."""
     x = inputs["x"]
-    info = slice_info(
-        x.shape,
-        attrs["begin"],
-        attrs["end"],
-        attrs.get("strides"),
-        attrs.get("begin_mask", 0),
-        attrs.get("end_mask", 0),
-        attrs.get("ellipsis_mask", 0),
-        attrs.get("new_axis_mask", 0),
-        attrs.get("shrink_axis_mask", 0),
-    )
-    if info.is_identity:
+    info = slice_info_from_attrs(x.shape, attrs)
+    if info.is_identity:  # all of x in order: its own buffer
         return TensorInfo(x.data_id, info.final_shape, x.dtype)
-    strides = strides_of(x.shape)
-    base = sum(b * s for b, s in zip(info.begin, strides, strict=True))
-    axes: list[Axis] = [(n, st * s) for n, st, s in zip(info.sizes, info.strides, strides, strict=True)]
+    base, axes = flat_slice(info, x.shape)
     return backend.output(gather_strided(backend.values(x), base, axes), info.final_shape, x.dtype)
 
 
@@ -104,15 +87,8 @@ def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     x, indices = inputs["x"], inputs["indices"]
     axis, batch_dims = attrs["axis"], attrs.get("batch_dims", 0)
     idx = backend.values(indices)
-    dim = x.shape[axis]
-    if len(idx) and (min(idx) < 0 or max(idx) >= dim):
-        bad = next(i for i in idx if not 0 <= i < dim)
-        raise ValueError(f"Error in gather: the index value {bad} is not in [0, {dim - 1}]")
-    out_shape = (*x.shape[:axis], *indices.shape[batch_dims:], *x.shape[axis + 1 :])
-    batch = prod(x.shape[:batch_dims])
-    outer = prod(x.shape[batch_dims:axis])
-    inner = prod(x.shape[axis + 1 :])
-    per_batch = len(idx) // batch if batch else 0
+    out_shape, batch, outer, dim, inner, per_batch = gather_info(x.shape, indices.shape, axis, batch_dims)
+    check_gather_indices(idx, dim)
     vals = backend.values(x)
     out = array(vals.typecode)
     for b in range(batch):
@@ -129,19 +105,11 @@ def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     out_shape = (*indices.shape[:-1], *params.shape[depth:])
     slice_size = prod(params.shape[depth:])
     idx = backend.values(indices)
+    check_gather_nd_indices(idx, params.shape, depth)
     n = prod(indices.shape[:-1])
     flat: list[int] = [0] * n
-    for j, (dim, stride) in enumerate(
-        zip(params.shape[:depth], strides_of(params.shape)[:depth], strict=True)
-    ):
-        column = idx[j::depth]
-        if column and (min(column) < 0 or max(column) >= dim):
-            k = next(k for k, i in enumerate(column) if not 0 <= i < dim)
-            raise ValueError(
-                f"Error in gather_nd: invalid indices: {fmt(idx[k * depth : (k + 1) * depth])} "
-                f"does not index into {fmt(params.shape)}"
-            )
-        flat = list(map(add, flat, map(mul, column, repeat(stride, n))))
+    for j, stride in enumerate(strides_of(params.shape)[:depth]):
+        flat = list(map(add, flat, map(mul, idx[j::depth], repeat(stride, n))))
     out = gather_strided(backend.values(params), 0, [(n, flat), (slice_size, 1)])  # flat is in elements
     return backend.output(out, out_shape, params.dtype)
 
@@ -161,7 +129,7 @@ def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 KERNELS = {
     "Slice": slice_,
-    "StridedSlice": strided_slice,
+    "StridedSlice": slice_,
     "PadV2": pad_v2,
     "MirrorPad": mirror_pad,
     "GatherV2": gather_v2,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import operator
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import chain, repeat
 from typing import Any
 
@@ -51,28 +51,33 @@ def _log(s: float) -> float:
     return math.log(s) if s > 0 else (_NEG_INF if s == 0 else _NAN)
 
 
-def softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """exp(x - max) / sum(exp(x - max)) along the last axis (`dim` must name it; the op checks)."""
+def _over_rows(backend: Any, inputs: Any, rows_fn: Callable[[array, int], Iterable[float]]) -> TensorInfo:
+    """rows_fn(values, n) on float32 logits seen as rows of n (the last axis); empty logits stay empty."""
     x = inputs["logits"]
     values = backend.values(x)
     n = x.shape[-1] if x.shape else 1
-    if not len(values):
-        return backend.output(array("f"), x.shape, "float32")
+    return backend.output(array("f", rows_fn(values, n) if len(values) else ()), x.shape, "float32")
+
+
+def _softmax_rows(values: array, n: int) -> Iterable[float]:
     e = list(map(math.exp, _shifted(values, n)))
-    out = array("f", map(operator.truediv, e, _spread(_row_sums(e, n), n)))
-    return backend.output(out, x.shape, "float32")
+    return map(operator.truediv, e, _spread(_row_sums(e, n), n))
+
+
+def _log_softmax_rows(values: array, n: int) -> Iterable[float]:
+    shifted = _shifted(values, n)
+    logs = list(map(_log, _row_sums(list(map(math.exp, shifted)), n)))
+    return map(operator.sub, shifted, _spread(logs, n))
+
+
+def softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """exp(x - max) / sum(exp(x - max)) along the last axis (`dim` must name it; the op checks)."""
+    return _over_rows(backend, inputs, _softmax_rows)
 
 
 def log_softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """(x - max) - log(sum(exp(x - max))) along the last axis (`axis` must name it; the op checks)."""
-    x = inputs["logits"]
-    values = backend.values(x)
-    n = x.shape[-1] if x.shape else 1
-    if not len(values):
-        return backend.output(array("f"), x.shape, "float32")
-    shifted = _shifted(values, n)
-    logs = list(map(_log, _row_sums(list(map(math.exp, shifted)), n)))
-    return backend.output(array("f", map(operator.sub, shifted, _spread(logs, n))), x.shape, "float32")
+    return _over_rows(backend, inputs, _log_softmax_rows)
 
 
 KERNELS = {"Softmax": softmax, "LogSoftmax": log_softmax}

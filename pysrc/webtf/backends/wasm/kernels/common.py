@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...cpu.kernels import KERNELS as CPU_KERNELS
+from ...base import TensorInfo
+from ...cpu import KERNELS as CPU_KERNELS
 from ..backend import WasmKernelError
 
 Kernel = Callable[[Any, Any, dict[str, Any]], Any]
@@ -41,6 +42,14 @@ def with_fallback(name: str, native: Kernel) -> Kernel:
     kernel.__doc__ = native.__doc__
     kernel.native = native  # type: ignore[attr-defined]
     return kernel
+
+
+def call_export(backend: Any, export: str, shape: tuple[int, ...], dtype: str, *args: Any) -> TensorInfo:
+    """A new output of `shape` and `dtype` filled by the binary's export(*args, out), not called when empty."""
+    out = backend.make_output(shape, dtype)
+    if 0 not in shape:
+        getattr(backend.abi, export)(*args, out)
+    return out
 
 
 def nonempty(shape: tuple[int, ...]) -> bool:

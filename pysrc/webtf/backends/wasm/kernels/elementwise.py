@@ -12,7 +12,7 @@ from typing import Any
 
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
-from .common import Kernel, cpu, has_nan, nonempty, with_fallback
+from .common import Kernel, call_export, cpu, has_nan, with_fallback
 
 F32 = frozenset({"float32"})
 F32_I32 = frozenset({"float32", "int32"})
@@ -121,10 +121,7 @@ def sigmoid(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     x = inputs["x"]
     if x.dtype != "float32":
         return cpu("Sigmoid")(backend, inputs, attrs)
-    out = backend.make_output(x.shape, "float32")
-    if nonempty(x.shape):
-        backend.abi.Sigmoid(x, out)
-    return out
+    return call_export(backend, "Sigmoid", x.shape, "float32", x)
 
 
 def leaky_relu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -132,10 +129,7 @@ def leaky_relu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     x = inputs["x"]
     if x.dtype != "float32":
         return cpu("LeakyRelu")(backend, inputs, attrs)
-    out = backend.make_output(x.shape, "float32")
-    if nonempty(x.shape):
-        backend.abi.LeakyRelu(x, x.dtype, attrs["alpha"], out)
-    return out
+    return call_export(backend, "LeakyRelu", x.shape, "float32", x, x.dtype, attrs["alpha"])
 
 
 def step(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -143,10 +137,7 @@ def step(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     x = inputs["x"]
     if x.dtype != "float32":
         return cpu("Step")(backend, inputs, attrs)
-    out = backend.make_output(x.shape, "float32")
-    if nonempty(x.shape):
-        backend.abi.Step(x, attrs.get("alpha", 0.0), x.dtype, out)
-    return out
+    return call_export(backend, "Step", x.shape, "float32", x, attrs.get("alpha", 0.0), x.dtype)
 
 
 def clip_by_value(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -154,10 +145,9 @@ def clip_by_value(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInf
     x = inputs["x"]
     if x.dtype != "float32" or has_nan(backend, x):
         return cpu("ClipByValue")(backend, inputs, attrs)
-    out = backend.make_output(x.shape, "float32")
-    if nonempty(x.shape):
-        backend.abi.ClipByValue(x, attrs["clip_value_min"], attrs["clip_value_max"], out)
-    return out
+    return call_export(
+        backend, "ClipByValue", x.shape, "float32", x, attrs["clip_value_min"], attrs["clip_value_max"]
+    )
 
 
 def prelu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -169,10 +159,7 @@ def prelu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     per_channel = core == () or (len(core) == 1 and x.shape[-1:] == core)
     if x.dtype != "float32" or alpha.dtype != "float32" or not per_channel or len(alpha.shape) > len(x.shape):
         return cpu("Prelu")(backend, inputs, attrs)
-    out = backend.make_output(x.shape, "float32")
-    if nonempty(x.shape):
-        backend.abi.Prelu(x, alpha, out)
-    return out
+    return call_export(backend, "Prelu", x.shape, "float32", x, alpha)
 
 
 def add_n(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -180,10 +167,7 @@ def add_n(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     first = inputs[0]
     if len(inputs) == 1 or first.dtype != "float32":
         return cpu("AddN")(backend, inputs, attrs)
-    out = backend.make_output(first.shape, first.dtype)
-    if nonempty(first.shape):
-        backend.abi.AddN(inputs, first.dtype, out)
-    return out
+    return call_export(backend, "AddN", first.shape, first.dtype, inputs, first.dtype)
 
 
 def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -199,10 +183,7 @@ def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
             offset *= d
     else:
         return cpu("Select")(backend, inputs, attrs)
-    out = backend.make_output(t.shape, t.dtype)
-    if nonempty(t.shape):
-        backend.abi.SelectV2(c, t, e, offset, out)
-    return out
+    return call_export(backend, "SelectV2", t.shape, t.dtype, c, t, e, offset)
 
 
 KERNELS: dict[str, Kernel] = {}

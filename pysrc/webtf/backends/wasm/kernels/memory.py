@@ -11,9 +11,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ....backend_util import (
+    concat_bands,
+    concat_shape,
+    flat_slice,
+    pack_shape,
+    slice_info_from_attrs,
+    split_sizes,
+)
 from ....dtypes import BYTES_PER_ELEMENT
 from ....shapes import strides_of
-from ....slice_info import slice_info
 from ...base import TensorInfo
 from .common import Kernel, with_fallback
 
@@ -29,41 +36,18 @@ def _take(backend: Any, x: Any, base: int, counts: tuple, src_strides: tuple, ou
 
 
 def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Slice {x} attrs begin, size (resolved: no -1)."""
-    x, begin, size = inputs["x"], tuple(attrs["begin"]), tuple(attrs["size"])
-    if size == x.shape:
-        return TensorInfo(x.data_id, x.shape, x.dtype)
-    strides = strides_of(x.shape)
-    base = sum(b * s for b, s in zip(begin, strides, strict=True))
-    return _take(backend, x, base, size, strides, size)
-
-
-def strided_slice(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """StridedSlice {x} attrs begin, end, strides, and the five masks (resolved by slice_info)."""
+    """Slice {x} attrs begin, size and StridedSlice {x} attrs begin, end, strides, the five masks."""
     x = inputs["x"]
-    info = slice_info(
-        x.shape,
-        attrs["begin"],
-        attrs["end"],
-        attrs.get("strides"),
-        attrs.get("begin_mask", 0),
-        attrs.get("end_mask", 0),
-        attrs.get("ellipsis_mask", 0),
-        attrs.get("new_axis_mask", 0),
-        attrs.get("shrink_axis_mask", 0),
-    )
+    info = slice_info_from_attrs(x.shape, attrs)
     if info.is_identity:
         return TensorInfo(x.data_id, info.final_shape, x.dtype)
-    strides = strides_of(x.shape)
-    base = sum(b * s for b, s in zip(info.begin, strides, strict=True))
-    src_strides = tuple(st * s for st, s in zip(info.strides, strides, strict=True))
-    return _take(backend, x, base, info.sizes, src_strides, info.final_shape)
+    base, axes = flat_slice(info, x.shape)
+    return _take(backend, x, base, info.sizes, tuple(step for _, step in axes), info.final_shape)
 
 
 def _concat(backend: Any, tensors: list[Any], axis: int, out_shape: tuple[int, ...]) -> TensorInfo:
-    outer, total = math.prod(out_shape[:axis]), math.prod(out_shape[axis:])
-    parts = [(t, math.prod(t.shape[axis:])) for t in tensors]
-    parts = [(t, inner) for t, inner in parts if inner and outer]
+    outer, parts = concat_bands(tensors, axis, out_shape)
+    total = math.prod(out_shape[axis:])
     dtype = tensors[0].dtype
     if len(parts) == 1:  # every other input is empty: the result is this one's buffer
         return TensorInfo(parts[0][0].data_id, out_shape, dtype)
@@ -79,18 +63,13 @@ def _concat(backend: Any, tensors: list[Any], axis: int, out_shape: tuple[int, .
 def concat(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Concat [tensors] attr axis (>= 0)."""
     axis = attrs["axis"]
-    first = inputs[0].shape
-    out_shape = (*first[:axis], sum(t.shape[axis] for t in inputs), *first[axis + 1 :])
-    return _concat(backend, list(inputs), axis, out_shape)
+    return _concat(backend, list(inputs), axis, concat_shape([t.shape for t in inputs], axis))
 
 
 def pack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Pack [tensors of one shape] attr axis of the new dim."""
-    shape = inputs[0].shape
-    axis = attrs["axis"]
-    if axis < 0:
-        axis += len(shape) + 1
-    return _concat(backend, list(inputs), axis, (*shape[:axis], len(inputs), *shape[axis:]))
+    axis, out_shape = pack_shape(inputs[0].shape, len(inputs), attrs["axis"])
+    return _concat(backend, list(inputs), axis, out_shape)
 
 
 def unpack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
@@ -104,9 +83,8 @@ def unpack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]
 
 def split_v(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
     """SplitV {x} attrs num_or_size_splits (sizes summing to x.shape[axis], or a count), axis (>= 0)."""
-    x, axis, sizes = inputs["x"], attrs["axis"], attrs["num_or_size_splits"]
-    if isinstance(sizes, int):
-        sizes = [x.shape[axis] // sizes] * sizes
+    x, axis = inputs["x"], attrs["axis"]
+    sizes = split_sizes(x.shape[axis], attrs["num_or_size_splits"])
     strides = strides_of(x.shape)
     outs, start = [], 0
     for n in sizes:
@@ -128,7 +106,7 @@ KERNELS: dict[str, Kernel] = {
     name: with_fallback(name, fn)
     for name, fn in {
         "Slice": slice_,
-        "StridedSlice": strided_slice,
+        "StridedSlice": slice_,
         "Concat": concat,
         "Pack": pack,
         "Unpack": unpack,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ....conv_info import ConvInfo, compute_conv_info, compute_pool_info
+from ....backend_util import ConvInfo, conv_info_from_attrs, pool_info_from_attrs
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from . import elementwise
@@ -47,18 +47,6 @@ def per_channel(t: Any, channels: int, allow_scalar: bool) -> bool:
     )
 
 
-def _conv_info(x: Any, f: Any, attrs: dict[str, Any], depthwise: bool) -> ConvInfo:
-    return compute_conv_info(
-        x.shape,
-        f.shape,
-        attrs.get("strides", 1),
-        attrs.get("dilations", 1),
-        attrs["pad"],
-        attrs.get("dim_rounding_mode"),
-        depthwise,
-    )
-
-
 def _conv_args(info: ConvInfo) -> tuple:
     same = info.pad_type == "SAME"
     pads = (0, 0, 0, 0) if same else (info.pad_top, info.pad_right, info.pad_bottom, info.pad_left)
@@ -72,7 +60,7 @@ def _plain_conv(name: str, depthwise: bool) -> Kernel:
         x, f = inputs["x"], inputs["filter"]
         if x.dtype != "float32" or f.dtype != "float32":
             return fallback(backend, inputs, attrs)
-        info = _conv_info(x, f, attrs, depthwise)
+        info = conv_info_from_attrs(x.shape, f.shape, attrs, depthwise)
         if not xnn_geometry_ok(info):
             return fallback(backend, inputs, attrs)
         out = backend.make_output(info.out_shape, "float32")
@@ -99,7 +87,7 @@ def _fused_conv(name: str, depthwise: bool) -> Kernel:
         activation = attrs.get("activation") or "linear"
         if x.dtype != "float32" or f.dtype != "float32" or activation not in backend.abi_activations:
             return fallback(backend, inputs, attrs)
-        info = _conv_info(x, f, attrs, depthwise)
+        info = conv_info_from_attrs(x.shape, f.shape, attrs, depthwise)
         c = info.out_channels
         if not xnn_geometry_ok(info):
             return fallback(backend, inputs, attrs)
@@ -129,9 +117,7 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> T
     if dy.dtype != "float32" or f.dtype != "float32":
         return cpu("Conv2DBackpropInput")(backend, inputs, attrs)
     in_shape = tuple(int(d) for d in attrs["input_shape"])
-    info = compute_conv_info(
-        in_shape, f.shape, attrs.get("strides", 1), 1, attrs["pad"], attrs.get("dim_rounding_mode")
-    )
+    info = conv_info_from_attrs(in_shape, f.shape, attrs)
     if (info.out_height, info.out_width) != tuple(dy.shape[1:3]):
         return cpu("Conv2DBackpropInput")(backend, inputs, attrs)
     out = backend.make_output(in_shape, "float32")
@@ -252,13 +238,7 @@ def _pool(name: str) -> Kernel:
         x = inputs["x"]
         if x.dtype != "float32":
             return fallback(backend, inputs, attrs)
-        info = compute_pool_info(
-            x.shape,
-            attrs["filter_size"],
-            attrs.get("strides", 1),
-            attrs["pad"],
-            attrs.get("dim_rounding_mode"),
-        )
+        info = pool_info_from_attrs(x.shape, attrs)
         if info.filter_height * info.filter_width == 1 or not xnn_geometry_ok(info):
             return fallback(backend, inputs, attrs)
         pads = (info.pad_top, info.pad_right, info.pad_bottom, info.pad_left)

@@ -9,11 +9,13 @@ reduce.py, scan.py, sort.py); empty reductions and dtypes the binary lacks go to
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ....shapes import normalize_axes, normalize_axis
 from ...base import TensorInfo
-from .common import Kernel, cpu, has_nan, with_fallback
+from .common import Kernel, call_export, cpu, has_nan, with_fallback
 
 
 def transpose_info(backend: Any, x: Any, perm: tuple[int, ...]) -> tuple[TensorInfo, bool]:
@@ -35,13 +37,20 @@ def transpose(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return transpose_info(backend, inputs["x"], tuple(int(p) for p in attrs["perm"]))[0]
 
 
-def _innermost(backend: Any, x: Any, axes: tuple[int, ...]) -> tuple[Any, bool]:
-    """x with `axes` moved last and whether that made a new buffer (the caller disposes it)."""
+@contextmanager
+def _innermost(backend: Any, x: Any, axes: tuple[int, ...]) -> Iterator[Any]:
+    """x with `axes` moved last, for the block (a buffer made for it is disposed after the block)."""
     rank = len(x.shape)
     if axes == tuple(range(rank - len(axes), rank)):
-        return x, False
+        yield x
+        return
     kept = tuple(i for i in range(rank) if i not in axes)
-    return transpose_info(backend, x, kept + axes)
+    src, made = transpose_info(backend, x, kept + axes)
+    try:
+        yield src
+    finally:
+        if made:
+            backend.dispose_data(src.data_id)
 
 
 def _reduce(name: str, key: str, dtypes: frozenset, out_dtype: str | None) -> Kernel:
@@ -57,10 +66,8 @@ def _reduce(name: str, key: str, dtypes: frozenset, out_dtype: str | None) -> Ke
         keep = bool(attrs.get("keep_dims", False))
         out_shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape) if keep or i not in axes)
         reduce_size = math.prod(x.shape[a] for a in axes)
-        src, made = _innermost(backend, x, axes)
-        try:
-            dtype = out_dtype or x.dtype
-            out = backend.make_output(out_shape, dtype)
+        with _innermost(backend, x, axes) as src:
+            out = backend.make_output(out_shape, out_dtype or x.dtype)
             call = getattr(backend.abi, name)
             if name in ("Sum", "Prod"):
                 call(src, reduce_size, x.dtype, out)
@@ -68,9 +75,6 @@ def _reduce(name: str, key: str, dtypes: frozenset, out_dtype: str | None) -> Ke
                 call(src, x.dtype, reduce_size, out)
             else:
                 call(src, reduce_size, out)
-        finally:
-            if made:
-                backend.dispose_data(src.data_id)
         return out
 
     kernel.__doc__ = f"{name} over `{key}` (innermost after a transpose; {sorted(dtypes)} natively)."
@@ -85,15 +89,11 @@ def _arg(name: str) -> Kernel:
         if x.dtype not in ("float32", "int32") or 0 in x.shape or not x.shape:
             return fallback(backend, inputs, attrs)
         axis = normalize_axis(int(attrs.get("axis", 0)), len(x.shape), name.lower())
-        src, made = _innermost(backend, x, (axis,))
-        try:
-            out_shape = x.shape[:axis] + x.shape[axis + 1 :]
-            out = backend.make_output(out_shape, "int32")
-            getattr(backend.abi, name)(src, x.dtype, math.prod(out_shape), x.shape[axis], out)
-        finally:
-            if made:
-                backend.dispose_data(src.data_id)
-        return out
+        out_shape = x.shape[:axis] + x.shape[axis + 1 :]
+        with _innermost(backend, x, (axis,)) as src:
+            return call_export(
+                backend, name, out_shape, "int32", src, x.dtype, math.prod(out_shape), x.shape[axis]
+            )
 
     kernel.__doc__ = f"{name} along the int `axis` (natively for float32 and int32)."
     return kernel
@@ -109,15 +109,11 @@ def _scan(name: str) -> Kernel:
         rank = len(x.shape)
         axis = normalize_axis(int(attrs.get("axis", 0)), rank, name.lower())
         perm = tuple(i for i in range(rank) if i != axis) + (axis,)
-        src, made = _innermost(backend, x, (axis,))
-        try:
+        with _innermost(backend, x, (axis,)) as src:
             out = backend.make_output(src.shape, x.dtype)
             getattr(backend.abi, name)(
                 src, bool(attrs.get("exclusive")), bool(attrs.get("reverse")), src.shape[-1], out, x.dtype
             )
-        finally:
-            if made:
-                backend.dispose_data(src.data_id)
         if src is x:
             return out
         back, made = transpose_info(backend, out, tuple(perm.index(i) for i in range(rank)))

@@ -12,10 +12,10 @@ import math
 from array import array
 from typing import Any
 
+from ....backend_util import ResizeInfo, bilinear_axis, resize_info
 from ....shapes import strides_of
 from ...base import TensorInfo
-from ...cpu.kernels.image import _bilinear_axis as bilinear_axis  # the very coordinate math of the cpu kernel
-from .common import Kernel, cpu, nonempty, with_fallback
+from .common import Kernel, call_export, cpu, nonempty, with_fallback
 
 _NUMERIC = frozenset({"float32", "int32"})
 _ANY = frozenset({"float32", "int32", "bool"})
@@ -28,10 +28,7 @@ def tile(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     out_shape = tuple(d * r for d, r in zip(x.shape, reps, strict=True))
     if x.dtype not in _ANY or not x.shape:
         return cpu("Tile")(backend, inputs, attrs)
-    out = backend.make_output(out_shape, x.dtype)
-    if nonempty(out_shape):
-        backend.abi.Tile(x, x.shape, out_shape, x.dtype, out)
-    return out
+    return call_export(backend, "Tile", out_shape, x.dtype, x, x.shape, out_shape, x.dtype)
 
 
 def reverse(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -40,10 +37,7 @@ def reverse(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     dims = tuple(sorted({int(d) for d in attrs["dims"] if x.shape[int(d)] > 1}))
     if not dims or x.dtype not in _NUMERIC:
         return cpu("Reverse")(backend, inputs, attrs)
-    out = backend.make_output(x.shape, x.dtype)
-    if nonempty(x.shape):
-        backend.abi.Reverse(x, dims, x.shape, out)
-    return out
+    return call_export(backend, "Reverse", x.shape, x.dtype, x, dims, x.shape)
 
 
 def _pads(attrs: dict[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -130,10 +124,7 @@ def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     if dtype != "int32" or indices.dtype != "int32" or on != int(on) or off != int(off):
         return cpu("OneHot")(backend, inputs, attrs)
     out_shape = (*indices.shape, depth)
-    out = backend.make_output(out_shape, "int32")
-    if nonempty(out_shape):
-        backend.abi.OneHot(indices, depth, int(on), int(off), out)
-    return out
+    return call_export(backend, "OneHot", out_shape, "int32", indices, depth, int(on), int(off))
 
 
 def depth_to_space(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -161,26 +152,10 @@ def _resize(name: str) -> Kernel:
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         images = inputs["images"]
-        b, h, w, c = images.shape
-        new_h, new_w = (int(v) for v in attrs["size"])
         if images.dtype != "float32" or not nonempty(images.shape):
             return fallback(backend, inputs, attrs)
-        out_shape = (b, new_h, new_w, c)
-        out = backend.make_output(out_shape, "float32")
-        if nonempty(out_shape):
-            getattr(backend.abi, name)(
-                images,
-                b,
-                h,
-                w,
-                c,
-                new_h,
-                new_w,
-                bool(attrs["align_corners"]),
-                bool(attrs["half_pixel_centers"]),
-                out,
-            )
-        return out
+        info = resize_info(images.shape, attrs)  # the export takes its fields in their order
+        return call_export(backend, name, info.out_shape, "float32", images, *info)
 
     kernel.__doc__ = f"{name} {{images}} attrs size, align_corners, half_pixel_centers (float32 natively)."
     return kernel
@@ -211,7 +186,8 @@ def _lerp_along(
             backend.dispose_data(t.data_id)
 
 
-def _bilinear_tables(backend: Any, h: int, w: int, new_h: int, new_w: int, align: bool, half: bool) -> tuple:
+def _bilinear_tables(backend: Any, info: ResizeInfo) -> tuple:
+    _, h, w, _, new_h, new_w, align, half = info
     key = ("resize_bilinear", h, w, new_h, new_w, align, half)
     tables = backend.constants.get(key)
     if tables is None:
@@ -232,18 +208,15 @@ def _bilinear_tables(backend: Any, h: int, w: int, new_h: int, new_w: int, align
 def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """ResizeBilinear {images} attrs size, align_corners, half_pixel_centers, float32 natively.
 
-    Not XNNPACK's resize (its weights differ from TF.js's by float32 rounding): the cpu kernel's source
-    rows/columns and fractions, applied as native gathers and lerps (columns first, then rows).
+    Not XNNPACK's resize (its weights differ from TF.js's by float32 rounding): backend_util.bilinear_axis's
+    source rows/columns and fractions (the cpu kernel's), applied as native gathers and lerps (columns first,
+    then rows).
     """
     images = inputs["images"]
-    b, h, w, c = images.shape
-    new_h, new_w = (int(v) for v in attrs["size"])
-    out_shape = (b, new_h, new_w, c)
-    if images.dtype != "float32" or not nonempty(images.shape) or not nonempty(out_shape):
+    info = resize_info(images.shape, attrs)
+    if images.dtype != "float32" or not nonempty(images.shape) or not nonempty(info.out_shape):
         return cpu("ResizeBilinear")(backend, inputs, attrs)
-    top, bottom, yf, left, right, xf = _bilinear_tables(
-        backend, h, w, new_h, new_w, bool(attrs["align_corners"]), bool(attrs["half_pixel_centers"])
-    )
+    top, bottom, yf, left, right, xf = _bilinear_tables(backend, info)
     rows = _lerp_along(backend, images, left, right, xf, 2)
     try:
         return _lerp_along(backend, rows, top, bottom, yf, 1)
@@ -256,10 +229,7 @@ def flip_left_right(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
     image = inputs["image"]
     if image.dtype != "float32":
         return cpu("FlipLeftRight")(backend, inputs, attrs)
-    out = backend.make_output(image.shape, "float32")
-    if nonempty(image.shape):
-        backend.abi.FlipLeftRight(image, *image.shape, out)
-    return out
+    return call_export(backend, "FlipLeftRight", image.shape, "float32", image, *image.shape)
 
 
 def _upright(boxes: array) -> bool:

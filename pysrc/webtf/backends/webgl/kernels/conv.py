@@ -5,23 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....conv_info import ConvInfo, compute_conv_info, compute_pool_info
+from ....backend_util import ConvInfo, conv_info_from_attrs, is_identity_pool, pool_info_from_attrs
 from ...base import TensorInfo
 from .elementwise import _View
 from .fused import Epilogue
 from .gather import pad_v2, slice_
-
-
-def _info(x: Any, filter_shape: Any, attrs: dict[str, Any], depthwise: bool = False) -> ConvInfo:
-    return compute_conv_info(
-        x.shape,
-        filter_shape,
-        attrs.get("strides", 1),
-        attrs.get("dilations", 1),
-        attrs["pad"],
-        attrs.get("dim_rounding_mode"),
-        depthwise,
-    )
 
 
 def _geometry(info: ConvInfo) -> tuple[int, ...]:
@@ -34,7 +22,7 @@ def _geometry(info: ConvInfo) -> tuple[int, ...]:
 
 def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fused: bool) -> TensorInfo:
     x, f = inputs["x"], inputs["filter"]
-    info = _info(x, f.shape, attrs, depthwise)
+    info = conv_info_from_attrs(x.shape, f.shape, attrs, depthwise)
     epi = Epilogue(inputs if fused else {}, attrs if fused else {}, info.out_shape)
     int_out = x.dtype == "int32"
     kernel = "DepthwiseConv2dNative" if depthwise else "Conv2D"
@@ -121,10 +109,7 @@ def fused_depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> 
 def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Conv2DBackpropInput: dy [b, oh, ow, out], filter [fh, fw, in, out] -> dx of attrs input_shape."""
     dy, f = inputs["dy"], inputs["filter"]
-    in_shape = tuple(attrs["input_shape"])
-    info = compute_conv_info(
-        in_shape, f.shape, attrs.get("strides", 1), 1, attrs["pad"], attrs.get("dim_rounding_mode")
-    )
+    info = conv_info_from_attrs(tuple(attrs["input_shape"]), f.shape, attrs)
     fh, fw, ci, co = f.shape
     co4 = co % 4 == 0
     key = ("Conv2DBackpropInput", co4)
@@ -135,19 +120,13 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> T
         info.in_height, info.in_width, ci, dy.shape[1], dy.shape[2], co, fh, fw,
         info.stride_height, info.stride_width, info.pad_top, info.pad_left,
     )  # fmt: skip
-    return backend.run(prog, (dy, f), in_shape, "float32", ints)
+    return backend.run(prog, (dy, f), info.in_shape, "float32", ints)
 
 
 def _pool(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -> TensorInfo:
     x = inputs["x"]
-    info = compute_pool_info(
-        x.shape, attrs["filter_size"], attrs.get("strides", 1), attrs["pad"], attrs.get("dim_rounding_mode")
-    )
-    if (
-        info.filter_height == info.filter_width == 1
-        and info.out_shape == info.in_shape
-        and not info.pad_top + info.pad_left
-    ):
+    info = pool_info_from_attrs(x.shape, attrs)
+    if is_identity_pool(info):
         return TensorInfo(x.data_id, x.shape, x.dtype)
     vec = info.in_channels % 4 == 0
     int_out = x.dtype == "int32"

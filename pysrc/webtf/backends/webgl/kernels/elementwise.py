@@ -4,10 +4,9 @@ shaders/Binary.glsl; OP_<Kernel> selects the function)."""
 
 from __future__ import annotations
 
-from array import array
 from typing import Any
 
-from ....dtypes import TYPECODE
+from ....backend_util import cast_values, filled
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from .common import broadcast_ints, read_mode, size_of
@@ -85,11 +84,7 @@ def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         return TensorInfo(x.data_id, x.shape, x.dtype)
     host = backend.host_values(x)
     if host is not None and x.size <= 4096:  # still on the host: convert there, no GPU round trip
-        if dtype == "bool":
-            return backend.output(array("B", [v != 0 for v in host]), x.shape, dtype)
-        if dtype == "int32":
-            return backend.output(array("i", map(int, host)), x.shape, dtype)
-        return backend.output(array("f", host), x.shape, dtype)
+        return backend.output(cast_values(host, x.dtype, dtype), x.shape, dtype)
     op = {"bool": "CastBool", "int32": "CastInt"}.get(dtype, "Identity")
     if op == "CastInt" and x.dtype == "bool":
         op = "Identity"
@@ -101,7 +96,7 @@ def fill_value(backend: Any, shape: tuple[int, ...], dtype: str, value: Any) -> 
     n = size_of(shape)
     v = float(value) if dtype == "float32" else int(value)
     if n <= 4096:
-        return backend.output(array(TYPECODE[dtype], [v]) * n, shape, dtype)
+        return backend.output(filled(n, dtype, v), shape, dtype)
     key = ("Unary", "Fill")
     prog = backend.programs.get(key) or backend.programs.build(key, "Unary", (), 0, 1, ("OP_Fill",))
     return backend.run(prog, (), shape, dtype, (), (float(v),), n)

@@ -8,8 +8,17 @@ from collections.abc import Sequence
 from math import prod
 from typing import Any
 
-from ....shapes import fmt, strides_of
-from ....slice_info import slice_info
+from ....backend_util import (
+    check_gather_indices,
+    check_gather_nd_indices,
+    concat_bands,
+    concat_shape,
+    gather_info,
+    pack_shape,
+    slice_info_from_attrs,
+    split_sizes,
+)
+from ....shapes import strides_of
 from ...base import TensorInfo
 from .elementwise import _View
 
@@ -90,27 +99,9 @@ def transpose(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Slice: attrs begin, size (resolved)."""
-    x, begin, size = inputs["x"], tuple(attrs["begin"]), tuple(attrs["size"])
-    if size == x.shape:
-        return _share(x, x.shape)
-    return gather(backend, x, size, [(n, d, 1) for d, n in enumerate(size)], _src(x.shape, offsets=begin))
-
-
-def strided_slice(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """StridedSlice: TF.js attrs (begin, end, strides, the five masks) resolved by slice_info."""
+    """Slice (attrs begin, size) and StridedSlice (attrs begin, end, strides, the five masks)."""
     x = inputs["x"]
-    info = slice_info(
-        x.shape,
-        attrs["begin"],
-        attrs["end"],
-        attrs.get("strides"),
-        attrs.get("begin_mask", 0),
-        attrs.get("end_mask", 0),
-        attrs.get("ellipsis_mask", 0),
-        attrs.get("new_axis_mask", 0),
-        attrs.get("shrink_axis_mask", 0),
-    )
+    info = slice_info_from_attrs(x.shape, attrs)
     if info.is_identity:
         return _share(x, info.final_shape)
     out_dims = [(n, d, st) for d, (n, st) in enumerate(zip(info.sizes, info.strides, strict=True))]
@@ -234,9 +225,8 @@ def unpack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]
 
 def split_v(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
     """SplitV: attrs num_or_size_splits (sizes, or a count of equal parts), axis."""
-    x, axis, sizes = inputs["x"], attrs["axis"], attrs["num_or_size_splits"]
-    if isinstance(sizes, int):
-        sizes = [x.shape[axis] // sizes] * sizes
+    x, axis = inputs["x"], attrs["axis"]
+    sizes = split_sizes(x.shape[axis], attrs["num_or_size_splits"])
     outs, start = [], 0
     for size in sizes:
         shape = (*x.shape[:axis], size, *x.shape[axis + 1 :])
@@ -252,9 +242,7 @@ def split_v(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo
 
 def _concat(backend: Any, tensors: list[Any], axis: int, out_shape: tuple[int, ...]) -> TensorInfo:
     dtype = tensors[0].dtype
-    outer = prod(out_shape[:axis])
-    parts = [(t, prod(t.shape[axis:])) for t in tensors]
-    parts = [(t, inner) for t, inner in parts if inner and outer]
+    outer, parts = concat_bands(tensors, axis, out_shape)
     if len(parts) == 1:
         return TensorInfo(parts[0][0].data_id, out_shape, dtype)
     if not parts:
@@ -297,18 +285,13 @@ def _concat_run(backend: Any, parts: list[tuple[Any, int]], outer: int, total: i
 def concat(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Concat: a list of tensors, attrs axis (>= 0)."""
     axis = attrs["axis"]
-    first = inputs[0].shape
-    out_shape = (*first[:axis], sum(t.shape[axis] for t in inputs), *first[axis + 1 :])
-    return _concat(backend, list(inputs), axis, out_shape)
+    return _concat(backend, list(inputs), axis, concat_shape([t.shape for t in inputs], axis))
 
 
 def pack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Pack: a list of tensors of one shape; attrs axis of the new dim."""
     shape = inputs[0].shape
-    axis = attrs["axis"]
-    if axis < 0:
-        axis += len(shape) + 1
-    out_shape = (*shape[:axis], len(inputs), *shape[axis:])
+    axis, out_shape = pack_shape(shape, len(inputs), attrs["axis"])
     views = [_View(t.data_id, (*shape[:axis], 1, *shape[axis:]), t.dtype) for t in inputs]
     return _concat(backend, views, axis, out_shape)
 
@@ -317,16 +300,10 @@ def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """GatherV2: x, indices; attrs axis, batch_dims. Indices are checked when they are on the host."""
     x, indices = inputs["x"], inputs["indices"]
     axis, batch_dims = attrs["axis"], attrs.get("batch_dims", 0)
-    dim = x.shape[axis]
+    out_shape, _, outer, dim, inner, per = gather_info(x.shape, indices.shape, axis, batch_dims)
     host = backend.host_values(indices)
-    if host is not None and len(host) and (min(host) < 0 or max(host) >= dim):
-        bad = next(i for i in host if not 0 <= i < dim)
-        raise ValueError(f"Error in gather: the index value {bad} is not in [0, {dim - 1}]")
-    out_shape = (*x.shape[:axis], *indices.shape[batch_dims:], *x.shape[axis + 1 :])
-    batch = prod(x.shape[:batch_dims])
-    outer = prod(x.shape[batch_dims:axis])
-    inner = prod(x.shape[axis + 1 :])
-    per = indices.size // batch if batch else 0
+    if host is not None:
+        check_gather_indices(host, dim)
     vec = inner % 4 == 0
     key = ("GatherV2", vec, x.dtype == "int32")
     prog = backend.programs.get(key) or backend.programs.build(
@@ -342,13 +319,8 @@ def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     dims = params.shape[:depth]
     out_shape = (*indices.shape[:-1], *params.shape[depth:])
     host = backend.host_values(indices)
-    if host is not None and depth:
-        for k in range(len(host) // depth):
-            row = host[k * depth : (k + 1) * depth]
-            if any(not 0 <= i < d for i, d in zip(row, dims, strict=True)):
-                raise ValueError(
-                    f"Error in gather_nd: invalid indices: {fmt(row)} does not index into {fmt(params.shape)}"
-                )
+    if host is not None:
+        check_gather_nd_indices(host, params.shape, depth)
     key = ("GatherNd", depth, params.dtype == "int32")
     prog = backend.programs.get(key) or backend.programs.build(
         key, "GatherNd", ("X", "I"), 2 + 2 * depth, int_output=params.dtype == "int32"
@@ -377,7 +349,7 @@ def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 KERNELS = {
     "Transpose": transpose,
     "Slice": slice_,
-    "StridedSlice": strided_slice,
+    "StridedSlice": slice_,
     "Reverse": reverse,
     "Tile": tile,
     "PadV2": pad_v2,

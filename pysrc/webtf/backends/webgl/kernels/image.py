@@ -7,24 +7,13 @@ import math
 from array import array
 from typing import Any
 
+from ....backend_util import crop_coords, js_round, resize_info, resize_ratio
 from ...base import TensorInfo
-from ...cpu.kernels.image import _crop_coords, js_round
-
-
-def _ratio(n_in: int, n_out: int, align: bool) -> tuple[int, int]:
-    """The resize ratio as a fraction (num, den): (in - 1) / (out - 1) with align_corners, else in / out."""
-    if n_out == 0:
-        return 0, 1
-    if align and n_out > 1:
-        return n_in - 1, n_out - 1
-    return n_in, n_out
 
 
 def _resize(backend: Any, inputs: Any, attrs: dict[str, Any], nearest: bool) -> TensorInfo:
     images = inputs["images"]
-    batch, h, w, c = images.shape
-    new_h, new_w = attrs["size"]
-    align, half = bool(attrs["align_corners"]), bool(attrs["half_pixel_centers"])
+    batch, h, w, c, new_h, new_w, align, half = resize_info(images.shape, attrs)
     dtype = images.dtype if nearest else "float32"
     vec = c % 4 == 0
     kernel = "ResizeNearestNeighbor" if nearest else "ResizeBilinear"
@@ -36,7 +25,7 @@ def _resize(backend: Any, inputs: Any, attrs: dict[str, Any], nearest: bool) -> 
             key, kernel, ("X",), ni, 0, ["VEC"] if vec else [], int_output=dtype == "int32"
         )
     flags = (int(half), int(align)) if nearest else (int(half),)
-    ints = (h, w, c, new_h, new_w, *flags, *_ratio(h, new_h, align), *_ratio(w, new_w, align))
+    ints = (h, w, c, new_h, new_w, *flags, *resize_ratio(h, new_h, align), *resize_ratio(w, new_w, align))
     return backend.run(prog, (images,), (batch, new_h, new_w, c), dtype, ints)
 
 
@@ -62,7 +51,7 @@ def _crop_table(
         y1, x1, y2, x2 = boxes[4 * k : 4 * k + 4]
         table.append(float(b))
         for v1, v2, n, nc in ((y1, y2, h, ch), (x1, x2, w, cw)):
-            for v in _crop_coords(v1, v2, n, nc):
+            for v in crop_coords(v1, v2, n, nc):
                 if not 0 <= v <= n - 1:
                     table.extend((-1.0, -1.0, 0.0))
                 elif nearest:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .shapes import fmt
+from ..shapes import fmt
 
 ROUNDING_MODES = ("floor", "round", "ceil")
 
@@ -275,3 +275,34 @@ def check_data_format(op: str, data_format: str) -> None:
         if data_format == "NCHW":
             raise ValueError(f"Error in {op}: got data_format NCHW but only NHWC is supported")
         raise ValueError(f"Error in {op}: unknown data_format '{data_format}'; only NHWC is supported")
+
+
+def conv_info_from_attrs(
+    in_shape: Sequence[int], filter_shape: Sequence[int], attrs: dict[str, Any], depthwise: bool = False
+) -> ConvInfo:
+    """The geometry of a conv kernel call from its attrs: strides, pad, dilations, dim_rounding_mode."""
+    return compute_conv_info(
+        in_shape,
+        filter_shape,
+        attrs.get("strides", 1),
+        attrs.get("dilations", 1),
+        attrs["pad"],
+        attrs.get("dim_rounding_mode"),
+        depthwise,
+    )
+
+
+def pool_info_from_attrs(in_shape: Sequence[int], attrs: dict[str, Any]) -> ConvInfo:
+    """The geometry of a MaxPool/AvgPool kernel call from its attrs: filter_size, strides, pad, rounding."""
+    return compute_pool_info(
+        in_shape, attrs["filter_size"], attrs.get("strides", 1), attrs["pad"], attrs.get("dim_rounding_mode")
+    )
+
+
+def is_identity_pool(info: ConvInfo) -> bool:
+    """True for a 1x1 window that keeps the shape and pads nothing: pooling returns its input."""
+    return (
+        info.filter_height == info.filter_width == 1
+        and info.out_shape == info.in_shape
+        and not info.pad_top + info.pad_left
+    )

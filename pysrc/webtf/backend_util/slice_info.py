@@ -11,9 +11,10 @@ Semantics are TensorFlow's (and TF.js's port of them): out-of-range bounds are c
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from operator import add, mul
+from typing import Any, NamedTuple
 
-from .shapes import fmt
+from ..shapes import fmt, strides_of
 
 
 class SliceInfo(NamedTuple):
@@ -141,3 +142,35 @@ def slice_info(
 
     final = tuple(1 if g == _NEW_AXIS else sizes[g] for g in gather if g != _SHRINK)
     return SliceInfo(tuple(d_begin), tuple(d_end), tuple(d_strides), tuple(sizes), final, identity)
+
+
+def slice_info_from_attrs(shape: Sequence[int], attrs: dict[str, Any]) -> SliceInfo:
+    """The SliceInfo of a Slice kernel's attrs (begin, size: resolved, in range) or a StridedSlice kernel's
+    (begin, end, strides and the five masks)."""
+    if "size" in attrs:
+        return slice_info_from_size(shape, attrs["begin"], attrs["size"])
+    return slice_info(
+        shape,
+        attrs["begin"],
+        attrs["end"],
+        attrs.get("strides"),
+        attrs.get("begin_mask", 0),
+        attrs.get("end_mask", 0),
+        attrs.get("ellipsis_mask", 0),
+        attrs.get("new_axis_mask", 0),
+        attrs.get("shrink_axis_mask", 0),
+    )
+
+
+def slice_info_from_size(shape: Sequence[int], begin: Sequence[int], size: Sequence[int]) -> SliceInfo:
+    """The SliceInfo of a Slice kernel: `size` elements from `begin` in each dim (both resolved, in range)."""
+    begin, size = tuple(begin), tuple(size)
+    return SliceInfo(begin, tuple(map(add, begin, size)), (1,) * len(size), size, size, size == tuple(shape))
+
+
+def flat_slice(info: SliceInfo, shape: Sequence[int]) -> tuple[int, list[tuple[int, int]]]:
+    """The slice in a row-major buffer of `shape`: (offset of its first element, [(count, step)] per dim)."""
+    strides = strides_of(shape)
+    return sum(map(mul, info.begin, strides)), list(
+        zip(info.sizes, map(mul, info.strides, strides), strict=True)
+    )

@@ -1,0 +1,65 @@
+"""Backend-free kernel math that every backend shares (tfjs-core's backend_util plus the cpu backend's
+shared impls): conv/pool geometry, strided-slice info, concat/split and gather shapes, resize/crop
+coordinates, non-max suppression, host-side fills and casts.
+
+It works on shapes, attrs and flat sequences and imports no backend: backends share code through it, never
+through each other's modules (tests/core/test_layering.py checks both).
+"""
+
+from __future__ import annotations
+
+from .arrays import cast_values, filled
+from .concat import concat_bands, concat_shape, pack_shape, split_sizes
+from .conv_info import (
+    ConvInfo,
+    check_conv_args,
+    check_data_format,
+    check_pad,
+    compute_conv_info,
+    compute_pool_info,
+    conv_info_from_attrs,
+    is_identity_pool,
+    parse_pair,
+    pool_info_from_attrs,
+)
+from .gather import GatherInfo, check_gather_indices, check_gather_nd_indices, gather_info
+from .image import ResizeInfo, bilinear_axis, crop_coords, js_round, nearest_axis, resize_info, resize_ratio
+from .nms import NmsResult, non_max_suppression_impl
+from .slice_info import SliceInfo, flat_slice, slice_info, slice_info_from_attrs, slice_info_from_size
+
+__all__ = [
+    "ConvInfo",
+    "GatherInfo",
+    "NmsResult",
+    "ResizeInfo",
+    "SliceInfo",
+    "bilinear_axis",
+    "cast_values",
+    "check_conv_args",
+    "check_data_format",
+    "check_gather_indices",
+    "check_gather_nd_indices",
+    "check_pad",
+    "compute_conv_info",
+    "compute_pool_info",
+    "concat_bands",
+    "concat_shape",
+    "conv_info_from_attrs",
+    "crop_coords",
+    "filled",
+    "flat_slice",
+    "gather_info",
+    "is_identity_pool",
+    "js_round",
+    "nearest_axis",
+    "non_max_suppression_impl",
+    "pack_shape",
+    "parse_pair",
+    "pool_info_from_attrs",
+    "resize_info",
+    "resize_ratio",
+    "slice_info",
+    "slice_info_from_attrs",
+    "slice_info_from_size",
+    "split_sizes",
+]

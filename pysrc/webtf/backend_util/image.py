@@ -1,0 +1,86 @@
+"""Source coordinates of the resampling kernels (ResizeBilinear, ResizeNearestNeighbor, CropAndResize),
+computed as TF.js's cpu kernels do (the same float operations in the same order), so every backend samples
+the same pixels with the same weights."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+
+def js_round(x: float) -> int:
+    """JavaScript Math.round: nearest integer, ties toward +infinity (not Python's banker's rounding)."""
+    f = math.floor(x)
+    return f + 1 if x - f >= 0.5 else f
+
+
+class ResizeInfo(NamedTuple):
+    """A resize of NHWC images: the sizes and TF.js's two source-coordinate flags."""
+
+    batch: int
+    in_height: int
+    in_width: int
+    channels: int
+    out_height: int
+    out_width: int
+    align_corners: bool
+    half_pixel_centers: bool
+
+    @property
+    def out_shape(self) -> tuple[int, int, int, int]:
+        """[batch, out_height, out_width, channels]."""
+        return (self.batch, self.out_height, self.out_width, self.channels)
+
+
+def resize_info(images_shape: Sequence[int], attrs: dict[str, Any]) -> ResizeInfo:
+    """The ResizeInfo of a ResizeBilinear/ResizeNearestNeighbor call: attrs size, align_corners,
+    half_pixel_centers."""
+    batch, h, w, c = images_shape
+    new_h, new_w = (int(v) for v in attrs["size"])
+    return ResizeInfo(
+        batch, h, w, c, new_h, new_w, bool(attrs["align_corners"]), bool(attrs["half_pixel_centers"])
+    )
+
+
+def resize_ratio(n_in: int, n_out: int, align_corners: bool) -> tuple[int, int]:
+    """The resize ratio as a fraction (num, den): (in - 1) / (out - 1) with align_corners, else in / out."""
+    if n_out == 0:
+        return 0, 1
+    if align_corners and n_out > 1:
+        return n_in - 1, n_out - 1
+    return n_in, n_out
+
+
+def bilinear_axis(n_in: int, n_out: int, align: bool, half: bool) -> tuple[list[int], list[int], list[float]]:
+    """ResizeBilinear along one axis, per output index: source index below, above, and the fraction between."""
+    num, den = resize_ratio(n_in, n_out, align)
+    ratio = num / den
+    lo, hi, frac = [], [], []
+    for i in range(n_out):
+        src = ratio * (i + 0.5) - 0.5 if half else ratio * i
+        f = max(0, math.floor(src))
+        lo.append(f)
+        hi.append(min(n_in - 1, math.ceil(src)))
+        frac.append(src - f)
+    return lo, hi, frac
+
+
+def nearest_axis(n_in: int, n_out: int, align: bool, half: bool) -> list[int]:
+    """ResizeNearestNeighbor along one axis: the source index each output index reads."""
+    num, den = resize_ratio(n_in, n_out, align)
+    ratio = num / den
+    out = []
+    for i in range(n_out):
+        src = ratio * (i + 0.5) if half else ratio * i
+        n = min(n_in - 1, js_round(src) if align else math.floor(src))
+        out.append(max(0, n) if half else n)
+    return out
+
+
+def crop_coords(v1: float, v2: float, n_image: int, n_crop: int) -> list[float]:
+    """CropAndResize along one axis: the source coordinate (in pixels) of each of `n_crop` samples of a box
+    edge pair v1, v2 (normalized)."""
+    if n_crop > 1:
+        return [v1 * (n_image - 1) + (v2 - v1) * i * (n_image - 1) / (n_crop - 1) for i in range(n_crop)]
+    return [0.5 * (v1 + v2) * (n_image - 1)]
