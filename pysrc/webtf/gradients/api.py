@@ -41,43 +41,39 @@ def _check_function(f: Any, api: str) -> None:
         raise TypeError(f"The f passed in {api}(f) must be a function")
 
 
-def _check_all(grads: list[Tensor | None]) -> None:
-    if any(g is None for g in grads):
+def _all_grads(
+    f: Callable[..., Tensor], xs: list[Tensor], dy: Tensor | None, call: str, returned: str
+) -> tuple[Tensor, list[Tensor]]:
+    """(f(*xs), gradients) with TF.js's checks; `call` and `returned` name the call in the dy error."""
+    message = f"The shape of dy passed in {call} must match the shape returned by {returned}"
+    value, gs = gradients(lambda: f(*xs), xs, dy, dy_error=message)
+    if any(g is None for g in gs):
         raise ValueError(NO_PATH)
-
-
-def _check_dy(value: Tensor, dy: Tensor | None, message: str) -> None:
-    if dy is not None and dy.shape != value.shape:
-        raise ValueError(f"{message}. Shapes {fmt(value.shape)} and {fmt(dy.shape)} must match")
+    return value, gs  # type: ignore[return-value]
 
 
 def _dy(dy: TensorLike | None, api: str) -> Tensor | None:
     return None if dy is None else convert_to_tensor(dy, "dy", api)
 
 
+def _tensor_or_none(t: Any, what: str) -> Tensor | None:
+    if t is not None and not isinstance(t, Tensor):
+        raise TypeError(f"The {what} must be a tensor")
+    return t
+
+
 def grad(f: Callable[[Tensor], Tensor]) -> Callable[..., Tensor]:
-    """g(x, dy=None) -> the gradient of f at x (f's output times dy, ones by default), shaped like x."""
+    """g(x, dy=None) -> the gradient of f at x (f's output weighted by dy, ones by default), shaped like x."""
     _check_function(f, "grad")
 
     def g(x: TensorLike, dy: TensorLike | None = None) -> Tensor:
         def run() -> Tensor:
-            tx, tdy = convert_to_tensor(x, "x", "tf.grad"), _dy(dy, "tf.grad")
-            value, gs = gradients(lambda: f(tx), [tx], tdy)
-            _check_dy(
-                value, tdy, "The shape of dy passed in grad(f)(x, dy) must match the shape returned by f(x)"
-            )
-            _check_all(gs)
-            return gs[0]
+            xs, tdy = [convert_to_tensor(x, "x", "tf.grad")], _dy(dy, "tf.grad")
+            return _all_grads(f, xs, tdy, "grad(f)(x, dy)", "f(x)")[1][0]
 
         return scoped(run)
 
     return g
-
-
-def _tensor_list(xs: Any, api: str, arg: str = "args") -> list[Tensor]:
-    if not isinstance(xs, (list, tuple)):
-        raise TypeError(f"The {arg} passed in {api}(f)({arg}) must be a list of Tensors or TensorLikes")
-    return [convert_to_tensor(x, f"{arg}[{i}]", f"tf.{api}") for i, x in enumerate(xs)]
 
 
 def grads(f: Callable[..., Tensor]) -> Callable[..., list[Tensor]]:
@@ -85,26 +81,16 @@ def grads(f: Callable[..., Tensor]) -> Callable[..., list[Tensor]]:
     _check_function(f, "grads")
 
     def g(xs: Sequence[TensorLike], dy: TensorLike | None = None) -> list[Tensor]:
+        if not isinstance(xs, (list, tuple)):
+            raise TypeError("The args passed in grads(f)(args) must be a list of Tensors or TensorLikes")
+
         def run() -> list[Tensor]:
-            txs, tdy = _tensor_list(xs, "grads"), _dy(dy, "tf.grads")
-            value, gs = gradients(lambda: f(*txs), txs, tdy)
-            _check_dy(
-                value,
-                tdy,
-                "The shape of dy passed in grads(f)([x1,...], dy) must match the shape returned by f([x1,...])",
-            )
-            _check_all(gs)
-            return gs
+            txs = [convert_to_tensor(x, f"args[{i}]", "tf.grads") for i, x in enumerate(xs)]
+            return _all_grads(f, txs, _dy(dy, "tf.grads"), "grads(f)([x1,...], dy)", "f([x1,...])")[1]
 
         return scoped(run)
 
     return g
-
-
-def _tensor_or_none(t: Any, what: str) -> Tensor | None:
-    if t is not None and not isinstance(t, Tensor):
-        raise TypeError(f"The {what} must be a tensor")
-    return t
 
 
 def value_and_grad(f: Callable[[Tensor], Tensor]) -> Callable[..., ValueAndGrad]:
@@ -117,14 +103,8 @@ def value_and_grad(f: Callable[[Tensor], Tensor]) -> Callable[..., ValueAndGrad]
         tdy = _tensor_or_none(dy, "dy passed in value_and_grad(f)(x, dy)")
 
         def run() -> ValueAndGrad:
-            value, gs = gradients(lambda: f(x), [x], tdy)
-            _check_dy(
-                value,
-                tdy,
-                "The shape of dy passed in value_and_grad(f)(x, dy) must match the shape returned by f(x)",
-            )
-            _check_all(gs)
-            return ValueAndGrad(value, gs[0])  # type: ignore[arg-type]
+            value, gs = _all_grads(f, [x], tdy, "value_and_grad(f)(x, dy)", "f(x)")
+            return ValueAndGrad(value, gs[0])
 
         return scoped(run)
 
@@ -141,15 +121,8 @@ def value_and_grads(f: Callable[..., Tensor]) -> Callable[..., ValueAndGrads]:
         tdy = _tensor_or_none(dy, "dy passed in value_and_grads(f)(args, dy)")
 
         def run() -> ValueAndGrads:
-            value, gs = gradients(lambda: f(*xs), list(xs), tdy)
-            _check_dy(
-                value,
-                tdy,
-                "The shape of dy passed in value_and_grads(f)([x1,...], dy) must match the shape returned by "
-                "f([x1,...])",
-            )
-            _check_all(gs)
-            return ValueAndGrads(value, gs)
+            call = "value_and_grads(f)([x1,...], dy)"
+            return ValueAndGrads(*_all_grads(f, list(xs), tdy, call, "f([x1,...])"))
 
         return scoped(run)
 

@@ -99,12 +99,8 @@ for config in (
         inputs_to_save=AB,
         grad_func=_binary(lambda dy, a, b: ops.div(dy, as_float(b)), _div_b),
     ),
-    # TF.js differentiates FloorDiv as if it were RealDiv; kept for parity.
-    GradConfig(
-        kernel_name="FloorDiv",
-        inputs_to_save=AB,
-        grad_func=_binary(lambda dy, a, b: ops.div(dy, as_float(b)), _div_b),
-    ),
+    # floor(a / b) is piecewise constant (TF.js differentiates it as RealDiv)
+    GradConfig(kernel_name="FloorDiv", inputs_to_save=AB, grad_func=zeros_for(*AB)),
     GradConfig(
         kernel_name="DivNoNan",
         inputs_to_save=AB,

@@ -182,12 +182,17 @@ def _check(kernel: str, name: str, dx: Any, x: Tensor) -> None:
 
 
 def gradients(
-    f: Callable[[], Any], xs: list[Tensor], dy: Tensor | None = None, allow_no_gradients: bool = False
+    f: Callable[[], Any],
+    xs: list[Tensor],
+    dy: Tensor | None = None,
+    allow_no_gradients: bool = False,
+    dy_error: str = "The shape of dy must match the shape of y = f(x)",
 ) -> tuple[Tensor, list[Tensor | None]]:
     """Run f on a tape and backprop: (y, [dy/dx for x in xs]) (tfjs-core's ENGINE.gradients).
 
     Call it inside a scope: y and the gradients are made there, and an error leaves them to that scope.
-    Only the outermost call owns (and at its end frees) the tape; nested calls record on it.
+    Only the outermost call owns (and at its end frees) the tape; nested calls record on it. `dy_error`
+    starts the error raised when dy's shape is not y's.
     """
     if not xs:
         raise ValueError("gradients() received an empty list of xs.")
@@ -203,6 +208,8 @@ def gradients(
             ENGINE.use_tape(outer)
         if not isinstance(y, Tensor):
             raise TypeError(f"The result y returned by f() must be a tensor, but got {type(y).__name__}")
+        if dy is not None and dy.shape != y.shape:
+            raise ValueError(f"{dy_error}. Shapes {fmt(y.shape)} and {fmt(dy.shape)} must match")
         nodes = path(tape.nodes, xs, y)
         if not nodes and not allow_no_gradients:
             raise ValueError(NO_PATH)

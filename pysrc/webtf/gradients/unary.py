@@ -37,7 +37,8 @@ def _neg(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> Thunks:
 
 
 def _cast(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> Thunks:
-    return {"x": lambda: ops.clone(dy)}
+    """dy passes a cast to float32; a cast to int32 or bool rounds (TF.js passes dy there too)."""
+    return {"x": lambda: ops.clone(dy) if attrs["dtype"] == "float32" else ops.zeros_like(dy)}
 
 
 def _leaky_relu(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> Thunks:
