@@ -225,8 +225,10 @@ case("Maximum", "lambda a, b: tf.maximum(a, b)", np.maximum, r(2, 3), r(2, 3), j
 case("Maximum/broadcast", "lambda a, b: tf.maximum(a, b)", np.maximum, r(2, 3), r(3))
 case("Minimum", "lambda a, b: tf.minimum(a, b)", np.minimum, r(2, 3), r(2, 3), js="(a, b) => tf.minimum(a, b)")
 case("Minimum/broadcast", "lambda a, b: tf.minimum(a, b)", np.minimum, r(1, 3), r(2, 1))
+case("SquaredDifference", "lambda a, b: tf.squared_difference(a, b)", lambda a, b: (a - b) ** 2, r(2, 3), r(2, 3),
+     js="(a, b) => tf.squaredDifference(a, b)")  # fmt: skip
 case("SquaredDifference/broadcast", "lambda a, b: tf.squared_difference(a, b)", lambda a, b: (a - b) ** 2, r(2, 3),
-     r(3), js="(a, b) => tf.squaredDifference(a, b)")  # fmt: skip
+     r(3))  # fmt: skip
 case("Atan2/broadcast", "lambda a, b: tf.atan2(a, b)", np.arctan2, r(2, 3), away(3), js="(a, b) => tf.atan2(a, b)")
 case("Mod", "lambda a, b: tf.mod(a, b)", np.mod, r(2, 3, lo=0.1, hi=3), r(2, 3, lo=0.7, hi=1.3),
      js="(a, b) => tf.mod(a, b)")  # fmt: skip
@@ -343,8 +345,7 @@ case("BatchToSpaceND", "lambda x: tf.batch_to_space_nd(x, [2, 1], [[0, 1], [0, 0
 # ---- slicing, padding, gathering ---------------------------------------------------------------
 case("Slice", "lambda x: tf.slice(x, [1, 0], [1, 2])", lambda x: x[1:2, 0:2], r(3, 3),
      js="x => tf.slice(x, [1, 0], [1, 2])")  # fmt: skip
-case("StridedSlice", "lambda x: tf.strided_slice(x, [0, 1], [3, 4], [2, 2])", lambda x: x[0:3:2, 1:4:2], r(3, 4),
-     js="x => tf.stridedSlice(x, [0, 1], [3, 4], [2, 2])")  # fmt: skip
+case("StridedSlice", "lambda x: tf.strided_slice(x, [0, 1], [3, 4], [2, 2])", lambda x: x[0:3:2, 1:4:2], r(3, 4))
 case("StridedSlice/negative stride", "lambda x: tf.strided_slice(x, [-1, 3], [0, 0], [-1, -2])",
      lambda x: x[-1:0:-1, 3:0:-2], r(3, 5))  # fmt: skip
 case("StridedSlice/shrink, new axis", "lambda x: tf.strided_slice(x, [1, 0, 0], [2, 0, 3], [1, 1, 3], "
