@@ -91,7 +91,7 @@ def test_dy_weights_the_output(no_leaks):
     g = tf.grad(lambda x: x * 3)(x, dy)
     assert g.data_sync().tolist() == [30.0, 300.0]
     wrong = tf.ones([3])
-    with pytest.raises(ValueError, match=r"The shape of dy passed in grad\(f\)\(x, dy\) must match.*\[2\] and \[3\]"):
+    with pytest.raises(ValueError, match=r"dy passed in grad\(f\)\(x, dy\) must match.*\[2\] and \[3\]"):
         tf.grad(lambda x: x * 3)(x, [1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match=r"dy passed in value_and_grads\(f\)\(\[x1,...\], dy\) must match"):
         tf.value_and_grads(lambda x: x * 3)([x], wrong)
@@ -198,7 +198,8 @@ def test_variable_grads(no_leaks):
         "grad_test_b": [15.0],
     }
     named = tf.variable_grads(lambda: tf.sum(a * 2), [a, frozen])
-    assert named.grads["grad_test_frozen"] is None and named.grads["grad_test_a"].data_sync().tolist() == [2.0, 2.0]
+    assert named.grads["grad_test_frozen"] is None
+    assert named.grads["grad_test_a"].data_sync().tolist() == [2.0, 2.0]
     with pytest.raises(ValueError, match="must return a scalar, but it returned a rank-1 tensor"):
         tf.variable_grads(lambda: a * 2)
     with pytest.raises(ValueError, match="Cannot find a connection between any variable"):
