@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import ops
 from ..shapes import size_of, strides_of
-from ..slice_info import slice_info
+from ..backend_util import slice_info
 from ..tensor import Tensor
 from .registry import GradConfig, register_gradient
 from .util import Thunks, zeros_for
