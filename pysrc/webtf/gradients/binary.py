@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .. import kernel_names as kn
 from .. import ops
 from ..tensor import Tensor
 from .registry import GradConfig, GradFunc, register_gradient
@@ -82,27 +83,27 @@ def _add_n(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> Thunks:
 AB = ("a", "b")
 for config in (
     GradConfig(
-        kernel_name="Add", inputs_to_save=AB, grad_func=_binary(lambda dy, a, b: dy, lambda dy, a, b: dy)
+        kernel_name=kn.Add, inputs_to_save=AB, grad_func=_binary(lambda dy, a, b: dy, lambda dy, a, b: dy)
     ),
     GradConfig(
-        kernel_name="Sub",
+        kernel_name=kn.Sub,
         inputs_to_save=AB,
         grad_func=_binary(lambda dy, a, b: dy, lambda dy, a, b: ops.neg(dy)),
     ),
     GradConfig(
-        kernel_name="Multiply",
+        kernel_name=kn.Multiply,
         inputs_to_save=AB,
         grad_func=_binary(lambda dy, a, b: ops.mul(dy, b), lambda dy, a, b: ops.mul(dy, a)),
     ),
     GradConfig(
-        kernel_name="RealDiv",
+        kernel_name=kn.RealDiv,
         inputs_to_save=AB,
         grad_func=_binary(lambda dy, a, b: ops.div(dy, as_float(b)), _div_b),
     ),
     # floor(a / b) is piecewise constant (TF.js differentiates it as RealDiv)
-    GradConfig(kernel_name="FloorDiv", inputs_to_save=AB, grad_func=zeros_for(*AB)),
+    GradConfig(kernel_name=kn.FloorDiv, inputs_to_save=AB, grad_func=zeros_for(*AB)),
     GradConfig(
-        kernel_name="DivNoNan",
+        kernel_name=kn.DivNoNan,
         inputs_to_save=AB,
         grad_func=_binary(
             lambda dy, a, b: ops.div_no_nan(dy, as_float(b)),
@@ -110,14 +111,14 @@ for config in (
         ),
     ),
     GradConfig(
-        kernel_name="Mod",
+        kernel_name=kn.Mod,
         inputs_to_save=AB,
         grad_func=_binary(
             lambda dy, a, b: dy, lambda dy, a, b: ops.mul(dy, ops.neg(ops.floor(ops.div(a, b))))
         ),
     ),
     GradConfig(
-        kernel_name="Maximum",
+        kernel_name=kn.Maximum,
         inputs_to_save=AB,
         grad_func=_binary(
             lambda dy, a, b: ops.mul(dy, _mask(ops.greater_equal(a, b))),
@@ -125,7 +126,7 @@ for config in (
         ),
     ),
     GradConfig(
-        kernel_name="Minimum",
+        kernel_name=kn.Minimum,
         inputs_to_save=AB,
         grad_func=_binary(
             lambda dy, a, b: ops.mul(dy, _mask(ops.less_equal(a, b))),
@@ -133,7 +134,7 @@ for config in (
         ),
     ),
     GradConfig(
-        kernel_name="SquaredDifference",
+        kernel_name=kn.SquaredDifference,
         inputs_to_save=AB,
         grad_func=_binary(
             lambda dy, a, b: ops.mul(dy, ops.mul(ops.sub(a, b), 2)),
@@ -141,25 +142,25 @@ for config in (
         ),
     ),
     GradConfig(
-        kernel_name="Atan2",
+        kernel_name=kn.Atan2,
         inputs_to_save=AB,
         grad_func=_binary(
             lambda dy, a, b: ops.mul(dy, ops.div(b, _atan2_denominator(a, b))),
             lambda dy, a, b: ops.neg(ops.mul(dy, ops.div(a, _atan2_denominator(a, b)))),
         ),
     ),
-    GradConfig(kernel_name="Pow", inputs_to_save=AB, outputs_to_save=(True,), grad_func=_pow),
-    GradConfig(kernel_name="Prelu", inputs_to_save=("x", "alpha"), grad_func=_prelu),
-    GradConfig(kernel_name="Select", inputs_to_save=("condition", "t", "e"), grad_func=_select),
-    GradConfig(kernel_name="AddN", save_all_inputs=True, grad_func=_add_n),
-    GradConfig(kernel_name="Equal", inputs_to_save=AB, grad_func=zeros_for(*AB)),
-    GradConfig(kernel_name="NotEqual", inputs_to_save=AB, grad_func=zeros_for(*AB)),
-    GradConfig(kernel_name="Less", inputs_to_save=AB, grad_func=zeros_for(*AB)),
-    GradConfig(kernel_name="LessEqual", inputs_to_save=AB, grad_func=zeros_for(*AB)),
-    GradConfig(kernel_name="Greater", inputs_to_save=AB, grad_func=zeros_for(*AB)),
-    GradConfig(kernel_name="GreaterEqual", inputs_to_save=AB, grad_func=zeros_for(*AB)),
-    GradConfig(kernel_name="LogicalAnd", inputs_to_save=AB, grad_func=zeros_for(*AB)),
-    GradConfig(kernel_name="LogicalOr", inputs_to_save=AB, grad_func=zeros_for(*AB)),
-    GradConfig(kernel_name="LogicalXor", inputs_to_save=AB, grad_func=zeros_for(*AB)),
+    GradConfig(kernel_name=kn.Pow, inputs_to_save=AB, outputs_to_save=(True,), grad_func=_pow),
+    GradConfig(kernel_name=kn.Prelu, inputs_to_save=("x", "alpha"), grad_func=_prelu),
+    GradConfig(kernel_name=kn.Select, inputs_to_save=("condition", "t", "e"), grad_func=_select),
+    GradConfig(kernel_name=kn.AddN, save_all_inputs=True, grad_func=_add_n),
+    GradConfig(kernel_name=kn.Equal, inputs_to_save=AB, grad_func=zeros_for(*AB)),
+    GradConfig(kernel_name=kn.NotEqual, inputs_to_save=AB, grad_func=zeros_for(*AB)),
+    GradConfig(kernel_name=kn.Less, inputs_to_save=AB, grad_func=zeros_for(*AB)),
+    GradConfig(kernel_name=kn.LessEqual, inputs_to_save=AB, grad_func=zeros_for(*AB)),
+    GradConfig(kernel_name=kn.Greater, inputs_to_save=AB, grad_func=zeros_for(*AB)),
+    GradConfig(kernel_name=kn.GreaterEqual, inputs_to_save=AB, grad_func=zeros_for(*AB)),
+    GradConfig(kernel_name=kn.LogicalAnd, inputs_to_save=AB, grad_func=zeros_for(*AB)),
+    GradConfig(kernel_name=kn.LogicalOr, inputs_to_save=AB, grad_func=zeros_for(*AB)),
+    GradConfig(kernel_name=kn.LogicalXor, inputs_to_save=AB, grad_func=zeros_for(*AB)),
 ):
     register_gradient(config)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import kernel_names as kn
 from .. import ops
 from ..tensor import Tensor
 from .registry import GradConfig, register_gradient
@@ -49,10 +50,10 @@ def _fused_mat_mul(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> Thunk
     return thunks
 
 
-register_gradient(GradConfig(kernel_name="BatchMatMul", inputs_to_save=("a", "b"), grad_func=_batch_mat_mul))
+register_gradient(GradConfig(kernel_name=kn.BatchMatMul, inputs_to_save=("a", "b"), grad_func=_batch_mat_mul))
 register_gradient(
     GradConfig(
-        kernel_name="_FusedMatMul",
+        kernel_name=kn._FusedMatMul,
         inputs_to_save=("a", "b", "bias", "prelu_activation_weights"),
         outputs_to_save=(True,),
         grad_func=_fused_mat_mul,

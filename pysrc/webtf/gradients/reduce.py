@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import kernel_names as kn
 from .. import ops
 from ..shapes import size_of
 from ..tensor import Tensor
@@ -87,20 +88,20 @@ def _log_softmax(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> Thunks:
 
 X = ("x",)
 for config in (
-    GradConfig(kernel_name="Sum", inputs_to_save=X, grad_func=_sum),
-    GradConfig(kernel_name="Mean", inputs_to_save=X, grad_func=_mean),
+    GradConfig(kernel_name=kn.Sum, inputs_to_save=X, grad_func=_sum),
+    GradConfig(kernel_name=kn.Mean, inputs_to_save=X, grad_func=_mean),
     GradConfig(
-        kernel_name="Max", inputs_to_save=X, outputs_to_save=(True,), grad_func=_min_max("reduction_indices")
+        kernel_name=kn.Max, inputs_to_save=X, outputs_to_save=(True,), grad_func=_min_max("reduction_indices")
     ),
-    GradConfig(kernel_name="Min", inputs_to_save=X, outputs_to_save=(True,), grad_func=_min_max("axis")),
-    GradConfig(kernel_name="Prod", inputs_to_save=X, grad_func=_prod),
-    GradConfig(kernel_name="Cumsum", grad_func=_cumsum),
-    GradConfig(kernel_name="Cumprod", inputs_to_save=X, outputs_to_save=(True,), grad_func=_cumprod),
-    GradConfig(kernel_name="Softmax", outputs_to_save=(True,), grad_func=_softmax),
-    GradConfig(kernel_name="LogSoftmax", outputs_to_save=(True,), grad_func=_log_softmax),
-    GradConfig(kernel_name="All", inputs_to_save=X, grad_func=zeros_for(*X)),
-    GradConfig(kernel_name="Any", inputs_to_save=X, grad_func=zeros_for(*X)),
-    GradConfig(kernel_name="ArgMax", inputs_to_save=X, grad_func=zeros_for(*X)),
-    GradConfig(kernel_name="ArgMin", inputs_to_save=X, grad_func=zeros_for(*X)),
+    GradConfig(kernel_name=kn.Min, inputs_to_save=X, outputs_to_save=(True,), grad_func=_min_max("axis")),
+    GradConfig(kernel_name=kn.Prod, inputs_to_save=X, grad_func=_prod),
+    GradConfig(kernel_name=kn.Cumsum, grad_func=_cumsum),
+    GradConfig(kernel_name=kn.Cumprod, inputs_to_save=X, outputs_to_save=(True,), grad_func=_cumprod),
+    GradConfig(kernel_name=kn.Softmax, outputs_to_save=(True,), grad_func=_softmax),
+    GradConfig(kernel_name=kn.LogSoftmax, outputs_to_save=(True,), grad_func=_log_softmax),
+    GradConfig(kernel_name=kn.All, inputs_to_save=X, grad_func=zeros_for(*X)),
+    GradConfig(kernel_name=kn.Any, inputs_to_save=X, grad_func=zeros_for(*X)),
+    GradConfig(kernel_name=kn.ArgMax, inputs_to_save=X, grad_func=zeros_for(*X)),
+    GradConfig(kernel_name=kn.ArgMin, inputs_to_save=X, grad_func=zeros_for(*X)),
 ):
     register_gradient(config)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import kernel_names as kn
 from .. import ops
 from ..tensor import Tensor
 from .registry import GradConfig, register_gradient
@@ -93,18 +94,18 @@ def _batch_to_space(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> Thun
 
 X = ("x",)
 for config in (
-    GradConfig(kernel_name="Reshape", inputs_to_save=X, grad_func=_reshape),
-    GradConfig(kernel_name="ExpandDims", inputs_to_save=("input",), grad_func=_expand_dims),
-    GradConfig(kernel_name="Transpose", grad_func=_transpose),
-    GradConfig(kernel_name="Concat", save_all_inputs=True, grad_func=_concat),
-    GradConfig(kernel_name="Pack", grad_func=_pack),
-    GradConfig(kernel_name="Unpack", grad_func=_unpack),
-    GradConfig(kernel_name="SplitV", grad_func=_split),
-    GradConfig(kernel_name="Tile", inputs_to_save=X, grad_func=_tile),
-    GradConfig(kernel_name="Reverse", grad_func=_reverse),
-    GradConfig(kernel_name="FlipLeftRight", grad_func=_flip_left_right),
-    GradConfig(kernel_name="DepthToSpace", inputs_to_save=X, grad_func=_depth_to_space),
-    GradConfig(kernel_name="SpaceToBatchND", grad_func=_space_to_batch),
-    GradConfig(kernel_name="BatchToSpaceND", grad_func=_batch_to_space),
+    GradConfig(kernel_name=kn.Reshape, inputs_to_save=X, grad_func=_reshape),
+    GradConfig(kernel_name=kn.ExpandDims, inputs_to_save=("input",), grad_func=_expand_dims),
+    GradConfig(kernel_name=kn.Transpose, grad_func=_transpose),
+    GradConfig(kernel_name=kn.Concat, save_all_inputs=True, grad_func=_concat),
+    GradConfig(kernel_name=kn.Pack, grad_func=_pack),
+    GradConfig(kernel_name=kn.Unpack, grad_func=_unpack),
+    GradConfig(kernel_name=kn.SplitV, grad_func=_split),
+    GradConfig(kernel_name=kn.Tile, inputs_to_save=X, grad_func=_tile),
+    GradConfig(kernel_name=kn.Reverse, grad_func=_reverse),
+    GradConfig(kernel_name=kn.FlipLeftRight, grad_func=_flip_left_right),
+    GradConfig(kernel_name=kn.DepthToSpace, inputs_to_save=X, grad_func=_depth_to_space),
+    GradConfig(kernel_name=kn.SpaceToBatchND, grad_func=_space_to_batch),
+    GradConfig(kernel_name=kn.BatchToSpaceND, grad_func=_batch_to_space),
 ):
     register_gradient(config)

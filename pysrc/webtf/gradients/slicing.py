@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import kernel_names as kn
 from .. import ops
-from ..shapes import size_of, strides_of
 from ..backend_util import slice_info
+from ..shapes import size_of, strides_of
 from ..tensor import Tensor
 from .registry import GradConfig, register_gradient
 from .util import Thunks, zeros_for
@@ -152,18 +153,18 @@ def _nms_with_score(dys: list[Tensor], saved: list[Any], attrs: dict[str, Any]) 
 X = ("x",)
 NMS = ("boxes", "scores")
 for config in (
-    GradConfig(kernel_name="Slice", inputs_to_save=X, grad_func=_slice),
-    GradConfig(kernel_name="StridedSlice", inputs_to_save=X, grad_func=_strided_slice),
-    GradConfig(kernel_name="PadV2", inputs_to_save=X, grad_func=_pad),
-    GradConfig(kernel_name="MirrorPad", inputs_to_save=X, grad_func=_mirror_pad),
-    GradConfig(kernel_name="GatherV2", inputs_to_save=("x", "indices"), grad_func=_gather),
-    GradConfig(kernel_name="GatherNd", inputs_to_save=("params", "indices"), grad_func=_gather_nd),
-    GradConfig(kernel_name="TopK", inputs_to_save=X, outputs_to_save=(False, True), grad_func=_top_k),
-    GradConfig(kernel_name="OneHot", inputs_to_save=("indices",), grad_func=zeros_for("indices")),
-    GradConfig(kernel_name="NonMaxSuppressionV3", inputs_to_save=NMS, grad_func=zeros_for(*NMS)),
-    GradConfig(kernel_name="NonMaxSuppressionV4", inputs_to_save=NMS, grad_func=zeros_for(*NMS)),
+    GradConfig(kernel_name=kn.Slice, inputs_to_save=X, grad_func=_slice),
+    GradConfig(kernel_name=kn.StridedSlice, inputs_to_save=X, grad_func=_strided_slice),
+    GradConfig(kernel_name=kn.PadV2, inputs_to_save=X, grad_func=_pad),
+    GradConfig(kernel_name=kn.MirrorPad, inputs_to_save=X, grad_func=_mirror_pad),
+    GradConfig(kernel_name=kn.GatherV2, inputs_to_save=("x", "indices"), grad_func=_gather),
+    GradConfig(kernel_name=kn.GatherNd, inputs_to_save=("params", "indices"), grad_func=_gather_nd),
+    GradConfig(kernel_name=kn.TopK, inputs_to_save=X, outputs_to_save=(False, True), grad_func=_top_k),
+    GradConfig(kernel_name=kn.OneHot, inputs_to_save=("indices",), grad_func=zeros_for("indices")),
+    GradConfig(kernel_name=kn.NonMaxSuppressionV3, inputs_to_save=NMS, grad_func=zeros_for(*NMS)),
+    GradConfig(kernel_name=kn.NonMaxSuppressionV4, inputs_to_save=NMS, grad_func=zeros_for(*NMS)),
     GradConfig(
-        kernel_name="NonMaxSuppressionV5",
+        kernel_name=kn.NonMaxSuppressionV5,
         inputs_to_save=NMS,
         outputs_to_save=(True, False),
         grad_func=_nms_with_score,

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .. import kernel_names as kn
 from ..engine import ENGINE
 from ..ops.binary import add
 from ..ops.creation import clone, ones, zeros
@@ -68,7 +69,7 @@ class Tape:
         ENGINE.track(c)
         c.kept = True
         self._held.append(c)
-        self.nodes.append(TapeNode("Identity", {"x": t}, {}, [c], [], identity_grad))
+        self.nodes.append(TapeNode(kn.Identity, {"x": t}, {}, [c], [], identity_grad))
         return c
 
     def record(self, name: str, inputs: Any, attrs: dict[str, Any], out: Any) -> None:

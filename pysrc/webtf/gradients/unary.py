@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from .. import kernel_names as kn
 from .. import ops
 from ..tensor import Tensor
 from .registry import GradConfig, GradFunc, register_gradient
@@ -67,100 +68,100 @@ def _one_plus_square(x: Tensor) -> Tensor:
 
 X, Y = ("x",), (True,)  # save the input x / the output y
 for config in (
-    GradConfig(kernel_name="Abs", inputs_to_save=X, grad_func=_chain(lambda x: ops.step(x, -1))),
+    GradConfig(kernel_name=kn.Abs, inputs_to_save=X, grad_func=_chain(lambda x: ops.step(x, -1))),
     GradConfig(
-        kernel_name="Acos",
+        kernel_name=kn.Acos,
         inputs_to_save=X,
         grad_func=_chain(lambda x: ops.neg(ops.rsqrt(_one_minus_square(x)))),
     ),
     GradConfig(
-        kernel_name="Acosh",
+        kernel_name=kn.Acosh,
         inputs_to_save=X,
         grad_func=_chain(lambda x: ops.rsqrt(ops.sub(ops.square(x), 1))),
     ),
     GradConfig(
-        kernel_name="Asin", inputs_to_save=X, grad_func=_chain(lambda x: ops.rsqrt(_one_minus_square(x)))
+        kernel_name=kn.Asin, inputs_to_save=X, grad_func=_chain(lambda x: ops.rsqrt(_one_minus_square(x)))
     ),
     GradConfig(
-        kernel_name="Asinh",
+        kernel_name=kn.Asinh,
         inputs_to_save=X,
         grad_func=_chain(lambda x: ops.rsqrt(_one_plus_square(x))),
     ),
     GradConfig(
-        kernel_name="Atan",
+        kernel_name=kn.Atan,
         inputs_to_save=X,
         grad_func=_chain(lambda x: ops.reciprocal(_one_plus_square(x))),
     ),
     GradConfig(
-        kernel_name="Atanh",
+        kernel_name=kn.Atanh,
         inputs_to_save=X,
         grad_func=_chain(lambda x: ops.reciprocal(_one_minus_square(x))),
     ),
-    GradConfig(kernel_name="Cos", inputs_to_save=X, grad_func=_chain(lambda x: ops.neg(ops.sin(x)))),
-    GradConfig(kernel_name="Cosh", inputs_to_save=X, grad_func=_chain(lambda x: ops.sinh(x))),
+    GradConfig(kernel_name=kn.Cos, inputs_to_save=X, grad_func=_chain(lambda x: ops.neg(ops.sin(x)))),
+    GradConfig(kernel_name=kn.Cosh, inputs_to_save=X, grad_func=_chain(lambda x: ops.sinh(x))),
     GradConfig(
-        kernel_name="Erf",
+        kernel_name=kn.Erf,
         inputs_to_save=X,
         grad_func=_chain(lambda x: ops.mul(ops.exp(ops.neg(ops.square(x))), 2 / math.sqrt(math.pi))),
     ),
-    GradConfig(kernel_name="Exp", outputs_to_save=Y, grad_func=_chain(lambda y: y)),
-    GradConfig(kernel_name="Expm1", inputs_to_save=X, grad_func=_chain(lambda x: ops.exp(x))),
-    GradConfig(kernel_name="Log", inputs_to_save=X, grad_func=_chain(lambda x: ops.reciprocal(x))),
+    GradConfig(kernel_name=kn.Exp, outputs_to_save=Y, grad_func=_chain(lambda y: y)),
+    GradConfig(kernel_name=kn.Expm1, inputs_to_save=X, grad_func=_chain(lambda x: ops.exp(x))),
+    GradConfig(kernel_name=kn.Log, inputs_to_save=X, grad_func=_chain(lambda x: ops.reciprocal(x))),
     GradConfig(
-        kernel_name="Log1p",
+        kernel_name=kn.Log1p,
         inputs_to_save=X,
         grad_func=_chain(lambda x: ops.reciprocal(ops.add(x, 1))),
     ),
     GradConfig(
-        kernel_name="Reciprocal",
+        kernel_name=kn.Reciprocal,
         inputs_to_save=X,
         grad_func=_chain(lambda x: ops.neg(ops.reciprocal(ops.square(x)))),
     ),
-    GradConfig(kernel_name="Relu", inputs_to_save=X, grad_func=_chain(lambda x: ops.step(x))),
+    GradConfig(kernel_name=kn.Relu, inputs_to_save=X, grad_func=_chain(lambda x: ops.step(x))),
     GradConfig(
-        kernel_name="Relu6",
+        kernel_name=kn.Relu6,
         inputs_to_save=X,
         grad_func=_chain(lambda x: ops.mul(ops.cast(ops.less_equal(x, 6), "float32"), ops.step(x))),
     ),
     GradConfig(
-        kernel_name="Rsqrt",
+        kernel_name=kn.Rsqrt,
         inputs_to_save=X,
         grad_func=_chain(lambda x: ops.mul(ops.pow(x, -1.5), -0.5)),
     ),
-    GradConfig(kernel_name="Selu", inputs_to_save=X, grad_func=_chain(_selu)),
+    GradConfig(kernel_name=kn.Selu, inputs_to_save=X, grad_func=_chain(_selu)),
     GradConfig(
-        kernel_name="Sigmoid", outputs_to_save=Y, grad_func=_chain(lambda y: ops.mul(y, ops.sub(1, y)))
+        kernel_name=kn.Sigmoid, outputs_to_save=Y, grad_func=_chain(lambda y: ops.mul(y, ops.sub(1, y)))
     ),
-    GradConfig(kernel_name="Sin", inputs_to_save=X, grad_func=_chain(lambda x: ops.cos(x))),
-    GradConfig(kernel_name="Sinh", inputs_to_save=X, grad_func=_chain(lambda x: ops.cosh(x))),
-    GradConfig(kernel_name="Softplus", inputs_to_save=X, grad_func=_chain(lambda x: ops.sigmoid(x))),
+    GradConfig(kernel_name=kn.Sin, inputs_to_save=X, grad_func=_chain(lambda x: ops.cos(x))),
+    GradConfig(kernel_name=kn.Sinh, inputs_to_save=X, grad_func=_chain(lambda x: ops.cosh(x))),
+    GradConfig(kernel_name=kn.Softplus, inputs_to_save=X, grad_func=_chain(lambda x: ops.sigmoid(x))),
     GradConfig(
-        kernel_name="Sqrt",
+        kernel_name=kn.Sqrt,
         inputs_to_save=X,
         grad_func=_chain(lambda x: ops.reciprocal(ops.mul(ops.sqrt(x), 2))),
     ),
-    GradConfig(kernel_name="Square", inputs_to_save=X, grad_func=_chain(lambda x: ops.mul(x, 2))),
+    GradConfig(kernel_name=kn.Square, inputs_to_save=X, grad_func=_chain(lambda x: ops.mul(x, 2))),
     GradConfig(
-        kernel_name="Tan",
+        kernel_name=kn.Tan,
         inputs_to_save=X,
         grad_func=_chain(lambda x: ops.reciprocal(ops.square(ops.cos(x)))),
     ),
-    GradConfig(kernel_name="Tanh", outputs_to_save=Y, grad_func=_chain(lambda y: ops.sub(1, ops.square(y)))),
-    GradConfig(kernel_name="LeakyRelu", inputs_to_save=X, grad_func=_leaky_relu),
-    GradConfig(kernel_name="ClipByValue", inputs_to_save=X, grad_func=_clip),
-    GradConfig(kernel_name="Neg", grad_func=_neg),
-    GradConfig(kernel_name="Cast", grad_func=_cast),
-    GradConfig(kernel_name="Identity", grad_func=identity_grad),
-    GradConfig(kernel_name="Ceil", grad_func=_zero),
-    GradConfig(kernel_name="Floor", grad_func=_zero),
-    GradConfig(kernel_name="Round", grad_func=_zero),
-    GradConfig(kernel_name="Sign", grad_func=_zero),
-    GradConfig(kernel_name="Step", grad_func=_zero),
-    GradConfig(kernel_name="IsNan", grad_func=_zero),
-    GradConfig(kernel_name="IsFinite", grad_func=_zero),
-    GradConfig(kernel_name="IsInf", grad_func=_zero),
-    GradConfig(kernel_name="LogicalNot", grad_func=_zero),
-    GradConfig(kernel_name="ZerosLike", grad_func=_zero),
-    GradConfig(kernel_name="OnesLike", grad_func=_zero),
+    GradConfig(kernel_name=kn.Tanh, outputs_to_save=Y, grad_func=_chain(lambda y: ops.sub(1, ops.square(y)))),
+    GradConfig(kernel_name=kn.LeakyRelu, inputs_to_save=X, grad_func=_leaky_relu),
+    GradConfig(kernel_name=kn.ClipByValue, inputs_to_save=X, grad_func=_clip),
+    GradConfig(kernel_name=kn.Neg, grad_func=_neg),
+    GradConfig(kernel_name=kn.Cast, grad_func=_cast),
+    GradConfig(kernel_name=kn.Identity, grad_func=identity_grad),
+    GradConfig(kernel_name=kn.Ceil, grad_func=_zero),
+    GradConfig(kernel_name=kn.Floor, grad_func=_zero),
+    GradConfig(kernel_name=kn.Round, grad_func=_zero),
+    GradConfig(kernel_name=kn.Sign, grad_func=_zero),
+    GradConfig(kernel_name=kn.Step, grad_func=_zero),
+    GradConfig(kernel_name=kn.IsNan, grad_func=_zero),
+    GradConfig(kernel_name=kn.IsFinite, grad_func=_zero),
+    GradConfig(kernel_name=kn.IsInf, grad_func=_zero),
+    GradConfig(kernel_name=kn.LogicalNot, grad_func=_zero),
+    GradConfig(kernel_name=kn.ZerosLike, grad_func=_zero),
+    GradConfig(kernel_name=kn.OnesLike, grad_func=_zero),
 ):
     register_gradient(config)

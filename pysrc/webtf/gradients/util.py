@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .. import kernel_names as kn
 from .. import ops
 from ..tensor import Tensor
 from .registry import get_gradient
@@ -53,12 +54,12 @@ def zeros_for(*names: str) -> Callable[[Any, list[Any], dict[str, Any]], Thunks]
 
 #: the kernel whose gradient differentiates each fused activation (tf.fused.* kernels)
 ACTIVATION_KERNELS = {
-    "relu": "Relu",
-    "relu6": "Relu6",
-    "elu": "Elu",
-    "leakyrelu": "LeakyRelu",
-    "sigmoid": "Sigmoid",
-    "prelu": "Prelu",
+    "relu": kn.Relu,
+    "relu6": kn.Relu6,
+    "elu": kn.Elu,
+    "leakyrelu": kn.LeakyRelu,
+    "sigmoid": kn.Sigmoid,
+    "prelu": kn.Prelu,
 }
 
 

@@ -17,6 +17,7 @@ from array import array
 from collections.abc import Callable
 from typing import Any
 
+from .... import kernel_names as kn
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from .broadcast import operand, to_typed
@@ -185,25 +186,25 @@ def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS: dict[str, Any] = {
-    "Add": _kernel(operator.add),
-    "Sub": _kernel(operator.sub),
-    "Multiply": _kernel(operator.mul),
-    "RealDiv": _kernel(operator.truediv, _js_div, "float32"),
-    "FloorDiv": floor_div,
-    "Mod": _kernel(_js_mod, None, None, operator.mod, _int_mod),
-    "Pow": pow_,
-    "Maximum": _extremum(True),
-    "Minimum": _extremum(False),
-    "SquaredDifference": squared_difference,
-    "Atan2": _kernel(math.atan2, None, "float32"),
-    "Equal": _kernel(operator.eq, None, "bool"),
-    "NotEqual": _kernel(operator.ne, None, "bool"),
-    "Less": _kernel(operator.lt, None, "bool"),
-    "LessEqual": _kernel(operator.le, None, "bool"),
-    "Greater": _kernel(operator.gt, None, "bool"),
-    "GreaterEqual": _kernel(operator.ge, None, "bool"),
-    "LogicalAnd": _kernel(operator.and_, None, "bool"),
-    "LogicalOr": _kernel(operator.or_, None, "bool"),
-    "AddN": add_n,
-    "Select": select,
+    kn.Add: _kernel(operator.add),
+    kn.Sub: _kernel(operator.sub),
+    kn.Multiply: _kernel(operator.mul),
+    kn.RealDiv: _kernel(operator.truediv, _js_div, "float32"),
+    kn.FloorDiv: floor_div,
+    kn.Mod: _kernel(_js_mod, None, None, operator.mod, _int_mod),
+    kn.Pow: pow_,
+    kn.Maximum: _extremum(True),
+    kn.Minimum: _extremum(False),
+    kn.SquaredDifference: squared_difference,
+    kn.Atan2: _kernel(math.atan2, None, "float32"),
+    kn.Equal: _kernel(operator.eq, None, "bool"),
+    kn.NotEqual: _kernel(operator.ne, None, "bool"),
+    kn.Less: _kernel(operator.lt, None, "bool"),
+    kn.LessEqual: _kernel(operator.le, None, "bool"),
+    kn.Greater: _kernel(operator.gt, None, "bool"),
+    kn.GreaterEqual: _kernel(operator.ge, None, "bool"),
+    kn.LogicalAnd: _kernel(operator.and_, None, "bool"),
+    kn.LogicalOr: _kernel(operator.or_, None, "bool"),
+    kn.AddN: add_n,
+    kn.Select: select,
 }

@@ -20,6 +20,7 @@ import operator
 from itertools import chain, cycle, product, repeat, starmap
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import ConvInfo, conv_info_from_attrs
 from .matmul import dot, epilogue, to_array
 from .packed import conv_packed
@@ -253,9 +254,9 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> A
 
 
 KERNELS = {
-    "Conv2D": conv2d,
-    "DepthwiseConv2dNative": depthwise_conv2d,
-    "Conv2DBackpropInput": conv2d_backprop_input,
-    "FusedConv2D": fused_conv2d,
-    "FusedDepthwiseConv2D": fused_depthwise_conv2d,
+    kn.Conv2D: conv2d,
+    kn.DepthwiseConv2dNative: depthwise_conv2d,
+    kn.Conv2DBackpropInput: conv2d_backprop_input,
+    kn.FusedConv2D: fused_conv2d,
+    kn.FusedDepthwiseConv2D: fused_depthwise_conv2d,
 }

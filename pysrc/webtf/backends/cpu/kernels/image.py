@@ -15,6 +15,7 @@ from itertools import repeat
 from operator import add, mul, sub
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import (
     NmsResult,
     bilinear_axis,
@@ -341,13 +342,13 @@ def transform(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "ResizeBilinear": resize_bilinear,
-    "ResizeNearestNeighbor": resize_nearest_neighbor,
-    "CropAndResize": crop_and_resize,
-    "NonMaxSuppressionV3": non_max_suppression_v3,
-    "NonMaxSuppressionV4": non_max_suppression_v4,
-    "NonMaxSuppressionV5": non_max_suppression_v5,
-    "FlipLeftRight": flip_left_right,
-    "RotateWithOffset": rotate_with_offset,
-    "Transform": transform,
+    kn.ResizeBilinear: resize_bilinear,
+    kn.ResizeNearestNeighbor: resize_nearest_neighbor,
+    kn.CropAndResize: crop_and_resize,
+    kn.NonMaxSuppressionV3: non_max_suppression_v3,
+    kn.NonMaxSuppressionV4: non_max_suppression_v4,
+    kn.NonMaxSuppressionV5: non_max_suppression_v5,
+    kn.FlipLeftRight: flip_left_right,
+    kn.RotateWithOffset: rotate_with_offset,
+    kn.Transform: transform,
 }

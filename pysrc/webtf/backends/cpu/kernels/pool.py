@@ -13,6 +13,7 @@ import operator
 from itertools import chain, repeat
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import ConvInfo, is_identity_pool, pool_info_from_attrs
 from ...base import TensorInfo
 from .conv import TapRows, padded_rows
@@ -67,4 +68,4 @@ def avg_pool(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
     return _run(backend, inputs, attrs, False)
 
 
-KERNELS = {"MaxPool": max_pool, "AvgPool": avg_pool}
+KERNELS = {kn.MaxPool: max_pool, kn.AvgPool: avg_pool}

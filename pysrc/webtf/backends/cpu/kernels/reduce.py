@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import Any
 
+from .... import kernel_names as kn
 from ....shapes import normalize_axes, normalize_axis, size_of
 from ...base import TensorInfo
 
@@ -259,13 +260,13 @@ def arg_min(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "Sum": sum_,
-    "Mean": mean,
-    "Max": max_,
-    "Min": min_,
-    "Prod": prod,
-    "All": all_,
-    "Any": any_,
-    "ArgMax": arg_max,
-    "ArgMin": arg_min,
+    kn.Sum: sum_,
+    kn.Mean: mean,
+    kn.Max: max_,
+    kn.Min: min_,
+    kn.Prod: prod,
+    kn.All: all_,
+    kn.Any: any_,
+    kn.ArgMax: arg_max,
+    kn.ArgMin: arg_min,
 }

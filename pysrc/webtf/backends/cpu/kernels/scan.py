@@ -14,6 +14,7 @@ from collections.abc import Callable
 from itertools import accumulate
 from typing import Any
 
+from .... import kernel_names as kn
 from ....shapes import normalize_axis, size_of
 from ...base import TensorInfo
 from .reduce import to_int32
@@ -85,4 +86,4 @@ def cumprod(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return _run(backend, inputs, attrs, operator.mul, 1, "cumprod")
 
 
-KERNELS = {"Cumsum": cumsum, "Cumprod": cumprod}
+KERNELS = {kn.Cumsum: cumsum, kn.Cumprod: cumprod}

@@ -13,6 +13,7 @@ from array import array
 from math import prod
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import concat_bands, concat_shape, pack_shape, split_sizes
 from ....dtypes import TYPECODE
 from ....shapes import strides_of
@@ -260,13 +261,13 @@ def reverse(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "Reshape": reshape,
-    "ExpandDims": expand_dims,
-    "Transpose": transpose,
-    "Concat": concat,
-    "Pack": pack,
-    "Unpack": unpack,
-    "SplitV": split_v,
-    "Tile": tile,
-    "Reverse": reverse,
+    kn.Reshape: reshape,
+    kn.ExpandDims: expand_dims,
+    kn.Transpose: transpose,
+    kn.Concat: concat,
+    kn.Pack: pack,
+    kn.Unpack: unpack,
+    kn.SplitV: split_v,
+    kn.Tile: tile,
+    kn.Reverse: reverse,
 }

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from itertools import chain, repeat
 from typing import Any
 
+from .... import kernel_names as kn
 from ...base import TensorInfo
 
 _NAN, _NEG_INF = float("nan"), float("-inf")
@@ -80,4 +81,4 @@ def log_softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return _over_rows(backend, inputs, _log_softmax_rows)
 
 
-KERNELS = {"Softmax": softmax, "LogSoftmax": log_softmax}
+KERNELS = {kn.Softmax: softmax, kn.LogSoftmax: log_softmax}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
+from .... import kernel_names as kn
 from ...base import TensorInfo
 from .reduce import may_have_nan
 
@@ -37,4 +38,4 @@ def top_k(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
     return [backend.output(out_vals, out_shape, x.dtype), backend.output(out_idx, out_shape, "int32")]
 
 
-KERNELS = {"TopK": top_k}
+KERNELS = {kn.TopK: top_k}

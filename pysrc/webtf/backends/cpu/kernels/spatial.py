@@ -11,6 +11,7 @@ from itertools import product, repeat
 from math import prod
 from typing import Any
 
+from .... import kernel_names as kn
 from ....shapes import strides_of
 from ...base import TensorInfo
 
@@ -141,7 +142,7 @@ def batch_to_space_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tenso
 
 
 KERNELS = {
-    "DepthToSpace": depth_to_space,
-    "SpaceToBatchND": space_to_batch_nd,
-    "BatchToSpaceND": batch_to_space_nd,
+    kn.DepthToSpace: depth_to_space,
+    kn.SpaceToBatchND: space_to_batch_nd,
+    kn.BatchToSpaceND: batch_to_space_nd,
 }

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import (
     concat_bands,
     concat_shape,
@@ -105,12 +106,12 @@ def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 KERNELS: dict[str, Kernel] = {
     name: with_fallback(name, fn)
     for name, fn in {
-        "Slice": slice_,
-        "StridedSlice": slice_,
-        "Concat": concat,
-        "Pack": pack,
-        "Unpack": unpack,
-        "SplitV": split_v,
-        "Cast": cast,
+        kn.Slice: slice_,
+        kn.StridedSlice: slice_,
+        kn.Concat: concat,
+        kn.Pack: pack,
+        kn.Unpack: unpack,
+        kn.SplitV: split_v,
+        kn.Cast: cast,
     }.items()
 }

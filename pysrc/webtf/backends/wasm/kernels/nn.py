@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import ConvInfo, conv_info_from_attrs, pool_info_from_attrs
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
@@ -79,7 +80,7 @@ def _plain_conv(name: str, depthwise: bool) -> Kernel:
 
 def _fused_conv(name: str, depthwise: bool) -> Kernel:
     fallback = cpu(name)
-    plain = _plain_conv("DepthwiseConv2dNative" if depthwise else "Conv2D", depthwise)
+    plain = _plain_conv(kn.DepthwiseConv2dNative if depthwise else kn.Conv2D, depthwise)
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         x, f = inputs["x"], inputs["filter"]
@@ -115,11 +116,11 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> T
     """Conv2DBackpropInput {dy, filter} attrs input_shape, strides, pad: float32 natively."""
     dy, f = inputs["dy"], inputs["filter"]
     if dy.dtype != "float32" or f.dtype != "float32":
-        return cpu("Conv2DBackpropInput")(backend, inputs, attrs)
+        return cpu(kn.Conv2DBackpropInput)(backend, inputs, attrs)
     in_shape = tuple(int(d) for d in attrs["input_shape"])
     info = conv_info_from_attrs(in_shape, f.shape, attrs)
     if (info.out_height, info.out_width) != tuple(dy.shape[1:3]):
-        return cpu("Conv2DBackpropInput")(backend, inputs, attrs)
+        return cpu(kn.Conv2DBackpropInput)(backend, inputs, attrs)
     out = backend.make_output(in_shape, "float32")
     if nonempty(in_shape) and nonempty(dy.shape):
         b, h, w, c = in_shape
@@ -160,7 +161,7 @@ def batch_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInf
     ta, tb = bool(attrs.get("transpose_a")), bool(attrs.get("transpose_b"))
     shapes = None if a.dtype != "float32" or b.dtype != "float32" else _matmul_shapes(a, b, ta, tb)
     if shapes is None:
-        return cpu("BatchMatMul")(backend, inputs, attrs)
+        return cpu(kn.BatchMatMul)(backend, inputs, attrs)
     a3, b3, out_shape = shapes
     if not nonempty(out_shape):
         return backend.make_output(out_shape, "float32")
@@ -173,22 +174,22 @@ def batch_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInf
 
 #: fused activations the binary's XNNPACK matmul path applies (the others go through epilogue())
 XNN_MATMUL_ACTIVATIONS = frozenset({"linear", "relu", "relu6", "prelu"})
-_ACTIVATION_KERNELS = {"relu": "Relu", "relu6": "Relu6", "elu": "Elu", "sigmoid": "Sigmoid"}
+_ACTIVATION_KERNELS = {"relu": kn.Relu, "relu6": kn.Relu6, "elu": kn.Elu, "sigmoid": kn.Sigmoid}
 
 
 def epilogue(backend: Any, t: TensorInfo, bias: Any, prelu: Any, activation: str, alpha: float) -> TensorInfo:
     """Bias add and fused activation as separate (native where possible) kernels; t is consumed."""
     steps: list[tuple[str, dict, dict]] = []
     if bias is not None:
-        steps.append(("Add", {"b": bias}, {}))
+        steps.append((kn.Add, {"b": bias}, {}))
     if activation in _ACTIVATION_KERNELS:
         steps.append((_ACTIVATION_KERNELS[activation], {}, {}))
     elif activation == "leakyrelu":
-        steps.append(("LeakyRelu", {}, {"alpha": alpha}))
+        steps.append((kn.LeakyRelu, {}, {"alpha": alpha}))
     elif activation == "prelu":
-        steps.append(("Prelu", {"alpha": prelu}, {}))
+        steps.append((kn.Prelu, {"alpha": prelu}, {}))
     for name, extra, attrs in steps:
-        key = "a" if name == "Add" else "x"
+        key = "a" if name == kn.Add else "x"
         try:
             nxt = elementwise.KERNELS[name](backend, {key: t, **extra}, attrs)
         finally:
@@ -209,7 +210,7 @@ def fused_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInf
     if a.dtype == "float32" and b.dtype == "float32" and activation in backend.abi_activations:
         shapes = _matmul_shapes(a, b, ta, tb)
     if shapes is None or not nonempty(shapes[2]) or 0 in shapes[0] or 0 in shapes[1]:
-        return cpu("_FusedMatMul")(backend, inputs, attrs)
+        return cpu(kn._FusedMatMul)(backend, inputs, attrs)
     a3, b3, out_shape = shapes
     n = out_shape[-1]
     if (
@@ -232,7 +233,7 @@ def fused_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInf
 
 def _pool(name: str) -> Kernel:
     fallback = cpu(name)
-    is_max = name == "MaxPool"
+    is_max = name == kn.MaxPool
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         x = inputs["x"]
@@ -266,7 +267,7 @@ def softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     x = inputs["logits"]
     rank = len(x.shape)
     if x.dtype != "float32" or rank == 0 or attrs.get("dim", rank - 1) % rank != rank - 1:
-        return cpu("Softmax")(backend, inputs, attrs)
+        return cpu(kn.Softmax)(backend, inputs, attrs)
     out = backend.make_output(x.shape, "float32")
     if nonempty(x.shape):
         channels = x.shape[-1]
@@ -275,16 +276,18 @@ def softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS: dict[str, Kernel] = {
-    "Conv2D": with_fallback("Conv2D", _plain_conv("Conv2D", False)),
-    "DepthwiseConv2dNative": with_fallback(
-        "DepthwiseConv2dNative", _plain_conv("DepthwiseConv2dNative", True)
+    kn.Conv2D: with_fallback(kn.Conv2D, _plain_conv(kn.Conv2D, False)),
+    kn.DepthwiseConv2dNative: with_fallback(
+        kn.DepthwiseConv2dNative, _plain_conv(kn.DepthwiseConv2dNative, True)
     ),
-    "FusedConv2D": with_fallback("FusedConv2D", _fused_conv("FusedConv2D", False)),
-    "FusedDepthwiseConv2D": with_fallback("FusedDepthwiseConv2D", _fused_conv("FusedDepthwiseConv2D", True)),
-    "Conv2DBackpropInput": with_fallback("Conv2DBackpropInput", conv2d_backprop_input),
-    "BatchMatMul": with_fallback("BatchMatMul", batch_mat_mul),
-    "_FusedMatMul": with_fallback("_FusedMatMul", fused_mat_mul),
-    "MaxPool": with_fallback("MaxPool", _pool("MaxPool")),
-    "AvgPool": with_fallback("AvgPool", _pool("AvgPool")),
-    "Softmax": with_fallback("Softmax", softmax),
+    kn.FusedConv2D: with_fallback(kn.FusedConv2D, _fused_conv(kn.FusedConv2D, False)),
+    kn.FusedDepthwiseConv2D: with_fallback(
+        kn.FusedDepthwiseConv2D, _fused_conv(kn.FusedDepthwiseConv2D, True)
+    ),
+    kn.Conv2DBackpropInput: with_fallback(kn.Conv2DBackpropInput, conv2d_backprop_input),
+    kn.BatchMatMul: with_fallback(kn.BatchMatMul, batch_mat_mul),
+    kn._FusedMatMul: with_fallback(kn._FusedMatMul, fused_mat_mul),
+    kn.MaxPool: with_fallback(kn.MaxPool, _pool(kn.MaxPool)),
+    kn.AvgPool: with_fallback(kn.AvgPool, _pool(kn.AvgPool)),
+    kn.Softmax: with_fallback(kn.Softmax, softmax),
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import ConvInfo, conv_info_from_attrs, is_identity_pool, pool_info_from_attrs
 from ...base import TensorInfo
 from .elementwise import _View
@@ -154,11 +155,11 @@ def avg_pool(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "Conv2D": conv2d,
-    "FusedConv2D": fused_conv2d,
-    "DepthwiseConv2dNative": depthwise_conv2d,
-    "FusedDepthwiseConv2D": fused_depthwise_conv2d,
-    "Conv2DBackpropInput": conv2d_backprop_input,
-    "MaxPool": max_pool,
-    "AvgPool": avg_pool,
+    kn.Conv2D: conv2d,
+    kn.FusedConv2D: fused_conv2d,
+    kn.DepthwiseConv2dNative: depthwise_conv2d,
+    kn.FusedDepthwiseConv2D: fused_depthwise_conv2d,
+    kn.Conv2DBackpropInput: conv2d_backprop_input,
+    kn.MaxPool: max_pool,
+    kn.AvgPool: avg_pool,
 }

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from math import prod
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import (
     check_gather_indices,
     check_gather_nd_indices,
@@ -347,21 +348,21 @@ def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "Transpose": transpose,
-    "Slice": slice_,
-    "StridedSlice": slice_,
-    "Reverse": reverse,
-    "Tile": tile,
-    "PadV2": pad_v2,
-    "MirrorPad": mirror_pad,
-    "DepthToSpace": depth_to_space,
-    "SpaceToBatchND": space_to_batch_nd,
-    "BatchToSpaceND": batch_to_space_nd,
-    "Unpack": unpack,
-    "SplitV": split_v,
-    "Concat": concat,
-    "Pack": pack,
-    "GatherV2": gather_v2,
-    "GatherNd": gather_nd,
-    "OneHot": one_hot,
+    kn.Transpose: transpose,
+    kn.Slice: slice_,
+    kn.StridedSlice: slice_,
+    kn.Reverse: reverse,
+    kn.Tile: tile,
+    kn.PadV2: pad_v2,
+    kn.MirrorPad: mirror_pad,
+    kn.DepthToSpace: depth_to_space,
+    kn.SpaceToBatchND: space_to_batch_nd,
+    kn.BatchToSpaceND: batch_to_space_nd,
+    kn.Unpack: unpack,
+    kn.SplitV: split_v,
+    kn.Concat: concat,
+    kn.Pack: pack,
+    kn.GatherV2: gather_v2,
+    kn.GatherNd: gather_nd,
+    kn.OneHot: one_hot,
 }

@@ -7,6 +7,7 @@ import math
 from array import array
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import crop_coords, js_round, resize_info, resize_ratio
 from ...base import TensorInfo
 
@@ -87,7 +88,7 @@ def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
 
 
 KERNELS = {
-    "ResizeBilinear": resize_bilinear,
-    "ResizeNearestNeighbor": resize_nearest_neighbor,
-    "CropAndResize": crop_and_resize,
+    kn.ResizeBilinear: resize_bilinear,
+    kn.ResizeNearestNeighbor: resize_nearest_neighbor,
+    kn.CropAndResize: crop_and_resize,
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from math import isqrt, prod
 from typing import Any
 
+from .... import kernel_names as kn
 from ....shapes import normalize_axes, normalize_axis
 from ...base import TensorInfo
 from .elementwise import _View, fill_value, unary
@@ -191,17 +192,17 @@ def cumprod(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "Sum": _reduce_kernel("SUM", "axis", "sum"),
-    "Mean": _reduce_kernel("MEAN", "axis", "mean"),
-    "Prod": _reduce_kernel("PROD", "axis", "prod"),
-    "Max": _reduce_kernel("MAX", "reduction_indices", "max"),
-    "Min": _reduce_kernel("MIN", "axis", "min"),
-    "All": _reduce_kernel("ALL", "axis", "all"),
-    "Any": _reduce_kernel("ANY", "axis", "any"),
-    "ArgMax": _arg_kernel("ARGMAX", "arg_max"),
-    "ArgMin": _arg_kernel("ARGMIN", "arg_min"),
-    "Softmax": softmax,
-    "LogSoftmax": log_softmax,
-    "Cumsum": cumsum,
-    "Cumprod": cumprod,
+    kn.Sum: _reduce_kernel("SUM", "axis", "sum"),
+    kn.Mean: _reduce_kernel("MEAN", "axis", "mean"),
+    kn.Prod: _reduce_kernel("PROD", "axis", "prod"),
+    kn.Max: _reduce_kernel("MAX", "reduction_indices", "max"),
+    kn.Min: _reduce_kernel("MIN", "axis", "min"),
+    kn.All: _reduce_kernel("ALL", "axis", "all"),
+    kn.Any: _reduce_kernel("ANY", "axis", "any"),
+    kn.ArgMax: _arg_kernel("ARGMAX", "arg_max"),
+    kn.ArgMin: _arg_kernel("ARGMIN", "arg_min"),
+    kn.Softmax: softmax,
+    kn.LogSoftmax: log_softmax,
+    kn.Cumsum: cumsum,
+    kn.Cumprod: cumprod,
 }
