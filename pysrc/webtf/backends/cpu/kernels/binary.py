@@ -1,12 +1,8 @@
 """cpu kernels for element-wise binary math, comparisons, logical ops, AddN and Select, with broadcasting.
 
-Binary kernels take inputs {a, b} of one dtype (the ops upcast with Cast first) whose shapes broadcast
-NumPy-style; the output has the broadcast shape. Output dtypes: arithmetic keeps the input dtype (int32
-wraps like an Int32Array), RealDiv and Atan2 give float32, FloorDiv gives int32 (as TF.js), comparisons
-and logical ops give bool. Division by zero never raises: float x / 0 -> +-inf (0 / 0 -> nan); int32
-FloorDiv and Mod by 0 -> 0 (what JS stores for nan / inf in an Int32Array).
-AddN takes a list of same-shape, same-dtype tensors. Select takes {condition (bool), t, e}; t and e share
-a dtype, and the three shapes broadcast together (TF.js 4.x broadcasts in the op; here the kernel does it).
+Inputs, attrs and output dtypes: webtf.kernel_names. Division by zero never raises: int32 FloorDiv and Mod by
+0 give 0 (what JS stores for nan / inf in an Int32Array). Select broadcasts its three inputs here (TF.js 4.x
+broadcasts in the op).
 """
 
 from __future__ import annotations

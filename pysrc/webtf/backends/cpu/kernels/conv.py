@@ -194,17 +194,17 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
 
 
 def conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """Conv2D: inputs x [b, h, w, in], filter [fh, fw, in, out]; output dtype = x's."""
+    """Conv2D: the packed path for finite float32, else the float path."""
     return _conv(backend, inputs, attrs, False, False)
 
 
 def depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """DepthwiseConv2dNative: inputs x [b, h, w, in], filter [fh, fw, in, multiplier]."""
+    """DepthwiseConv2dNative: the packed path for finite float32, else the float path."""
     return _conv(backend, inputs, attrs, True, False)
 
 
 def fused_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """FusedConv2D: Conv2D + bias + activation (see the module docstring for the attrs)."""
+    """FusedConv2D: Conv2D + bias + activation."""
     return _conv(backend, inputs, attrs, False, True)
 
 
@@ -214,11 +214,8 @@ def fused_depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> 
 
 
 def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """Conv2DBackpropInput: dx of shape attrs['input_shape'] for a conv2d (dilation 1) with output grad dy.
-
-    Inputs dy [b, oh, ow, out], filter [fh, fw, in, out]; output float32. Each dy pixel's contribution
-    (one dot per filter row) is scatter-added, a filter row at a time, into a padded dx.
-    """
+    """Conv2DBackpropInput (dilation 1): each dy pixel's contribution (one dot per filter row) is
+    scatter-added, a filter row at a time, into a padded dx."""
     dy, f = inputs["dy"], inputs["filter"]
     info = conv_info_from_attrs(tuple(attrs["input_shape"]), f.shape, attrs)
     dyv, fv = backend.values(dy), backend.values(f)

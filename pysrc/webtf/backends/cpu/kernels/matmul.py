@@ -143,7 +143,7 @@ def matmul_values(backend: Any, a: Any, b: Any, ta: bool, tb: bool) -> tuple[lis
 
 
 def batch_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """BatchMatMul: a @ b over rank >= 2 inputs of one dtype; attrs transpose_a, transpose_b (bools)."""
+    """BatchMatMul: one C-level dot product per output."""
     a, b = inputs["a"], inputs["b"]
     out, shape = matmul_values(backend, a, b, bool(attrs.get("transpose_a")), bool(attrs.get("transpose_b")))
     return backend.output(to_array(out, a.dtype), shape, a.dtype)

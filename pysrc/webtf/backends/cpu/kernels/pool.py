@@ -1,9 +1,7 @@
 """cpu kernels MaxPool and AvgPool (NHWC).
 
-Attrs (shared by every backend): filter_size (fh, fw), strides (sh, sw), pad ('same' | 'valid' | int |
-((0, 0), (top, bottom), (left, right), (0, 0))), dim_rounding_mode. Padding never takes part: MaxPool pads
-with -inf, AvgPool divides each window's sum by its count of in-bounds elements (as TF.js). Output dtype =
-x's.
+Inputs and attrs: webtf.kernel_names. Padding never takes part: MaxPool pads with -inf, AvgPool divides each
+window's sum by its count of in-bounds elements (as TF.js).
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """attrs: paddings ([before, after] per dim, non-negative), constant_value."""
+    """PadV2: x padded with constant_value."""
     x, paddings = inputs["x"], [tuple(p) for p in attrs["paddings"]]
     out_shape = tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, paddings, strict=True))
     if out_shape == x.shape:
@@ -63,7 +63,7 @@ def _mirror_index(n: int, lo: int, hi: int, reflect: bool) -> list[int]:
 
 
 def mirror_pad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """attrs: paddings ([before, after] per dim, at most dim - 1 for 'reflect', dim for 'symmetric'), mode."""
+    """MirrorPad: x padded with its own mirror image, one pass per padded axis."""
     x, paddings = inputs["x"], [tuple(p) for p in attrs["paddings"]]
     reflect = attrs["mode"] == "reflect"
     shape = x.shape
@@ -83,8 +83,7 @@ def mirror_pad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """inputs: x, indices (int32); attrs: axis (>= 0), batch_dims (>= 0, <= axis). Raises for an index
-    outside [0, x.shape[axis])."""
+    """GatherV2: raises for an index outside [0, x.shape[axis])."""
     x, indices = inputs["x"], inputs["indices"]
     axis, batch_dims = attrs["axis"], attrs.get("batch_dims", 0)
     idx = backend.values(indices)
@@ -100,7 +99,7 @@ def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """inputs: params, indices (int32, last dim <= rank of params). Raises for an index out of range."""
+    """GatherNd (indices' last dim <= rank of params): raises for an index out of range."""
     params, indices = inputs["params"], inputs["indices"]
     depth = indices.shape[-1]
     out_shape = (*indices.shape[:-1], *params.shape[depth:])
@@ -116,8 +115,7 @@ def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """inputs: indices (int32); attrs: depth, on_value, off_value, dtype. Indices outside [0, depth) give a
-    row of off_value."""
+    """OneHot: indices outside [0, depth) give a row of off_value."""
     indices = inputs["indices"]
     depth, dtype = attrs["depth"], attrs.get("dtype", "int32")
     on, off = _fill_value(attrs.get("on_value", 1), dtype), _fill_value(attrs.get("off_value", 0), dtype)

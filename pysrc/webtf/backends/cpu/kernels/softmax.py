@@ -1,4 +1,4 @@
-"""cpu kernels Softmax (attr `dim`) and LogSoftmax (attr `axis`), both over the last axis of float32 logits.
+"""cpu kernels Softmax and LogSoftmax, over the last axis of float32 logits (attrs: webtf.kernel_names).
 
 Numerically stable: each row is shifted by its max before exp, so exp never overflows. Row maxima and sums
 are per-row C builtins; the element-wise work is map() over the whole buffer with the per-row values

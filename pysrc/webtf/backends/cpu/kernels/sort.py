@@ -1,4 +1,4 @@
-"""cpu kernel TopK: the k largest entries along the last axis. Attrs: `k` (int), `sorted` (bool).
+"""cpu kernel TopK: the k largest entries along the last axis (inputs and attrs: webtf.kernel_names).
 
 Returns [values (x's dtype), indices (int32)], each of shape x.shape[:-1] + [k]. Equal values keep the lower
 index first (a stable descending sort); NaN ranks above every number. With sorted=False the order is

@@ -1,11 +1,7 @@
 """cpu kernels for element-wise unary math, activations, tests (IsNan, ...) and LogicalNot.
 
-Input x is float32 or int32 (the ops cast bool to int32 first), except IsNan/IsFinite/IsInf (any dtype) and
-LogicalNot (bool). Output dtypes: the transcendental kernels (Exp, Log, Sqrt, Sigmoid, Tanh, Sin, Erf, ...)
-and LeakyRelu / Prelu always give float32; Abs, Neg, Square, Sign, Relu, Relu6, Floor, Ceil, Round,
-ClipByValue and Step keep x's dtype (int32 results wrap like an Int32Array); the tests give bool.
-Attrs: LeakyRelu {alpha}, Step {alpha}, ClipByValue {clip_value_min, clip_value_max}. Prelu takes inputs
-{x, alpha} and broadcasts alpha against x. Math follows float32 JS: no exceptions, nan / +-inf instead.
+Inputs, attrs and output dtypes: webtf.kernel_names. Math follows float32 JS: no exceptions, nan / +-inf
+instead.
 """
 
 from __future__ import annotations

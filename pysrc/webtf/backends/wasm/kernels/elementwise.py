@@ -126,7 +126,7 @@ def sigmoid(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def leaky_relu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """LeakyRelu {alpha}: float32 natively; float32 output."""
+    """LeakyRelu: float32 natively."""
     x = inputs["x"]
     if x.dtype != "float32":
         return cpu(kn.LeakyRelu)(backend, inputs, attrs)
@@ -134,7 +134,7 @@ def leaky_relu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def step(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Step {alpha}: float32 natively; dtype kept."""
+    """Step: float32 natively."""
     x = inputs["x"]
     if x.dtype != "float32":
         return cpu(kn.Step)(backend, inputs, attrs)
@@ -142,7 +142,7 @@ def step(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def clip_by_value(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """ClipByValue {clip_value_min, clip_value_max}: float32 natively (XNNPACK clamp) unless x holds a NaN."""
+    """ClipByValue: float32 natively (XNNPACK clamp) unless x holds a NaN."""
     x = inputs["x"]
     if x.dtype != "float32" or has_nan(backend, x):
         return cpu(kn.ClipByValue)(backend, inputs, attrs)
@@ -152,7 +152,7 @@ def clip_by_value(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInf
 
 
 def prelu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Prelu {x, alpha}: natively for float32 with one alpha, or one per channel of x's last axis."""
+    """Prelu: natively for float32 with one alpha, or one per channel of x's last axis."""
     x, alpha = inputs["x"], inputs["alpha"]
     core = alpha.shape
     while core and core[0] == 1:
@@ -164,7 +164,7 @@ def prelu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def add_n(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """AddN [tensors]: float32 natively; one input shares its buffer."""
+    """AddN: float32 natively; one input shares its buffer."""
     first = inputs[0]
     if len(inputs) == 1 or first.dtype != "float32":
         return cpu(kn.AddN)(backend, inputs, attrs)
@@ -172,7 +172,7 @@ def add_n(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Select {condition, t, e}: natively when t and e match and condition matches them or is their axis 0."""
+    """Select: natively when t and e match and condition matches them or is their axis 0."""
     c, t, e = inputs["condition"], inputs["t"], inputs["e"]
     if t.shape != e.shape or c.dtype != "bool":
         return cpu(kn.Select)(backend, inputs, attrs)

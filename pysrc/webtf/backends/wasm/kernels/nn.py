@@ -1,9 +1,8 @@
 """wasm kernels for the heavy float32 work (XNNPACK): convolutions, matmuls, pooling, softmax.
 
-Contracts are the cpu kernels' (see backends/cpu/kernels/conv.py, matmul.py, pool.py, softmax.py). The
-binary runs float32 only, with a rank-1 bias of out_channels values and per-channel prelu weights; other
-dtypes, broadcast biases and geometries XNNPACK computes differently (a 'ceil' rounding mode that adds an
-output row) go to the cpu kernels.
+Contracts: webtf.kernel_names. The binary runs float32 only, with a rank-1 bias of out_channels values and
+per-channel prelu weights; other dtypes, broadcast biases and geometries XNNPACK computes differently (a
+'ceil' rounding mode that adds an output row) go to the cpu kernels.
 """
 
 from __future__ import annotations
@@ -113,7 +112,7 @@ def _fused_conv(name: str, depthwise: bool) -> Kernel:
 
 
 def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Conv2DBackpropInput {dy, filter} attrs input_shape, strides, pad: float32 natively."""
+    """Conv2DBackpropInput: float32 natively."""
     dy, f = inputs["dy"], inputs["filter"]
     if dy.dtype != "float32" or f.dtype != "float32":
         return cpu(kn.Conv2DBackpropInput)(backend, inputs, attrs)
@@ -156,7 +155,7 @@ def _matmul_shapes(a: Any, b: Any, ta: bool, tb: bool) -> tuple | None:
 
 
 def batch_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """BatchMatMul {a, b} attrs transpose_a, transpose_b: float32 natively (batch dims equal, or one is 1)."""
+    """BatchMatMul: float32 natively (batch dims equal, or one is 1)."""
     a, b = inputs["a"], inputs["b"]
     ta, tb = bool(attrs.get("transpose_a")), bool(attrs.get("transpose_b"))
     shapes = None if a.dtype != "float32" or b.dtype != "float32" else _matmul_shapes(a, b, ta, tb)
@@ -263,7 +262,7 @@ def _pool(name: str) -> Kernel:
 
 
 def softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Softmax {logits} attr dim (the last axis): float32 natively."""
+    """Softmax: float32 natively."""
     x = inputs["logits"]
     rank = len(x.shape)
     if x.dtype != "float32" or rank == 0 or attrs.get("dim", rank - 1) % rank != rank - 1:

@@ -1,9 +1,9 @@
 """wasm kernels Transpose, reductions (Sum, Mean, Max, Min, Prod, All, Any, ArgMax, ArgMin), Cumsum,
 Cumprod and TopK.
 
-The binary reduces (and scans) over the innermost axes only, so other axes are first moved last with a
-native Transpose, as TF.js's wasm backend does. Contracts are the cpu kernels' (backends/cpu/kernels/
-reduce.py, scan.py, sort.py); empty reductions and dtypes the binary lacks go to them.
+The binary reduces (and scans) over the innermost axes only, so other axes are first moved last with a native
+Transpose, as TF.js's wasm backend does. Contracts: webtf.kernel_names; empty reductions and dtypes the binary
+lacks go to the cpu kernels.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def transpose_info(backend: Any, x: Any, perm: tuple[int, ...]) -> tuple[TensorI
 
 
 def transpose(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Transpose {x} attr perm: natively for every dtype (a pure relabeling shares x's buffer)."""
+    """Transpose: natively for every dtype (a pure relabeling shares x's buffer)."""
     return transpose_info(backend, inputs["x"], tuple(int(p) for p in attrs["perm"]))[0]
 
 
@@ -127,7 +127,7 @@ def _scan(name: str) -> Kernel:
 
 
 def top_k(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
-    """TopK {x} attrs k, sorted: [values, indices] of the k largest along the last axis."""
+    """TopK: natively for float32 and int32 without NaN."""
     x = inputs["x"]
     k = int(attrs["k"])
     if x.dtype not in ("float32", "int32") or not x.shape or 0 in x.shape or k == 0 or has_nan(backend, x):

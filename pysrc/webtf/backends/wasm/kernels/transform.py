@@ -1,9 +1,8 @@
 """wasm kernels that move or resample elements: Tile, Reverse, PadV2, MirrorPad, GatherV2, GatherNd, OneHot,
 DepthToSpace and the image kernels (resize, crop, flip, rotate, transform, non-max suppression).
 
-Contracts are the cpu kernels' (backends/cpu/kernels/shape.py, slicing.py, spatial.py, image.py). Index
-inputs are checked on the host first (a bad index raises the cpu kernel's error instead of reading outside
-a buffer).
+Contracts: webtf.kernel_names. Index inputs are checked on the host first (a bad index raises the cpu kernel's
+error instead of reading outside a buffer).
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ _ANY = frozenset({"float32", "int32", "bool"})
 
 
 def tile(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Tile {x} attr reps."""
+    """Tile: natively."""
     x = inputs["x"]
     reps = tuple(int(r) for r in attrs["reps"])
     out_shape = tuple(d * r for d, r in zip(x.shape, reps, strict=True))
@@ -33,7 +32,7 @@ def tile(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def reverse(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Reverse {x} attr dims (axes >= 0)."""
+    """Reverse: natively."""
     x = inputs["x"]
     dims = tuple(sorted({int(d) for d in attrs["dims"] if x.shape[int(d)] > 1}))
     if not dims or x.dtype not in _NUMERIC:
@@ -47,7 +46,7 @@ def _pads(attrs: dict[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 
 def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """PadV2 {x} attrs paddings, constant_value."""
+    """PadV2: natively."""
     x = inputs["x"]
     pre, post = _pads(attrs)
     out_shape = tuple(d + lo + hi for d, lo, hi in zip(x.shape, pre, post, strict=True))
@@ -60,7 +59,7 @@ def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def mirror_pad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """MirrorPad {x} attrs paddings, mode ('reflect' | 'symmetric')."""
+    """MirrorPad: natively."""
     x = inputs["x"]
     pre, post = _pads(attrs)
     out_shape = tuple(d + lo + hi for d, lo, hi in zip(x.shape, pre, post, strict=True))
@@ -76,7 +75,7 @@ def _in_range(values: array, lo: int, hi: int) -> bool:
 
 
 def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """GatherV2 {x, indices} attrs axis, batch_dims; indices are checked on the host first."""
+    """GatherV2: indices are checked on the host first."""
     x, indices = inputs["x"], inputs["indices"]
     axis, batch_dims = int(attrs["axis"]), int(attrs.get("batch_dims", 0))
     dim = x.shape[axis]
@@ -94,7 +93,7 @@ def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """GatherNd {params, indices}; indices are checked on the host first."""
+    """GatherNd: indices are checked on the host first."""
     params, indices = inputs["params"], inputs["indices"]
     depth = indices.shape[-1] if indices.shape else 0
     n = math.prod(indices.shape[:-1])
@@ -118,7 +117,7 @@ def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """OneHot {indices} attrs depth, on_value, off_value, dtype: natively for int32 outputs."""
+    """OneHot: natively for int32 outputs."""
     indices = inputs["indices"]
     depth, dtype = int(attrs["depth"]), attrs.get("dtype", "int32")
     on, off = attrs.get("on_value", 1), attrs.get("off_value", 0)
@@ -129,7 +128,7 @@ def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def depth_to_space(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """DepthToSpace {x} attrs block_size, data_format."""
+    """DepthToSpace: natively."""
     x = inputs["x"]
     bs, fmt = int(attrs["block_size"]), attrs.get("data_format", "NHWC")
     if x.dtype != "float32":
@@ -158,7 +157,7 @@ def _resize(name: str) -> Kernel:
         info = resize_info(images.shape, attrs)  # the export takes its fields in their order
         return call_export(backend, name, info.out_shape, "float32", images, *info)
 
-    kernel.__doc__ = f"{name} {{images}} attrs size, align_corners, half_pixel_centers (float32 natively)."
+    kernel.__doc__ = f"{name} (float32 natively)."
     return kernel
 
 
@@ -207,7 +206,7 @@ def _bilinear_tables(backend: Any, info: ResizeInfo) -> tuple:
 
 
 def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """ResizeBilinear {images} attrs size, align_corners, half_pixel_centers, float32 natively.
+    """ResizeBilinear: float32 natively.
 
     Not XNNPACK's resize (its weights differ from TF.js's by float32 rounding): backend_util.bilinear_axis's
     source rows/columns and fractions (the cpu kernel's), applied as native gathers and lerps (columns first,
@@ -226,7 +225,7 @@ def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
 
 
 def flip_left_right(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """FlipLeftRight {image}: float32 natively."""
+    """FlipLeftRight: float32 natively."""
     image = inputs["image"]
     if image.dtype != "float32":
         return cpu(kn.FlipLeftRight)(backend, inputs, attrs)
@@ -241,7 +240,7 @@ def _upright(boxes: array) -> bool:
 
 
 def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """CropAndResize {image, boxes, box_ind} attrs crop_size, method, extrapolation_value."""
+    """CropAndResize: natively."""
     image, boxes, box_ind = inputs["image"], inputs["boxes"], inputs["box_ind"]
     ch, cw = (int(v) for v in attrs["crop_size"])
     n = boxes.shape[0]
@@ -277,7 +276,7 @@ def _nms_ok(inputs: Any) -> bool:
 
 
 def nms_v3(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """NonMaxSuppressionV3 {boxes, scores} attrs max_output_size, iou_threshold, score_threshold."""
+    """NonMaxSuppressionV3: natively."""
     if not _nms_ok(inputs):
         return cpu(kn.NonMaxSuppressionV3)(backend, inputs, attrs)
     ptr = backend.abi.NonMaxSuppressionV3(
@@ -291,7 +290,7 @@ def nms_v3(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def nms_v4(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
-    """NonMaxSuppressionV4: as V3 plus pad_to_max_output_size -> [indices, valid_outputs scalar]."""
+    """NonMaxSuppressionV4: natively."""
     if not _nms_ok(inputs):
         return cpu(kn.NonMaxSuppressionV4)(backend, inputs, attrs)
     ptr = backend.abi.NonMaxSuppressionV4(
@@ -304,7 +303,7 @@ def nms_v4(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]
 
 
 def nms_v5(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
-    """NonMaxSuppressionV5: as V3 plus soft_nms_sigma -> [indices, selected scores]."""
+    """NonMaxSuppressionV5: natively."""
     if not _nms_ok(inputs):
         return cpu(kn.NonMaxSuppressionV5)(backend, inputs, attrs)
     ptr = backend.abi.NonMaxSuppressionV5(

@@ -62,13 +62,13 @@ def _unary_kernel(op: str) -> Any:
 
 
 def leaky_relu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """LeakyRelu: x < 0 ? alpha * x : x (attr alpha)."""
+    """LeakyRelu: x < 0 ? alpha * x : x."""
     x = inputs["x"]
     return unary(backend, x, "LeakyRelu", "float32", (float(attrs.get("alpha", 0.2)),))
 
 
 def step(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Step: x > 0 ? 1 : alpha (attr alpha); NaN stays NaN."""
+    """Step: x > 0 ? 1 : alpha; NaN stays NaN."""
     x = inputs["x"]
     return unary(backend, x, "Step", x.dtype, (float(attrs.get("alpha", 0.0)),))
 
@@ -106,7 +106,7 @@ def fill_value(backend: Any, shape: tuple[int, ...], dtype: str, value: Any) -> 
 
 
 def fill(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Fill: attrs shape, value, dtype."""
+    """Fill: on the host when small, else drawn on the GPU."""
     return fill_value(backend, tuple(attrs["shape"]), attrs["dtype"], attrs["value"])
 
 

@@ -63,7 +63,7 @@ def matmul(backend: Any, inputs: Any, attrs: dict[str, Any], fused: bool) -> Ten
 
 
 def batch_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """BatchMatMul: a @ b (rank >= 2, batch dims broadcast); attrs transpose_a, transpose_b."""
+    """BatchMatMul: shaders/BatchMatMul.glsl."""
     return matmul(backend, inputs, attrs, False)
 
 

@@ -159,12 +159,12 @@ def _softmax(backend: Any, inputs: Any, log: bool) -> TensorInfo:
 
 
 def softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Softmax over the last axis (attr dim names it)."""
+    """Softmax: row statistics, then one pass."""
     return _softmax(backend, inputs, False)
 
 
 def log_softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """LogSoftmax over the last axis (attr axis names it)."""
+    """LogSoftmax: row statistics, then one pass."""
     return _softmax(backend, inputs, True)
 
 
@@ -182,12 +182,12 @@ def _scan(backend: Any, inputs: Any, attrs: dict[str, Any], op: str, name: str) 
 
 
 def cumsum(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Cumsum along attr axis (exclusive, reverse)."""
+    """Cumsum: shaders/Cumsum.glsl."""
     return _scan(backend, inputs, attrs, "SUM", "cumsum")
 
 
 def cumprod(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Cumprod along attr axis (exclusive, reverse)."""
+    """Cumprod: shaders/Cumsum.glsl."""
     return _scan(backend, inputs, attrs, "PROD", "cumprod")
 
 
