@@ -3,6 +3,7 @@ names is declared there, spelled through it, and called with the inputs and attr
 
 import ast
 import importlib
+import importlib.util
 import pkgutil
 from pathlib import Path
 
@@ -44,8 +45,10 @@ def _backend_tables() -> dict[str, dict]:
         if not info.ispkg:
             continue
         backend = importlib.import_module(f"webtf.backends.{info.name}")
-        kernels = importlib.import_module(f"webtf.backends.{info.name}.kernels")
-        for owner in (kernels, backend):
+        owners = [backend]
+        if importlib.util.find_spec(f"webtf.backends.{info.name}.kernels"):
+            owners.append(importlib.import_module(f"webtf.backends.{info.name}.kernels"))
+        for owner in owners:
             if hasattr(owner, "KERNELS"):
                 tables[f"{owner.__name__}.KERNELS"] = owner.KERNELS
             if hasattr(owner, "kernel_table"):
