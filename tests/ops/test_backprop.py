@@ -28,7 +28,12 @@ def axis_geometry(size, f, s, d, pad, mode, axis):
         return 0, max(0, math.ceil((size - eff + 1) / s))
     before, after = (pad, pad) if isinstance(pad, int) else pad[1 + axis]
     v = (size - eff + before + after) / s + 1
-    rounding = {None: math.trunc, "floor": math.floor, "ceil": math.ceil, "round": lambda t: math.floor(t + 0.5)}
+    rounding = {
+        None: math.trunc,
+        "floor": math.floor,
+        "ceil": math.ceil,
+        "round": lambda t: math.floor(t + 0.5),
+    }
     return before, rounding[mode](v)
 
 
@@ -286,20 +291,52 @@ def test_elu_grad(run):
 
 def test_backprop_errors(run):
     x, dy = rand(1, 5, 5, 3), rand(1, 5, 5, 2)
-    with pytest.raises(ValueError, match=r"Error in conv2d_backprop_filter: dy of shape \[1,5,5,2\] does not"):
+    with pytest.raises(
+        ValueError, match=r"Error in conv2d_backprop_filter: dy of shape \[1,5,5,2\] does not"
+    ):
         run("bp.conv2d_backprop_filter(x, dy, [3, 3, 3, 2], 2, 'same')", setup=BP, x=x, dy=dy)
     with pytest.raises(ValueError, match=r"Error in conv2d_backprop_filter: depth of x \(3\) must match 4"):
         run("bp.conv2d_backprop_filter(x, dy, [3, 3, 4, 2], 1, 'same')", setup=BP, x=x, dy=dy)
     with pytest.raises(ValueError, match=r"Error in conv2d_backprop_input: depth of dy \(2\) must match 4"):
         run("bp.conv2d_backprop_input([1, 5, 5, 3], dy, f, 1, 'same')", setup=BP, dy=dy, f=rand(3, 3, 3, 4))
-    with pytest.raises(ValueError, match="Error in depthwise_conv2d_native_backprop_input: x_shape must be 4"):
+    with pytest.raises(
+        ValueError, match="Error in depthwise_conv2d_native_backprop_input: x_shape must be 4"
+    ):
         run("bp.depthwise_conv2d_native_backprop_input([5, 5, 3], dy, f, 1, 'same')", setup=BP, dy=dy,
             f=rand(3, 3, 3, 1))  # fmt: skip
     with pytest.raises(ValueError, match=r"Error in max_pool_grad: output of shape \[1,2,2,3\] must match"):
-        run("bp.max_pool_grad(dy, x, y, 2, 2, 'same')", setup=BP, dy=rand(1, 3, 3, 3), x=x, y=rand(1, 2, 2, 3))
+        run(
+            "bp.max_pool_grad(dy, x, y, 2, 2, 'same')", setup=BP, dy=rand(1, 3, 3, 3), x=x, y=rand(1, 2, 2, 3)
+        )
     with pytest.raises(ValueError, match="Error in avg_pool_grad: input must be rank 4"):
         run("bp.avg_pool_grad(dy, x, 2, 2, 'same')", setup=BP, dy=rand(1, 3, 3, 3), x=rand(5, 5, 3))
     with pytest.raises(ValueError, match="Error in resize_bilinear_grad: dy of shape"):
         run("bp.resize_bilinear_grad(x, dy)", setup=BP, x=x, dy=rand(1, 7, 7, 2))
     with pytest.raises(ValueError, match=r"Error in elu_grad: dy of shape \[3\] must match y's \[4\]"):
         run("bp.elu_grad(dy, y)", setup=BP, dy=rand(3), y=rand(4))
+
+
+def test_wasm_backward_kernels_run_natively(run):
+    """On wasm none of these falls back to the cpu kernel (the binary's exports or JS over the heap)."""
+    if not run.backend.startswith("wasm"):
+        pytest.skip("wasm only")
+    setup = BP + "\nfallbacks = tf.backend().fallbacks\nbefore = dict(fallbacks)"
+    exprs = [
+        "bp.conv2d_backprop_filter(x, dy, [3, 3, 2, 4], 1, 'same')",
+        "bp.conv2d_backprop_input([2, 6, 6, 2], dy, f, 1, 'same')",
+        "bp.conv2d_backprop_input([2, 6, 6, 2], d2, f, 2, 'valid')",
+        "bp.depthwise_conv2d_native_backprop_filter(x, dy, [3, 3, 2, 2], 1, 'same')",
+        "bp.depthwise_conv2d_native_backprop_input([2, 6, 6, 2], dy, fd, 1, 'same')",
+        "bp.max_pool_grad(p, x, p, 3, 2, 'same')",
+        "bp.avg_pool_grad(p, x, 3, 2, 'same')",
+        "bp.elu_grad(x, x)",
+        "bp.resize_bilinear_grad(x, r)",
+        "bp.resize_nearest_neighbor_grad(x, r, True)",
+    ]
+    counts = run(
+        f"(tf.dispose([{', '.join(exprs)}]), "
+        "{k: v - before.get(k, 0) for k, v in fallbacks.items() if v != before.get(k, 0)})[1]",
+        setup=setup, x=rand(2, 6, 6, 2), dy=rand(2, 6, 6, 4), f=rand(3, 3, 2, 4), p=rand(2, 3, 3, 2),
+        r=rand(2, 12, 12, 2), d2=rand(2, 2, 2, 4), fd=rand(3, 3, 2, 2),
+    )  # fmt: skip
+    assert counts == {}
