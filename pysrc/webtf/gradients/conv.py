@@ -9,10 +9,8 @@ from typing import Any
 from ..ops import backprop, fused
 from ..ops.conv import conv2d
 from ..tensor import Tensor
-from .activation import fused_dy, reduce_to_shape
 from .registry import GradConfig, register_gradient
-
-Thunks = dict[str, Callable[[], Tensor]]
+from .util import Thunks, activation_grads, unbroadcast
 
 
 def _no_dilation(attrs: dict[str, Any], kernel: str) -> None:
@@ -66,12 +64,7 @@ def _fused_grad(depthwise: bool) -> Callable[[Tensor, list[Any], dict[str, Any]]
     forward = fused.depthwise_conv2d if depthwise else fused.conv2d
 
     def grad(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> Thunks:
-        # saved: x, filter, [bias], [prelu weights] (absent ones may be None or left out), then the output
-        x, f, *extra, y = saved
-        extra = [t for t in extra if t is not None]
-        activation = attrs.get("activation") or "linear"
-        prelu = extra.pop() if activation == "prelu" and extra else None
-        bias = extra[0] if extra else None
+        x, f, bias, prelu_weights, y = saved
 
         def pre_activation() -> Tensor:
             return forward(
@@ -79,10 +72,10 @@ def _fused_grad(depthwise: bool) -> Callable[[Tensor, list[Any], dict[str, Any]]
                 attrs.get("dim_rounding_mode"), bias=bias,
             )  # fmt: skip
 
-        dz, dprelu = fused_dy(dy, y, attrs, pre_activation, prelu)
+        dz, dprelu = activation_grads(dy, attrs, pre_activation, y, prelu_weights)
         thunks = _conv_thunks(dz, x, f, attrs, depthwise)
         if bias is not None:
-            thunks["bias"] = lambda: reduce_to_shape(dz, bias.shape)
+            thunks["bias"] = lambda: unbroadcast(dz, bias.shape)
         if dprelu is not None:
             thunks["prelu_activation_weights"] = lambda: dprelu
         return thunks

@@ -12,6 +12,7 @@ from ..dtypes import TYPECODE, check_dtype
 from ..engine import ENGINE
 from ..shapes import fmt, size_of
 from ..tensor import Tensor, Variable
+from .cast import cast
 from .op import TensorLike, convert_to_tensor, make_tensor, op
 
 
@@ -162,12 +163,16 @@ def truncated_normal(
 def variable(
     initial_value: TensorLike, trainable: bool = True, name: str | None = None, dtype: str | None = None
 ) -> Variable:
-    """A mutable Variable initialized from a tensor or value."""
+    """A mutable Variable initialized from a tensor or value (cast to `dtype` when given), registered under
+    its name; tf.variable_grads differentiates the trainable ones."""
     init = convert_to_tensor(initial_value, "initial_value", "variable", dtype)
-    v = Variable(init, trainable, name)
-    if init is not initial_value:
-        init.dispose()
-    return v
+    if dtype is not None and init.dtype != dtype:
+        init = cast(init, dtype)
+    try:
+        return Variable(init, trainable, name)
+    finally:
+        if init is not initial_value:
+            init.dispose()
 
 
 @op

@@ -1,0 +1,382 @@
+"""The gradient case table: one line per kernel (or variant) with a webtf lambda, the same function in TF.js
+and numpy, and the inputs. Host and page tests run the same table.
+
+    case("Add/broadcast", "lambda a, b: tf.add(a, b)", lambda a, b: a + b, r(2, 3), r(3),
+         js="(a, b) => tf.add(a, b)")
+
+`tf.grads(f)(xs, dy)` is taken with respect to the float inputs (or those listed in `wrt`; the others are
+passed to f as constants) with a random dy of f's output shape. The oracles: central finite differences of
+the numpy function in float64 (always), and TF.js 4.22's own tf.grads in the page (when `js` is given:
+None where TF.js 4.22 has no gradient for a kernel on the path, or a wrong one). `only` limits a case to
+some page backends (kernels only webgl has). Other branches add their kernels' cases to CASES.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+RNG = np.random.default_rng(12)
+F32 = np.float32
+
+
+@dataclass(frozen=True)
+class Case:
+    """One gradient check."""
+
+    name: str
+    py: str
+    np: Callable[..., Any]
+    inputs: tuple[np.ndarray, ...]
+    js: str | None = None
+    wrt: tuple[int, ...] | None = None
+    only: tuple[str, ...] | None = None
+
+    @property
+    def wrt_indices(self) -> tuple[int, ...]:
+        """The inputs differentiated: `wrt`, or every float input."""
+        if self.wrt is not None:
+            return self.wrt
+        return tuple(i for i, x in enumerate(self.inputs) if x.dtype == F32)
+
+
+CASES: list[Case] = []
+
+
+def case(name: str, py: str, np_f: Callable[..., Any], *inputs: np.ndarray, **options: Any) -> None:
+    """Add a case to CASES."""
+    CASES.append(Case(name, py, np_f, tuple(inputs), **options))
+
+
+def r(*shape: int, lo: float = -1.0, hi: float = 1.0) -> np.ndarray:
+    """Uniform float32 values in [lo, hi)."""
+    return RNG.uniform(lo, hi, size=shape).astype(F32)
+
+
+def away(*shape: int, gap: float = 0.2) -> np.ndarray:
+    """float32 values with gap <= |x| < 1 + gap and random signs (clear of kinks at 0)."""
+    return (RNG.choice([-1.0, 1.0], size=shape) * RNG.uniform(gap, 1.0 + gap, size=shape)).astype(F32)
+
+
+def ints(values: Any) -> np.ndarray:
+    """An int32 array."""
+    return np.array(values, dtype=np.int32)
+
+
+def bools(values: Any) -> np.ndarray:
+    """A bool array."""
+    return np.array(values, dtype=bool)
+
+
+def dy_for(c: Case) -> np.ndarray:
+    """The dy of a case: deterministic uniform values of the output's shape."""
+    out = np.asarray(c.np(*(x.astype(np.float64) if x.dtype == F32 else x for x in c.inputs)))
+    seed = sum(map(ord, c.name))
+    return np.random.default_rng(seed).uniform(0.5, 1.5, size=out.shape).astype(F32)
+
+
+def finite_differences(c: Case, dy: np.ndarray, eps: float = 1e-6) -> list[np.ndarray]:
+    """d sum(f(x) * dy) / dx for each differentiated input, by central differences in float64."""
+    args = [x.astype(np.float64) if x.dtype == F32 else x for x in c.inputs]
+    w = dy.astype(np.float64)
+    grads = []
+    for i in c.wrt_indices:
+        base = args[i].astype(np.float64)
+        g = np.zeros(base.shape)
+        for j in np.ndindex(base.shape):
+            values = []
+            for step in (eps, -eps):
+                moved = base.copy()
+                moved[j] += step
+                values.append(float(np.sum(np.asarray(c.np(*args[:i], moved, *args[i + 1 :])) * w)))
+            g[j] = (values[0] - values[1]) / (2 * eps)
+        grads.append(g)
+    return grads
+
+
+def spec(a: np.ndarray) -> dict[str, Any]:
+    """A JSON-able tensor spec (values, shape, dtype) for the runners."""
+    dtype = {"f": "float32", "i": "int32", "b": "bool"}[a.dtype.kind]
+    return {"values": a.ravel().tolist(), "shape": list(a.shape), "dtype": dtype}
+
+
+def payload(cases: list[Case]) -> list[dict[str, Any]]:
+    """The cases as the runners take them."""
+    return [
+        {
+            "name": c.name,
+            "py": c.py,
+            "js": c.js,
+            "inputs": [spec(x) for x in c.inputs],
+            "wrt": list(c.wrt_indices),
+            "dy": spec(dy_for(c)),
+        }
+        for c in cases
+    ]
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-x))
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+_erf = np.vectorize(math.erf)
+SELU = (1.0507009873554805, 1.7580993408473766)
+
+# The table is data, one case per line where it fits: the formatter leaves it alone.
+# fmt: off
+# ---- unary -------------------------------------------------------------------------------------
+case("Abs", "lambda x: tf.abs(x)", np.abs, away(2, 3), js="x => tf.abs(x)")
+case("Acos", "lambda x: tf.acos(x)", np.arccos, r(2, 3, lo=-0.9, hi=0.9), js="x => tf.acos(x)")
+case("Asin", "lambda x: tf.asin(x)", np.arcsin, r(2, 3, lo=-0.9, hi=0.9), js="x => tf.asin(x)")
+case("Atan", "lambda x: tf.atan(x)", np.arctan, r(2, 3, lo=-3, hi=3), js="x => tf.atan(x)")
+case("Cos", "lambda x: tf.cos(x)", np.cos, r(2, 3, lo=-3, hi=3), js="x => tf.cos(x)")
+case("Cosh", "lambda x: tf.cosh(x)", np.cosh, r(2, 3, lo=-2, hi=2), js="x => tf.cosh(x)")
+case("Sin", "lambda x: tf.sin(x)", np.sin, r(2, 3, lo=-3, hi=3), js="x => tf.sin(x)")
+case("Sinh", "lambda x: tf.sinh(x)", np.sinh, r(2, 3, lo=-2, hi=2), js="x => tf.sinh(x)")
+case("Tan", "lambda x: tf.tan(x)", np.tan, r(2, 3, lo=-1.2, hi=1.2), js="x => tf.tan(x)")
+case("Tanh", "lambda x: tf.tanh(x)", np.tanh, r(2, 3, lo=-2, hi=2), js="x => tf.tanh(x)")
+case("Erf", "lambda x: tf.erf(x)", _erf, r(2, 3, lo=-2, hi=2), js="x => tf.erf(x)")
+case("Exp", "lambda x: tf.exp(x)", np.exp, r(2, 3, lo=-2, hi=2), js="x => tf.exp(x)")
+case("Expm1", "lambda x: tf.expm1(x)", np.expm1, r(2, 3, lo=-2, hi=2), js="x => tf.expm1(x)")
+case("Log", "lambda x: tf.log(x)", np.log, r(2, 3, lo=0.2, hi=3), js="x => tf.log(x)")
+case("Log1p", "lambda x: tf.log1p(x)", np.log1p, r(2, 3, lo=-0.5, hi=3), js="x => tf.log1p(x)")
+case("Neg", "lambda x: tf.neg(x)", np.negative, r(2, 3), js="x => tf.neg(x)")
+case("Reciprocal", "lambda x: tf.reciprocal(x)", np.reciprocal, away(2, 3, gap=0.5), js="x => tf.reciprocal(x)")
+case("Relu", "lambda x: tf.relu(x)", lambda x: np.maximum(x, 0), away(2, 3), js="x => tf.relu(x)")
+case(
+    "Relu6",
+    "lambda x: tf.relu6(x)",
+    lambda x: np.clip(x, 0, 6),
+    np.array([[-1.5, 0.5, 3.0], [5.5, 6.5, 9.0]], F32),
+    js="x => tf.relu6(x)",
+)
+case(
+    "LeakyRelu",
+    "lambda x: tf.leaky_relu(x, 0.3)",
+    lambda x: np.where(x > 0, x, 0.3 * x),
+    away(2, 3),
+    js="x => tf.leakyRelu(x, 0.3)",
+)
+case("Rsqrt", "lambda x: tf.rsqrt(x)", lambda x: x**-0.5, r(2, 3, lo=0.3, hi=3), js="x => tf.rsqrt(x)")
+case(
+    "Selu",
+    "lambda x: tf.selu(x)",
+    lambda x: np.where(x >= 0, SELU[0] * x, SELU[1] * np.expm1(x)),
+    away(2, 3),
+    js="x => tf.selu(x)",
+)
+case("Sigmoid", "lambda x: tf.sigmoid(x)", _sigmoid, r(2, 3, lo=-3, hi=3), js="x => tf.sigmoid(x)")
+case("Softplus", "lambda x: tf.softplus(x)", lambda x: np.logaddexp(0, x), r(2, 3, lo=-3, hi=3),
+     js="x => tf.softplus(x)")
+case("Sqrt", "lambda x: tf.sqrt(x)", np.sqrt, r(2, 3, lo=0.3, hi=3), js="x => tf.sqrt(x)")
+case("Square", "lambda x: tf.square(x)", np.square, r(2, 3), js="x => tf.square(x)")
+case("Square/int32 x", "lambda x: tf.square(x)", np.square, ints([[1, -2], [3, 0]]), wrt=(0,),
+     js="x => tf.square(x)")
+case(
+    "ClipByValue",
+    "lambda x: tf.clip_by_value(x, -0.5, 0.5)",
+    lambda x: np.clip(x, -0.5, 0.5),
+    np.array([[-0.9, -0.3, 0.1], [0.4, 0.7, -0.6]], F32),
+    js="x => tf.clipByValue(x, -0.5, 0.5)",
+)
+case("Step/Sign/Round/Floor/Ceil (zero)",
+     "lambda x: tf.add_n([tf.step(x), tf.sign(x), tf.round(x), tf.floor(x), tf.ceil(x), x])",
+     lambda x: (x > 0) + np.sign(x) + np.round(x) + np.floor(x) + np.ceil(x) + x,
+     away(2, 3, gap=0.1) * 2.2,
+     js="x => tf.addN([tf.step(x), tf.sign(x), tf.round(x), tf.floor(x), tf.ceil(x), x])")
+case(
+    "IsNan/IsFinite/IsInf (zero)",
+    "lambda x: x * tf.cast(tf.is_finite(x), 'float32') + tf.cast(tf.is_nan(x), 'float32')"
+    " + tf.cast(tf.is_inf(x), 'float32')",
+    lambda x: x * np.isfinite(x) + np.isnan(x) + np.isinf(x),
+    r(2, 3),
+    js="x => x.mul(tf.isFinite(x).toFloat()).add(tf.isNaN(x).toFloat()).add(tf.isInf(x).toFloat())",
+)
+case("Cast/to int32 (zero)", "lambda x: tf.cast(x, 'int32') * x", lambda x: np.trunc(x) * x, r(2, 3, lo=-3, hi=3))
+case("Cast/int32 to float32", "lambda x: tf.cast(x, 'float32') * 2.5", lambda x: x * 2.5, ints([1, -2]), wrt=(0,),
+     js="x => tf.cast(x, 'float32').mul(2.5)")
+case("Identity", "lambda x: tf.clone(x) * x", lambda x: x * x, r(2, 3), js="x => tf.clone(x).mul(x)")
+case("ZerosLike/OnesLike", "lambda x: x * tf.ones_like(x) + tf.zeros_like(x)", lambda x: x, r(2, 3),
+     js="x => x.mul(tf.onesLike(x)).add(tf.zerosLike(x))")
+case("LogicalNot", "lambda x: tf.where(tf.logical_not(x > 0), x, x * 2)", lambda x: np.where(x > 0, 2 * x, x),
+     away(2, 3))
+for kernel, fn, domain in (("Acosh", np.arccosh, (1.2, 3)), ("Asinh", np.arcsinh, (-2, 2)), ("Atanh", np.arctanh,
+                           (-0.8, 0.8))):
+    case(kernel, f"lambda x: tf.ENGINE.run_kernel('{kernel}', {{'x': x}})", fn, r(2, 3, lo=domain[0], hi=domain[1]),
+         js=f"x => tf.{kernel.lower()}(x)", only=("webgl",))
+
+# ---- binary ------------------------------------------------------------------------------------
+case("Add/broadcast", "lambda a, b: tf.add(a, b)", np.add, r(2, 3), r(3), js="(a, b) => tf.add(a, b)")
+case("Sub/broadcast", "lambda a, b: a - b", np.subtract, r(2, 1), r(3), js="(a, b) => tf.sub(a, b)")
+case("Multiply/broadcast", "lambda a, b: a * b", np.multiply, r(2, 3), r(2, 1), js="(a, b) => tf.mul(a, b)")
+case("Multiply/scalar", "lambda a, b: tf.mul(a, b)", np.multiply, r(2, 3), r(), js="(a, b) => tf.mul(a, b)")
+case("Multiply/same input", "lambda a: a * a * a", lambda a: a**3, r(2, 3), js="a => a.mul(a).mul(a)")
+case("RealDiv/broadcast", "lambda a, b: a / b", np.divide, r(2, 3), away(3, gap=0.5), js="(a, b) => tf.div(a, b)")
+case("Pow", "lambda a, b: tf.pow(a, b)", np.power, r(2, 3, lo=0.5, hi=2), r(2, 3), js="(a, b) => tf.pow(a, b)")
+case("Pow/broadcast", "lambda a, b: a ** b", np.power, r(2, 3, lo=0.5, hi=2), r(3), js="(a, b) => tf.pow(a, b)")
+case("Maximum", "lambda a, b: tf.maximum(a, b)", np.maximum, r(2, 3), r(2, 3), js="(a, b) => tf.maximum(a, b)")
+case("Maximum/broadcast", "lambda a, b: tf.maximum(a, b)", np.maximum, r(2, 3), r(3))
+case("Minimum", "lambda a, b: tf.minimum(a, b)", np.minimum, r(2, 3), r(2, 3), js="(a, b) => tf.minimum(a, b)")
+case("Minimum/broadcast", "lambda a, b: tf.minimum(a, b)", np.minimum, r(1, 3), r(2, 1))
+case("SquaredDifference", "lambda a, b: tf.squared_difference(a, b)", lambda a, b: (a - b) ** 2, r(2, 3), r(2, 3),
+     js="(a, b) => tf.squaredDifference(a, b)")
+case("SquaredDifference/broadcast", "lambda a, b: tf.squared_difference(a, b)", lambda a, b: (a - b) ** 2, r(2, 3),
+     r(3))
+case("Atan2/broadcast", "lambda a, b: tf.atan2(a, b)", np.arctan2, r(2, 3), away(3), js="(a, b) => tf.atan2(a, b)")
+case("Mod", "lambda a, b: tf.mod(a, b)", np.mod, r(2, 3, lo=0.1, hi=3), r(2, 3, lo=0.7, hi=1.3),
+     js="(a, b) => tf.mod(a, b)")
+case("FloorDiv (zero)", "lambda a, b: tf.cast(tf.floor_div(a, b), 'float32') + a", lambda a, b: np.floor(a / b) + a,
+     r(2, 3, lo=0.1, hi=3), r(2, 3, lo=0.7, hi=1.3))
+case("DivNoNan", "lambda a, b: tf.ENGINE.run_kernel('DivNoNan', {'a': a, 'b': b})", np.divide, r(2, 3),
+     away(3, gap=0.5), only=("webgl",))
+case("Prelu", "lambda x, alpha: tf.prelu(x, alpha)", lambda x, a: np.where(x > 0, x, a * x), away(2, 3), r(3),
+     js="(x, a) => tf.prelu(x, a)")
+case("Select", "lambda c, a, b: tf.where(c, a, b)", np.where, bools([[1, 0, 0], [1, 1, 0]]), r(2, 3), r(2, 3),
+     js="(c, a, b) => tf.where(c, a, b)")
+case("Select/broadcast", "lambda c, a, b: tf.where(c, a, b)", np.where, bools([[1], [0]]), r(3), r(2, 3))
+case("AddN", "lambda a, b: tf.add_n([a, b, a])", lambda a, b: 2 * a + b, r(2, 3), r(2, 3),
+     js="(a, b) => tf.addN([a, b, a])")
+case("GreaterEqual", "lambda a, b: tf.where(tf.greater_equal(a, b), a, b)", np.maximum, r(2, 3), r(2, 3),
+     js="(a, b) => tf.where(tf.greaterEqual(a, b), a, b)")
+case(
+    "Equal/NotEqual/Less/LessEqual/Greater (zero)",
+    "lambda a, b: tf.where(tf.logical_or(tf.logical_and(tf.less(a, b), tf.less_equal(a, b)), tf.equal(a, b)), a, b)"
+    " + tf.where(tf.logical_and(tf.greater(a, b), tf.not_equal(a, b)), a, b)",
+    lambda a, b: np.where(a < b, a, b) + np.where(a > b, a, b),
+    r(2, 3),
+    r(2, 3),
+)
+case("LogicalXor", "lambda a, b: tf.where(tf.ENGINE.run_kernel('LogicalXor', {'a': a > 0, 'b': b > 0}), a, b)",
+     lambda a, b: np.where((a > 0) ^ (b > 0), a, b), away(2, 3), away(2, 3), only=("webgl",))
+
+# ---- reductions, scans, softmax ----------------------------------------------------------------
+case("Sum/axis", "lambda x: tf.sum(x, 1)", lambda x: x.sum(1), r(2, 3), js="x => tf.sum(x, 1)")
+case("Sum/all", "lambda x: tf.sum(x)", np.sum, r(2, 3, 2), js="x => tf.sum(x)")
+case("Mean/keep_dims", "lambda x: tf.mean(x, 0, True)", lambda x: x.mean(0, keepdims=True), r(2, 3),
+     js="x => tf.mean(x, 0, true)")
+case("Mean/axes", "lambda x: tf.mean(x, [0, 2])", lambda x: x.mean((0, 2)), r(2, 3, 2), js="x => tf.mean(x, [0, 2])")
+case("Max", "lambda x: tf.max(x, -1)", lambda x: x.max(-1), r(2, 3), js="x => tf.max(x, -1)")
+case("Min", "lambda x: tf.min(x, [0, 1])", lambda x: x.min((0, 1)), r(2, 3, 2), js="x => tf.min(x, [0, 1])")
+case("Prod/axis", "lambda x: tf.prod(x, 1)", lambda x: x.prod(1), r(2, 3), js="x => tf.prod(x, 1)")
+case("Prod/axes with a zero", "lambda x: tf.prod(x, [0, 2])", lambda x: x.prod((0, 2)),
+     np.array([[[0.5, 2.0], [0.0, 3.0]], [[1.5, -1.0], [2.0, 0.5]]], F32), js="x => tf.prod(x, [0, 2])")
+case("All/Any (zero)", "lambda x: tf.where(tf.logical_and(tf.all(x > -2, 1, True), tf.any(x > 0, 1, True)), x, -x)",
+     lambda x: x, r(2, 3))
+case("ArgMax/ArgMin/GatherV2 indices (zero)",
+     "lambda x: tf.gather(x, tf.arg_max(x, 1)) + tf.gather(x, tf.arg_min(x, 0), 1)",
+     lambda x: x[x.argmax(1)] + x[:, x.argmin(0)], r(3, 3))
+case("Cumsum", "lambda x: tf.cumsum(x, 1)", lambda x: x.cumsum(1), r(2, 3), js="x => tf.cumsum(x, 1)")
+case("Cumsum/exclusive reverse axis 0", "lambda x: tf.cumsum(x, 0, True, True)",
+     lambda x: np.flip(np.flip(x, 0).cumsum(0), 0) - x, r(3, 2))
+case("Cumprod", "lambda x: tf.cumprod(x, 1)", lambda x: x.cumprod(1), away(2, 3))
+case("Cumprod/exclusive reverse", "lambda x: tf.cumprod(x, 1, True, True)",
+     lambda x: np.flip(np.flip(x, 1).cumprod(1), 1) / x, away(2, 3))
+case("Softmax", "lambda x: tf.softmax(x)", _softmax, r(2, 4, lo=-2, hi=2), js="x => tf.softmax(x)")
+case("LogSoftmax", "lambda x: tf.log_softmax(x)", lambda x: np.log(_softmax(x)), r(2, 4, lo=-2, hi=2),
+     js="x => tf.logSoftmax(x)")
+case("log_sum_exp", "lambda x: tf.log_sum_exp(x, 1)", lambda x: np.log(np.exp(x).sum(1)), r(2, 3),
+     js="x => tf.logSumExp(x, 1)")
+
+# ---- matmul ------------------------------------------------------------------------------------
+for ta in (False, True):
+    for tb in (False, True):
+        a, b = r(*((3, 2) if ta else (2, 3))), r(*((4, 3) if tb else (3, 4)))
+        case(f"BatchMatMul/ta={ta},tb={tb}", f"lambda a, b: tf.mat_mul(a, b, {ta}, {tb})",
+             lambda a, b, ta=ta, tb=tb: (a.T if ta else a) @ (b.T if tb else b), a, b,
+             js=f"(a, b) => tf.matMul(a, b, {str(ta).lower()}, {str(tb).lower()})")
+case("BatchMatMul/batched", "lambda a, b: a @ b", np.matmul, r(2, 2, 3), r(2, 3, 2), js="(a, b) => tf.matMul(a, b)")
+case("BatchMatMul/broadcast batch", "lambda a, b: a @ b", np.matmul, r(2, 1, 2, 3), r(3, 3, 2))
+for act, fn, js in (
+    ("linear", lambda z: z, True),
+    ("relu", lambda z: np.maximum(z, 0), True),
+    ("relu6", lambda z: np.clip(z, 0, 6), False),
+    ("sigmoid", _sigmoid, False),
+    ("leakyrelu", lambda z: np.where(z > 0, z, 0.2 * z), False),
+):
+    case(f"_FusedMatMul/{act}", f"lambda a, b, bias: tf.fused.mat_mul(a, b, bias=bias, activation='{act}')",
+         lambda a, b, bias, fn=fn: fn(a @ b + bias), r(2, 3), r(3, 4), r(4),
+         js=f"(a, b, bias) => tf.fused.matMul({{a, b, bias, activation: '{act}'}})" if js else None)
+case("_FusedMatMul/prelu transposed", "lambda a, b, bias, w: tf.fused.mat_mul(a, b, True, False, bias, 'prelu', w)",
+     lambda a, b, bias, w: (lambda z: np.where(z > 0, z, w * z))(a.T @ b + bias), r(3, 2), r(3, 4), r(2, 1),
+     r(4))
+
+# ---- shapes ------------------------------------------------------------------------------------
+case("Reshape", "lambda x: tf.reshape(x, [3, 2])", lambda x: x.reshape(3, 2), r(2, 3), js="x => tf.reshape(x, [3, 2])")
+case("ExpandDims/squeeze", "lambda x: tf.squeeze(tf.expand_dims(x, 1)) * tf.expand_dims(x, 0)",
+     lambda x: x * x[None], r(2, 3), js="x => tf.squeeze(tf.expandDims(x, 1)).mul(tf.expandDims(x, 0))")
+case("Transpose", "lambda x: tf.transpose(x, [1, 2, 0])", lambda x: x.transpose(1, 2, 0), r(2, 3, 2),
+     js="x => tf.transpose(x, [1, 2, 0])")
+case("Concat", "lambda a, b: tf.concat([a, b, a], 1)", lambda a, b: np.concatenate([a, b, a], 1), r(2, 1), r(2, 3),
+     js="(a, b) => tf.concat([a, b, a], 1)")
+case("Pack", "lambda a, b: tf.stack([a, b], 1)", lambda a, b: np.stack([a, b], 1), r(2, 3), r(2, 3),
+     js="(a, b) => tf.stack([a, b], 1)")
+case("Unpack/one output used", "lambda x: tf.unstack(x, 1)[2]", lambda x: x[:, 2], r(2, 3),
+     js="x => tf.unstack(x, 1)[2]")
+case("SplitV", "lambda x: tf.mul(*tf.split(x, 2, 0))", lambda x: x[:2] * x[2:], r(4, 3),
+     js="x => tf.mul(...tf.split(x, 2, 0))")
+case("SplitV/sizes", "lambda x: tf.split(x, [1, -1], 1)[1]", lambda x: x[:, 1:], r(2, 3),
+     js="x => tf.split(x, [1, -1], 1)[1]")
+case("Tile", "lambda x: tf.tile(x, [2, 3])", lambda x: np.tile(x, (2, 3)), r(2, 3), js="x => tf.tile(x, [2, 3])")
+case("Tile/rank 3", "lambda x: tf.tile(x, [1, 2, 2])", lambda x: np.tile(x, (1, 2, 2)), r(2, 1, 2),
+     js="x => tf.tile(x, [1, 2, 2])")
+case("broadcast_to", "lambda x: tf.broadcast_to(x, [2, 2, 3])", lambda x: np.broadcast_to(x, (2, 2, 3)), r(2, 1),
+     js="x => tf.broadcastTo(x, [2, 2, 3])")
+case("Reverse", "lambda x: tf.reverse(x, [0, 2])", lambda x: x[::-1, :, ::-1], r(2, 2, 3),
+     js="x => tf.reverse(x, [0, 2])")
+case("FlipLeftRight", "lambda x: tf.image.flip_left_right(x)", lambda x: x[:, :, ::-1], r(1, 2, 3, 2))
+case("DepthToSpace", "lambda x: tf.depth_to_space(x, 2)",
+     lambda x: x.reshape(1, 2, 1, 2, 2, 2).transpose(0, 1, 3, 2, 4, 5).reshape(1, 4, 2, 2), r(1, 2, 1, 8))
+case("DepthToSpace/NCHW", "lambda x: tf.depth_to_space(x, 2, 'NCHW')",
+     lambda x: x.reshape(1, 2, 2, 2, 2, 1).transpose(0, 3, 4, 1, 5, 2).reshape(1, 2, 4, 2), r(1, 8, 2, 1))
+case("SpaceToBatchND", "lambda x: tf.space_to_batch_nd(x, [2, 2], [[0, 0], [1, 1]])",
+     lambda x: np.pad(x, ((0, 0), (0, 0), (1, 1), (0, 0))).reshape(1, 1, 2, 2, 2, 1).transpose(2, 4, 0, 1, 3, 5)
+     .reshape(4, 1, 2, 1), r(1, 2, 2, 1), js="x => tf.spaceToBatchND(x, [2, 2], [[0, 0], [1, 1]])")
+case("BatchToSpaceND", "lambda x: tf.batch_to_space_nd(x, [2, 1], [[0, 1], [0, 0]])",
+     lambda x: x.reshape(2, 1, 2, 3, 1).transpose(1, 2, 0, 3, 4).reshape(1, 4, 3, 1)[:, :3], r(2, 2, 3, 1),
+     js="x => tf.batchToSpaceND(x, [2, 1], [[0, 1], [0, 0]])")
+
+# ---- slicing, padding, gathering ---------------------------------------------------------------
+case("Slice", "lambda x: tf.slice(x, [1, 0], [1, 2])", lambda x: x[1:2, 0:2], r(3, 3),
+     js="x => tf.slice(x, [1, 0], [1, 2])")
+case("StridedSlice", "lambda x: tf.strided_slice(x, [0, 1], [3, 4], [2, 2])", lambda x: x[0:3:2, 1:4:2], r(3, 4))
+case("StridedSlice/negative stride", "lambda x: tf.strided_slice(x, [-1, 3], [0, 0], [-1, -2])",
+     lambda x: x[-1:0:-1, 3:0:-2], r(3, 5))
+case("StridedSlice/shrink, new axis", "lambda x: tf.strided_slice(x, [1, 0, 0], [2, 0, 3], [1, 1, 3], "
+     "shrink_axis_mask=1, new_axis_mask=2, end_mask=2)", lambda x: x[1, None, :3:3], r(3, 5))
+case("StridedSlice/ellipsis", "lambda x: tf.strided_slice(x, [0, 1], [0, 3], [1, 1], ellipsis_mask=1)",
+     lambda x: x[..., 1:3], r(2, 2, 4))
+case("PadV2", "lambda x: tf.pad(x, [[1, 0], [2, 1]], 3.0)", lambda x: np.pad(x, ((1, 0), (2, 1)), constant_values=3),
+     r(2, 3), js="x => tf.pad(x, [[1, 0], [2, 1]], 3)")
+case("MirrorPad/reflect", "lambda x: tf.mirror_pad(x, [[1, 1], [2, 1]], 'reflect')",
+     lambda x: np.pad(x, ((1, 1), (2, 1)), mode="reflect"), r(3, 3))
+case("MirrorPad/symmetric", "lambda x: tf.mirror_pad(x, [[0, 2], [1, 0]], 'symmetric')",
+     lambda x: np.pad(x, ((0, 2), (1, 0)), mode="symmetric"), r(2, 3))
+case("GatherV2", "lambda x, i: tf.gather(x, i)", lambda x, i: x[i], r(3, 2), ints([2, 0, 2, 2]),
+     js="(x, i) => tf.gather(x, i)")
+case("GatherV2/axis 1, 2-D indices", "lambda x, i: tf.gather(x, i, 1)", lambda x, i: x[:, i], r(2, 3, 2),
+     ints([[1, 1], [0, 2]]), js="(x, i) => tf.gather(x, i, 1)")
+case("GatherV2/batch_dims", "lambda x, i: tf.gather(x, i, 1, 1)",
+     lambda x, i: np.stack([x[k][i[k]] for k in range(2)]), r(2, 3, 2), ints([[2, 2, 0], [1, 0, 1]]),
+     js="(x, i) => tf.gather(x, i, 1, 1)")
+case("GatherNd", "lambda x, i: tf.gather_nd(x, i)", lambda x, i: x[tuple(i.T)], r(3, 2, 2),
+     ints([[2, 1], [0, 0], [2, 1]]))
+case("OneHot", "lambda x: tf.one_hot(tf.arg_max(x, 1), 3, 1.0, 0.0, 'float32') * x",
+     lambda x: np.eye(3)[x.argmax(1)] * x, r(2, 3), js="x => tf.oneHot(tf.argMax(x, 1), 3).mul(x)")
+case("TopK", "lambda x: tf.top_k(x, 2).values", lambda x: -np.sort(-x, -1)[..., :2], r(2, 4))
+case("NonMaxSuppressionV3 (zero)/V4", "lambda b, s: tf.gather(b, tf.image.non_max_suppression(b, s, 2)) * "
+     "tf.reshape(tf.gather(s, tf.image.non_max_suppression_padded(b, s, 2)['selected_indices']), [2, 1])",
+     lambda b, s: b[[0, 2]] * s[[0, 2]][:, None],
+     np.array([[0, 0, 1, 1], [0, 0, 0.9, 1], [2, 2, 3, 3]], F32), np.array([0.9, 0.8, 0.7], F32))
+case("NonMaxSuppressionV5", "lambda b, s: tf.image.non_max_suppression_with_score(b, s, 2)['selected_scores']",
+     lambda b, s: s[[0, 2]], np.array([[0, 0, 1, 1], [0, 0, 0.9, 1], [2, 2, 3, 3]], F32),
+     np.array([0.9, 0.8, 0.7], F32))
+# fmt: on
