@@ -80,7 +80,9 @@ _DEPTHWISE_LOOP = """
   }"""
 
 _DEPTHWISE_FILTER = (
-    """(memory) => (x, dy, out, b, h, w, c, m, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl) => {""" + _INTS + """
+    """(memory) => (x, dy, out, b, h, w, c, m, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl) => {"""
+    + _INTS
+    + """
   const cm = c * m;
   const X = new Float32Array(memory.buffer, x, b * h * w * c);
   const D = new Float32Array(memory.buffer, dy, b * oh * ow * cm);
@@ -96,7 +98,9 @@ _DEPTHWISE_FILTER = (
 )
 
 _DEPTHWISE_INPUT = (
-    """(memory) => (dy, f, out, b, h, w, c, m, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl) => {""" + _INTS + """
+    """(memory) => (dy, f, out, b, h, w, c, m, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl) => {"""
+    + _INTS
+    + """
   const cm = c * m;
   const D = new Float32Array(memory.buffer, dy, b * oh * ow * cm);
   const F = new Float32Array(memory.buffer, f, fh * fw * cm);
