@@ -17,28 +17,35 @@ whole output row (all channels interleaved) and reduce the taps element-wise wit
 from __future__ import annotations
 
 import operator
+from array import array
 from itertools import chain, cycle, product, repeat, starmap
 from typing import Any
 
 from .... import kernel_names as kn
-from ....backend_util import ConvInfo, conv_info_from_attrs
+from ....backend_util import ConvInfo, conv_info_from_attrs, flipped_conv_pads
 from .matmul import dot, epilogue, to_array
 from .packed import conv_packed
 
 
-def padded_rows(xv: Any, b: int, info: ConvInfo, fill: float = 0.0) -> list[list]:
-    """Batch b of the input as rows of (width * channels) values, padded by `fill` on every side.
-
-    The padded size also covers windows that a 'ceil' rounding mode pushes past the stated padding.
-    """
-    h, w, c = info.in_height, info.in_width, info.in_channels
-    top, left = info.pad_top, info.pad_left
+def padded_size(info: ConvInfo) -> tuple[int, int]:
+    """(height, width) of the padded input: the stated padding, or more where a 'ceil' rounding mode pushes
+    windows past it."""
     hp = max(
-        top + h + info.pad_bottom, (info.out_height - 1) * info.stride_height + info.effective_filter_height
+        info.pad_top + info.in_height + info.pad_bottom,
+        (info.out_height - 1) * info.stride_height + info.effective_filter_height,
     )
     wp = max(
-        left + w + info.pad_right, (info.out_width - 1) * info.stride_width + info.effective_filter_width
+        info.pad_left + info.in_width + info.pad_right,
+        (info.out_width - 1) * info.stride_width + info.effective_filter_width,
     )
+    return hp, wp
+
+
+def padded_rows(xv: Any, b: int, info: ConvInfo, fill: float = 0.0) -> list[list]:
+    """Batch b of the input as rows of (width * channels) values, padded by `fill` on every side."""
+    h, w, c = info.in_height, info.in_width, info.in_channels
+    top, left = info.pad_top, info.pad_left
+    hp, wp = padded_size(info)
     zero = [fill] * (wp * c)
     lz, rz = [fill] * (left * c), [fill] * ((wp - left - w) * c)
     row, off = w * c, b * h * w * c
@@ -218,6 +225,10 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> A
     scatter-added, a filter row at a time, into a padded dx."""
     dy, f = inputs["dy"], inputs["filter"]
     info = conv_info_from_attrs(tuple(attrs["input_shape"]), f.shape, attrs)
+    if (info.stride_height, info.stride_width) == (1, 1) and dy.dtype == "float32":
+        out = _backprop_input_as_conv(backend, dy, f, info)
+        if out is not None:
+            return out
     dyv, fv = backend.values(dy), backend.values(f)
     fh, fw, c, o = f.shape
     sh, sw = info.stride_height, info.stride_width
@@ -248,6 +259,28 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> A
         for r in range(top, top + h):
             out.extend(acc[r][left * c : (left + w) * c])
     return backend.output(to_array(out, "float32"), info.in_shape, "float32")
+
+
+def _backprop_input_as_conv(backend: Any, dy: Any, f: Any, info: ConvInfo) -> Any:
+    """A stride-1 Conv2DBackpropInput as the Conv2D of dy with the filter flipped spatially and its channels
+    swapped (the packed fast path), or None when that needs negative padding."""
+    pads = flipped_conv_pads(info)
+    if pads is None:
+        return None
+    fh, fw, c, o = f.shape
+    fv, block = backend.values(f), c * o
+    flipped = array("f")
+    for t in range(fh * fw - 1, -1, -1):  # tap (r, s) takes the filter's tap (fh - 1 - r, fw - 1 - s)
+        taps = fv[t * block : (t + 1) * block]
+        for j in range(o):
+            flipped.extend(taps[j::o])
+    g = backend.output(flipped, (fh, fw, o, c), "float32")
+    top, bottom, left, right = pads
+    attrs = {"strides": (1, 1), "pad": ((0, 0), (top, bottom), (left, right), (0, 0)), "dilations": (1, 1)}
+    try:
+        return conv2d(backend, {"x": dy, "filter": g}, attrs)
+    finally:
+        backend.dispose_data(g.data_id)
 
 
 KERNELS = {

@@ -12,15 +12,10 @@ from itertools import chain, repeat
 from typing import Any
 
 from .... import kernel_names as kn
-from ....backend_util import ConvInfo, is_identity_pool, pool_info_from_attrs
+from ....backend_util import ConvInfo, is_identity_pool, pool_info_from_attrs, window_counts
 from ...base import TensorInfo
 from .conv import TapRows, padded_rows
 from .matmul import to_array
-
-
-def _counts(n_out: int, stride: int, pad: int, size: int, window: int) -> list[int]:
-    """How many of each output position's window taps fall inside [0, size)."""
-    return [min(k * stride - pad + window, size) - max(k * stride - pad, 0) for k in range(n_out)]
 
 
 def _pool(backend: Any, x: Any, info: ConvInfo, is_max: bool) -> list:
@@ -29,8 +24,8 @@ def _pool(backend: Any, x: Any, info: ConvInfo, is_max: bool) -> list:
     single = fh * fw == 1
     out: list = []
     if not is_max:
-        ch = _counts(info.out_height, info.stride_height, info.pad_top, info.in_height, fh)
-        cw = _counts(info.out_width, info.stride_width, info.pad_left, info.in_width, fw)
+        ch = window_counts(info.out_height, info.stride_height, info.pad_top, info.in_height, fh)
+        cw = window_counts(info.out_width, info.stride_width, info.pad_left, info.in_width, fw)
         cw_rep = list(chain.from_iterable(map(repeat, cw, repeat(c))))
         divisors: dict[int, list] = {}
     for b in range(info.batch):
