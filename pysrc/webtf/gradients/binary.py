@@ -103,14 +103,6 @@ for config in (
     # floor(a / b) is piecewise constant (TF.js differentiates it as RealDiv)
     GradConfig(kernel_name=kn.FloorDiv, inputs_to_save=AB, grad_func=zeros_for(*AB)),
     GradConfig(
-        kernel_name=kn.DivNoNan,
-        inputs_to_save=AB,
-        grad_func=_binary(
-            lambda dy, a, b: ops.div_no_nan(dy, as_float(b)),
-            lambda dy, a, b: ops.neg(ops.div_no_nan(ops.mul(dy, a), ops.square(as_float(b)))),
-        ),
-    ),
-    GradConfig(
         kernel_name=kn.Mod,
         inputs_to_save=AB,
         grad_func=_binary(
@@ -161,6 +153,5 @@ for config in (
     GradConfig(kernel_name=kn.GreaterEqual, inputs_to_save=AB, grad_func=zeros_for(*AB)),
     GradConfig(kernel_name=kn.LogicalAnd, inputs_to_save=AB, grad_func=zeros_for(*AB)),
     GradConfig(kernel_name=kn.LogicalOr, inputs_to_save=AB, grad_func=zeros_for(*AB)),
-    GradConfig(kernel_name=kn.LogicalXor, inputs_to_save=AB, grad_func=zeros_for(*AB)),
 ):
     register_gradient(config)

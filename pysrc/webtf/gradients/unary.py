@@ -75,27 +75,12 @@ for config in (
         grad_func=_chain(lambda x: ops.neg(ops.rsqrt(_one_minus_square(x)))),
     ),
     GradConfig(
-        kernel_name=kn.Acosh,
-        inputs_to_save=X,
-        grad_func=_chain(lambda x: ops.rsqrt(ops.sub(ops.square(x), 1))),
-    ),
-    GradConfig(
         kernel_name=kn.Asin, inputs_to_save=X, grad_func=_chain(lambda x: ops.rsqrt(_one_minus_square(x)))
-    ),
-    GradConfig(
-        kernel_name=kn.Asinh,
-        inputs_to_save=X,
-        grad_func=_chain(lambda x: ops.rsqrt(_one_plus_square(x))),
     ),
     GradConfig(
         kernel_name=kn.Atan,
         inputs_to_save=X,
         grad_func=_chain(lambda x: ops.reciprocal(_one_plus_square(x))),
-    ),
-    GradConfig(
-        kernel_name=kn.Atanh,
-        inputs_to_save=X,
-        grad_func=_chain(lambda x: ops.reciprocal(_one_minus_square(x))),
     ),
     GradConfig(kernel_name=kn.Cos, inputs_to_save=X, grad_func=_chain(lambda x: ops.neg(ops.sin(x)))),
     GradConfig(kernel_name=kn.Cosh, inputs_to_save=X, grad_func=_chain(lambda x: ops.sinh(x))),
