@@ -68,6 +68,30 @@ class _Conv(Layer):
             y = binary.add(y, self.weights["bias"])
         return activate(y, self.activation)
 
+    def fused_call(self, op: Any, inputs: Tensor, kernel: Tensor) -> Tensor:
+        """op (fused.conv2d or fused.depthwise_conv2d) with the bias and, where it fuses, the activation."""
+        act = activations.FUSED.get(self.activation)
+        y = op(
+            inputs, kernel, self.strides, self.padding, "NHWC", self.dilation,
+            bias=self.w("bias"), activation=act or "linear",
+        )  # fmt: skip
+        return y if act else activate(y, self.activation)
+
+
+class _Depthwise(_Conv):
+    """The convolutions with a depthwise stage: depth_multiplier output channels per input channel."""
+
+    def configure(self, config: dict[str, Any]) -> None:
+        super().configure(config)
+        self.depth_multiplier = int(config.get("depth_multiplier", 1))
+
+    def depthwise_kernel(self, input_shape: ShapeArg) -> tuple[int, WeightDef]:
+        """(input channels, the depthwise kernel's WeightDef) for inputs of `input_shape`."""
+        s = single(self, input_shape)
+        need_rank(self, s, 4)
+        c = known(self, s, 3)
+        return c, WeightDef("depthwise_kernel", (*self.kernel_size, c, self.depth_multiplier))
+
 
 @register
 class Conv2D(_Conv):
@@ -84,28 +108,16 @@ class Conv2D(_Conv):
         return (s[0], *self.spatial(s), self.filters)
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
-        act = activations.FUSED.get(self.activation)
-        y = fused.conv2d(
-            inputs, self.weights["kernel"], self.strides, self.padding, "NHWC", self.dilation,
-            bias=self.w("bias"), activation=act or "linear",
-        )  # fmt: skip
-        return y if act else activate(y, self.activation)
+        return self.fused_call(fused.conv2d, inputs, self.weights["kernel"])
 
 
 @register
-class DepthwiseConv2D(_Conv):
+class DepthwiseConv2D(_Depthwise):
     """Depthwise 2-D convolution (depth_multiplier outputs per channel), fused with bias and activation."""
 
-    def configure(self, config: dict[str, Any]) -> None:
-        super().configure(config)
-        self.depth_multiplier = int(config.get("depth_multiplier", 1))
-
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
-        s = single(self, input_shape)
-        need_rank(self, s, 4)
-        c = known(self, s, 3)
-        defs = [WeightDef("depthwise_kernel", (*self.kernel_size, c, self.depth_multiplier))]
-        return defs + ([WeightDef("bias", (c * self.depth_multiplier,))] if self.use_bias else [])
+        c, kernel = self.depthwise_kernel(input_shape)
+        return [kernel] + ([WeightDef("bias", (c * self.depth_multiplier,))] if self.use_bias else [])
 
     def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
         s = single(self, input_shape)
@@ -113,30 +125,16 @@ class DepthwiseConv2D(_Conv):
         return (s[0], *self.spatial(s), c)
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
-        act = activations.FUSED.get(self.activation)
-        y = fused.depthwise_conv2d(
-            inputs, self.weights["depthwise_kernel"], self.strides, self.padding, "NHWC", self.dilation,
-            bias=self.w("bias"), activation=act or "linear",
-        )  # fmt: skip
-        return y if act else activate(y, self.activation)
+        return self.fused_call(fused.depthwise_conv2d, inputs, self.weights["depthwise_kernel"])
 
 
 @register
-class SeparableConv2D(_Conv):
+class SeparableConv2D(_Depthwise):
     """Depthwise then pointwise (1x1) convolution, then bias and activation."""
 
-    def configure(self, config: dict[str, Any]) -> None:
-        super().configure(config)
-        self.depth_multiplier = int(config.get("depth_multiplier", 1))
-
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
-        s = single(self, input_shape)
-        need_rank(self, s, 4)
-        c = known(self, s, 3)
-        defs = [
-            WeightDef("depthwise_kernel", (*self.kernel_size, c, self.depth_multiplier)),
-            WeightDef("pointwise_kernel", (1, 1, c * self.depth_multiplier, self.filters)),
-        ]
+        c, kernel = self.depthwise_kernel(input_shape)
+        defs = [kernel, WeightDef("pointwise_kernel", (1, 1, c * self.depth_multiplier, self.filters))]
         return defs + ([WeightDef("bias", (self.filters,))] if self.use_bias else [])
 
     def compute_output_shape(self, input_shape: ShapeArg) -> Shape:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...ops import binary, reduce, shape, slicing, unary
@@ -45,8 +46,7 @@ class _Merge(Layer):
             out = _broadcast(self, out, s)
         return out
 
-    def merge(self, a: Tensor, b: Tensor) -> Tensor:
-        raise NotImplementedError
+    merge: Callable[[Tensor, Tensor], Tensor]  # the op that merges two inputs
 
     def call(self, inputs: list[Tensor], kwargs: dict[str, Any]) -> Tensor:
         out = inputs[0]
@@ -55,30 +55,16 @@ class _Merge(Layer):
         return out
 
 
-@register
-class Add(_Merge):
-    """Sum of the inputs."""
-
-    def merge(self, a: Tensor, b: Tensor) -> Tensor:
-        return binary.add(a, b)
+def _merge_layer(name: str, op: Callable[[Tensor, Tensor], Tensor], doc: str, arity: int | None = None) -> Any:
+    """A registered merge layer class `name` that folds its inputs with `op`."""
+    return register(type(name, (_Merge,), {"__doc__": doc, "merge": staticmethod(op), "arity": arity}))
 
 
-@register
-class Subtract(_Merge):
-    """First input minus the second."""
-
-    arity = 2
-
-    def merge(self, a: Tensor, b: Tensor) -> Tensor:
-        return binary.sub(a, b)
-
-
-@register
-class Multiply(_Merge):
-    """Product of the inputs."""
-
-    def merge(self, a: Tensor, b: Tensor) -> Tensor:
-        return binary.mul(a, b)
+Add = _merge_layer("Add", binary.add, "Sum of the inputs.")
+Subtract = _merge_layer("Subtract", binary.sub, "First input minus the second.", 2)
+Multiply = _merge_layer("Multiply", binary.mul, "Product of the inputs.")
+Maximum = _merge_layer("Maximum", binary.maximum, "Elementwise maximum of the inputs.")
+Minimum = _merge_layer("Minimum", binary.minimum, "Elementwise minimum of the inputs.")
 
 
 @register
@@ -87,22 +73,6 @@ class Average(Add):
 
     def call(self, inputs: list[Tensor], kwargs: dict[str, Any]) -> Tensor:
         return binary.mul(super().call(inputs, kwargs), 1.0 / len(inputs))
-
-
-@register
-class Maximum(_Merge):
-    """Elementwise maximum of the inputs."""
-
-    def merge(self, a: Tensor, b: Tensor) -> Tensor:
-        return binary.maximum(a, b)
-
-
-@register
-class Minimum(_Merge):
-    """Elementwise minimum of the inputs."""
-
-    def merge(self, a: Tensor, b: Tensor) -> Tensor:
-        return binary.minimum(a, b)
 
 
 @register
@@ -148,15 +118,20 @@ def _axes(layer: Layer, value: Any) -> list[int]:
     return [int(a) for a in (value if isinstance(value, list) else [value])]
 
 
-@register
-class BatchNormalization(Layer):
-    """Inference batch norm: (x - moving_mean) / sqrt(moving_variance + epsilon) * gamma + beta."""
+class _Normalization(Layer):
+    """What batch and layer normalization share: axes, epsilon, and whether to center (beta) and scale
+    (gamma)."""
 
     def configure(self, config: dict[str, Any]) -> None:
         self.axes = _axes(self, config.get("axis", -1))
         self.epsilon = float(config.get("epsilon", 1e-3))
         self.center = bool(config.get("center", True))
         self.scale = bool(config.get("scale", True))
+
+
+@register
+class BatchNormalization(_Normalization):
+    """Inference batch norm: (x - moving_mean) / sqrt(moving_variance + epsilon) * gamma + beta."""
 
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
         s = single(self, input_shape)
@@ -188,14 +163,8 @@ class BatchNormalization(Layer):
 
 
 @register
-class LayerNormalization(Layer):
+class LayerNormalization(_Normalization):
     """(x - mean) / sqrt(variance + epsilon) * gamma + beta, statistics over `axis` of each example."""
-
-    def configure(self, config: dict[str, Any]) -> None:
-        self.axes = _axes(self, config.get("axis", -1))
-        self.epsilon = float(config.get("epsilon", 1e-3))
-        self.center = bool(config.get("center", True))
-        self.scale = bool(config.get("scale", True))
 
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
         s = single(self, input_shape)
