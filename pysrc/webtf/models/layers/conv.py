@@ -62,6 +62,10 @@ class _Conv(Layer):
             conv_length(s[2], self.kernel_size[1], self.padding, self.strides[1], self.dilation[1]),
         )
 
+    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
+        s = single(self, input_shape)
+        return (s[0], *self.spatial(s), self.filters)
+
     def finish(self, y: Tensor) -> Tensor:
         """Bias and activation, for the convolutions without a fused kernel."""
         if self.use_bias:
@@ -103,10 +107,6 @@ class Conv2D(_Conv):
         defs = [WeightDef("kernel", (*self.kernel_size, known(self, s, 3), self.filters))]
         return defs + ([WeightDef("bias", (self.filters,))] if self.use_bias else [])
 
-    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
-        s = single(self, input_shape)
-        return (s[0], *self.spatial(s), self.filters)
-
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         return self.fused_call(fused.conv2d, inputs, self.weights["kernel"])
 
@@ -136,10 +136,6 @@ class SeparableConv2D(_Depthwise):
         c, kernel = self.depthwise_kernel(input_shape)
         defs = [kernel, WeightDef("pointwise_kernel", (1, 1, c * self.depth_multiplier, self.filters))]
         return defs + ([WeightDef("bias", (self.filters,))] if self.use_bias else [])
-
-    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
-        s = single(self, input_shape)
-        return (s[0], *self.spatial(s), self.filters)
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         y = conv.separable_conv2d(
@@ -279,45 +275,45 @@ def _pads(layer: Layer, value: Any, what: str) -> tuple[tuple[int, int], tuple[i
     return (h, h), (w, w)
 
 
-@register
-class ZeroPadding2D(Layer):
-    """Pad height and width with zeros."""
+class _Border2D(Layer):
+    """ZeroPadding2D and Cropping2D: ((top, bottom), (left, right)) rows and columns added or removed."""
+
+    key = "padding"  # the config entry holding the amounts
+    sign = 1  # +1 adds them (padding), -1 removes them (cropping)
 
     def configure(self, config: dict[str, Any]) -> None:
         channels_last(self, config)
-        self.pads = _pads(self, config.get("padding", 1), "padding")
+        self.pads = _pads(self, config.get(self.key, 1 if self.sign > 0 else 0), self.key)
 
     def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
         s = single(self, input_shape)
         need_rank(self, s, 4)
         (t, b), (left, r) = self.pads
-        return (s[0], None if s[1] is None else s[1] + t + b, None if s[2] is None else s[2] + left + r, s[3])
+        h = None if s[1] is None else s[1] + self.sign * (t + b)
+        w = None if s[2] is None else s[2] + self.sign * (left + r)
+        if (h is not None and h < 0) or (w is not None and w < 0):
+            raise self.error(f"{self.key} {[list(c) for c in self.pads]} is larger than inputs {fmt_shape(s)}")
+        return (s[0], h, w, s[3])
+
+
+@register
+class ZeroPadding2D(_Border2D):
+    """Pad height and width with zeros."""
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         return slicing.pad(inputs, [[0, 0], list(self.pads[0]), list(self.pads[1]), [0, 0]])
 
 
 @register
-class Cropping2D(Layer):
+class Cropping2D(_Border2D):
     """Crop height and width."""
 
-    def configure(self, config: dict[str, Any]) -> None:
-        channels_last(self, config)
-        self.crops = _pads(self, config.get("cropping", 0), "cropping")
-
-    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
-        s = single(self, input_shape)
-        need_rank(self, s, 4)
-        (t, b), (left, r) = self.crops
-        h = None if s[1] is None else s[1] - t - b
-        w = None if s[2] is None else s[2] - left - r
-        if (h is not None and h < 0) or (w is not None and w < 0):
-            raise self.error(f"cropping {[list(c) for c in self.crops]} is larger than inputs {fmt_shape(s)}")
-        return (s[0], h, w, s[3])
+    key = "cropping"
+    sign = -1
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         b, h, w, c = inputs.shape
-        (t, bot), (left, r) = self.crops
+        (t, bot), (left, r) = self.pads
         return slicing.slice(inputs, [0, t, left, 0], [b, h - t - bot, w - left - r, c])
 
 
