@@ -173,7 +173,7 @@ def run(program: Program, feeds: Sequence[Tensor], protected: set[int]) -> list[
     """
     if len(feeds) != program.num_feeds:
         raise ValueError(f"Expected {program.num_feeds} inputs, but got {len(feeds)}")
-    protected = protected | set()
+    protected = set(protected)
     live: list[Any] = [None] * program.num_slots
     aliases: dict[int, int] = {}
     for i, t in enumerate(feeds):
