@@ -360,7 +360,9 @@ class Engine:
             if hasattr(result, "__await__"):
                 if hasattr(result, "close"):
                     result.close()
-                raise TypeError("Cannot return a coroutine or awaitable inside of tidy(); tidy() is synchronous.")
+                raise TypeError(
+                    "Cannot return a coroutine or awaitable inside of tidy(); tidy() is synchronous."
+                )
         except BaseException:
             self.end_scope(None)
             raise

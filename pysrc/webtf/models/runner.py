@@ -1,8 +1,8 @@
 """The one runner of graph and layers models, and the input specs and checks they share.
 
-A model type plans the calls that compute the wanted outputs, in order (graph nodes, layer calls); compile()
-gives every value a slot and each call the slots that die after it, its last reader; run() makes the calls,
-each in its own tidy scope, and frees every slot once read for the last time. A step may keep a replay per
+A model type plans the calls that compute the wanted outputs, in order (graph nodes, layer calls);
+compile_steps() gives every value a slot and each call the slots whose last reader it is; run() makes the
+calls, each in its own tidy scope, and frees every slot once read for the last time. A step may keep a replay per
 input signature: the kernels its first run made, run again without the op layer (graph nodes do).
 """
 
@@ -33,8 +33,10 @@ class TensorSpec:
     def accepts(self, shape: Sequence[int]) -> bool:
         """Whether a tensor of `shape` fits: same rank, same size wherever this spec's is known."""
         spec = self.shape
-        return spec is None or (
-            len(spec) == len(shape) and all(d is None or d == -1 or d == s for d, s in zip(spec, shape, strict=True))
+        if spec is None:
+            return True
+        return len(spec) == len(shape) and all(
+            d is None or d == -1 or d == s for d, s in zip(spec, shape, strict=True)
         )
 
     def example_shape(self) -> list[int]:
@@ -64,7 +66,7 @@ def live_input(name: str, t: Any) -> Tensor:
 
 class Step:
     """One call of a plan: the key its outputs go by, the (key, index) pairs it reads and what to say in
-    an error ("node 'x' (op Conv2D)"); compile() fills in slots. Subclasses define call(inputs)."""
+    an error ("node 'x' (op Conv2D)"); compile_steps() fills in slots. Subclasses define call(inputs)."""
 
     __slots__ = ("key", "inputs", "label", "srcs", "slot", "frees", "replays", "replay_reads")
 

@@ -88,7 +88,9 @@ class GraphModel:
             t = live_input(key, t)
             spec = specs.get(name)
             if spec is not None and not spec.accepts(t.shape):
-                raise ValueError(f"The shape of input '{key}' must be {fmt(spec.shape)}, but was {fmt(t.shape)}")
+                raise ValueError(
+                    f"The shape of input '{key}' must be {fmt(spec.shape)}, but was {fmt(t.shape)}"
+                )
             if spec is not None and spec.dtype != t.dtype:
                 raise TypeError(f"The dtype of input '{key}' must be {spec.dtype}, but was {t.dtype}")
             feeds[name] = t

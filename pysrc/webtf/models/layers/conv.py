@@ -292,7 +292,9 @@ class _Border2D(Layer):
         h = None if s[1] is None else s[1] + self.sign * (t + b)
         w = None if s[2] is None else s[2] + self.sign * (left + r)
         if (h is not None and h < 0) or (w is not None and w < 0):
-            raise self.error(f"{self.key} {[list(c) for c in self.pads]} is larger than inputs {fmt_shape(s)}")
+            raise self.error(
+                f"{self.key} {[list(c) for c in self.pads]} is larger than inputs {fmt_shape(s)}"
+            )
         return (s[0], h, w, s[3])
 
 

@@ -55,7 +55,9 @@ class _Merge(Layer):
         return out
 
 
-def _merge_layer(name: str, op: Callable[[Tensor, Tensor], Tensor], doc: str, arity: int | None = None) -> Any:
+def _merge_layer(
+    name: str, op: Callable[[Tensor, Tensor], Tensor], doc: str, arity: int | None = None
+) -> Any:
     """A registered merge layer class `name` that folds its inputs with `op`."""
     return register(type(name, (_Merge,), {"__doc__": doc, "merge": staticmethod(op), "arity": arity}))
 

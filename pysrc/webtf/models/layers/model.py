@@ -117,9 +117,11 @@ class LayersModel:
         named = named_inputs(
             inputs,
             self.inputs,
-            lambda n: "Error when checking model: the Array of Tensors that you are passing to your model is "
-            f"not the size the model expected. Expected to see {len(self.inputs)} Tensor(s), but instead got "
-            f"{n} Tensor(s).",
+            lambda n: (
+                "Error when checking model: the Array of Tensors that you are passing to your model is "
+                f"not the size the model expected. Expected to see {len(self.inputs)} Tensor(s), but instead got "
+                f"{n} Tensor(s)."
+            ),
         )
         feeds = []
         for spec in self.inputs:

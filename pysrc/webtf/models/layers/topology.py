@@ -72,7 +72,9 @@ class LayerStep(Step):
 
     __slots__ = ("layer", "kwargs", "node")
 
-    def __init__(self, layer: Any, inputs: list[tuple[Node, int]], kwargs: dict[str, Any], node: Node) -> None:
+    def __init__(
+        self, layer: Any, inputs: list[tuple[Node, int]], kwargs: dict[str, Any], node: Node
+    ) -> None:
         # layer: a Layer or a FusedConvBN (has call(), name and class_name)
         super().__init__(node, inputs, f"layer '{layer.name}' ({layer.class_name})")
         self.layer = layer
