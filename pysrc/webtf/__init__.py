@@ -46,22 +46,7 @@ _bind(vars(_ops))
 
 def tidy(fn_or_name: Any, fn: Any = None) -> Any:
     """Run fn and free every tensor it made except those it returns (tensors, lists, tuples, dicts)."""
-    if fn is None:
-        fn = fn_or_name
-    if not callable(fn):
-        raise TypeError("tidy: expected a function (optionally after a name)")
-    ENGINE.start_scope()
-    try:
-        result = fn()
-        if hasattr(result, "__await__"):
-            if hasattr(result, "close"):
-                result.close()
-            raise TypeError("Cannot return a coroutine or awaitable inside of tidy(); tidy() is synchronous.")
-    except BaseException:
-        ENGINE.end_scope(None)
-        raise
-    ENGINE.end_scope(result)
-    return result
+    return ENGINE.tidy(fn_or_name, fn)
 
 
 def dispose(container: Any) -> None:
