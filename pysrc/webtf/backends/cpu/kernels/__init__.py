@@ -10,6 +10,7 @@ from . import (
     creation,
     image,
     matmul,
+    optimizers,
     pool,
     reduce,
     scan,
@@ -36,6 +37,7 @@ FAMILIES = (
     slicing,
     image,
     spatial,
+    optimizers,
 )
 
 KERNELS: dict[str, Any] = {}
