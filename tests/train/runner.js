@@ -1,6 +1,6 @@
-// The tf.train and tf.losses cases with TF.js 4.22 on its cpu backend (the page's oracle): the same steps as
-// tests/train/runner.py's run_all, in the same order.
 async ({ trainCases, problems, steps, lossCases }) => {
+  // The tf.train and tf.losses cases with TF.js 4.22 on its cpu backend (the page's oracle): the same steps as
+  // tests/train/runner.py's run_all, in the same order.
   await tf.setBackend("cpu");
   const make = (s) => tf.tensor(s.values, s.shape, "float32");
   const flat = (t) => Array.from(t.dataSync());
