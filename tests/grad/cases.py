@@ -128,6 +128,79 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return e / e.sum(-1, keepdims=True)
 
 
+def _pads(size: int, f: int, s: int, d: int, pad: Any) -> tuple[int, int, int]:
+    """(pad before, pad after, output size) along one axis (TF's 'same' / 'valid' / a number / explicit)."""
+    eff = (f - 1) * d + 1
+    if pad == "same":
+        out = -(-size // s)
+        total = max(0, (out - 1) * s + eff - size)
+        return total // 2, total - total // 2, out
+    before, after = (0, 0) if pad == "valid" else (pad, pad) if isinstance(pad, int) else pad
+    return before, after, (size + before + after - eff) // s + 1
+
+
+def _windows(x: np.ndarray, fh: int, fw: int, strides: Any, pad: Any, dil: int = 1, fill: float = 0.0) -> Any:
+    """Per filter tap (r, s): x at that tap for every output pixel, [b, oh, ow, c] (padding = fill)."""
+    (sh, sw), pads = (strides, strides) if isinstance(strides, int) else strides, (pad, pad)
+    if isinstance(pad, list):
+        pads = (tuple(pad[1]), tuple(pad[2]))
+    top, bottom, oh = _pads(x.shape[1], fh, sh, dil, pads[0])
+    left, right, ow = _pads(x.shape[2], fw, sw, dil, pads[1])
+    xp = np.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0)), constant_values=fill)
+    rows, cols = (oh - 1) * sh + 1, (ow - 1) * sw + 1
+    for r in range(fh):
+        for c in range(fw):
+            yield r, c, xp[:, r * dil : r * dil + rows : sh, c * dil : c * dil + cols : sw]
+
+
+def _conv(x: np.ndarray, f: np.ndarray, strides: Any, pad: Any, dil: int = 1, depthwise: bool = False) -> Any:
+    out = 0.0
+    for r, c, win in _windows(x, f.shape[0], f.shape[1], strides, pad, dil):
+        part = win[..., None] * f[r, c] if depthwise else win @ f[r, c]
+        out = out + (part.reshape(*win.shape[:3], -1) if depthwise else part)
+    return out
+
+
+def _conv_transpose(x: np.ndarray, f: np.ndarray, out_shape: tuple, stride: int, pad: str) -> Any:
+    """conv2d_transpose: each pixel of x spread through the filter, the forward conv's padding cropped."""
+    b, h, w, c = out_shape
+    top, _, oh = _pads(h, f.shape[0], stride, 1, pad)
+    left, _, ow = _pads(w, f.shape[1], stride, 1, pad)
+    rows, cols = (oh - 1) * stride + 1, (ow - 1) * stride + 1
+    acc = np.zeros((b, rows + f.shape[0] + h, cols + f.shape[1] + w, c))
+    for r in range(f.shape[0]):
+        for k in range(f.shape[1]):
+            acc[:, r : r + rows : stride, k : k + cols : stride] += x @ f[r, k].T
+    return acc[:, top : top + h, left : left + w]
+
+
+def _pool(x: np.ndarray, size: int, strides: int, pad: Any, is_max: bool) -> Any:
+    taps = np.stack([w for _, _, w in _windows(x, size, size, strides, pad, fill=np.nan)])
+    return np.nanmax(taps, 0) if is_max else np.nanmean(taps, 0)
+
+
+def _resize_matrix(n_in: int, n_out: int, align: bool, half: bool, bilinear: bool) -> np.ndarray:
+    """[n_out, n_in]: the forward resize along one axis (TF.js's source coordinates)."""
+    ratio = (n_in - 1) / (n_out - 1) if align and n_out > 1 else n_in / n_out
+    m = np.zeros((n_out, n_in))
+    for o in range(n_out):
+        if bilinear:
+            src = ratio * (o + 0.5) - 0.5 if half else ratio * o
+            lo, hi = max(0, math.floor(src)), min(n_in - 1, math.ceil(src))
+            m[o, lo] += 1 - (src - lo)
+            m[o, hi] += src - lo
+        else:
+            src = ratio * (o + 0.5) if half else ratio * o
+            m[o, max(0, min(n_in - 1, math.floor(src + 0.5) if align else math.floor(src)))] = 1
+    return m
+
+
+def _resize(x: np.ndarray, size: tuple[int, int], align: bool, half: bool, bilinear: bool) -> Any:
+    wy = _resize_matrix(x.shape[1], size[0], align, half, bilinear)
+    wx = _resize_matrix(x.shape[2], size[1], align, half, bilinear)
+    return np.einsum("oh,bhwc,pw->bopc", wy, x, wx)
+
+
 _erf = np.vectorize(math.erf)
 SELU = (1.0507009873554805, 1.7580993408473766)
 
@@ -379,4 +452,63 @@ case("NonMaxSuppressionV3 (zero)/V4", "lambda b, s: tf.gather(b, tf.image.non_ma
 case("NonMaxSuppressionV5", "lambda b, s: tf.image.non_max_suppression_with_score(b, s, 2)['selected_scores']",
      lambda b, s: s[[0, 2]], np.array([[0, 0, 1, 1], [0, 0, 0.9, 1], [2, 2, 3, 3]], F32),
      np.array([0.9, 0.8, 0.7], F32))
+# ---- convolution, pooling, resizing ------------------------------------------------------------
+# (TF.js 4.22 has no gradient for: fused activations other than relu, dilated convs, and its AvgPoolGrad
+# divides clipped windows by the full window size; its ResizeBilinearGrad ignores half_pixel_centers and
+# transposes non-square images: those cases check against numpy only)
+case("Conv2D/same stride 2", "lambda x, f: tf.conv2d(x, f, 2, 'same')", lambda x, f: _conv(x, f, 2, "same"),
+     r(2, 5, 5, 2), r(3, 3, 2, 3), js="(x, f) => tf.conv2d(x, f, 2, 'same')")
+case("Conv2D/explicit pad, rank 3", "lambda x, f: tf.conv2d(x, f, [2, 1], [[0, 0], [1, 2], [0, 1], [0, 0]])",
+     lambda x, f: _conv(x[None], f, (2, 1), [[0, 0], [1, 2], [0, 1], [0, 0]])[0], r(6, 5, 3), r(2, 3, 3, 2),
+     js="(x, f) => tf.conv2d(x, f, [2, 1], [[0, 0], [1, 2], [0, 1], [0, 0]])")
+case("Conv2D/valid 1x1", "lambda x, f: tf.conv2d(x, f, 1, 'valid')", lambda x, f: _conv(x, f, 1, "valid"),
+     r(2, 3, 3, 3), r(1, 1, 3, 4), js="(x, f) => tf.conv2d(x, f, 1, 'valid')")
+case("Conv2DBackpropInput (conv2d_transpose)", "lambda x, f: tf.conv2d_transpose(x, f, [1, 6, 5, 2], 2, 'same')",
+     lambda x, f: _conv_transpose(x, f, (1, 6, 5, 2), 2, "same"),
+     r(1, 3, 3, 3), r(3, 3, 2, 3), js="(x, f) => tf.conv2dTranspose(x, f, [1, 6, 5, 2], 2, 'same')")
+case("DepthwiseConv2dNative", "lambda x, f: tf.depthwise_conv2d(x, f, 1, 'same')",
+     lambda x, f: _conv(x, f, 1, "same", depthwise=True), r(1, 5, 4, 2), r(3, 3, 2, 2),
+     js="(x, f) => tf.depthwiseConv2d(x, f, 1, 'same')")
+case("DepthwiseConv2dNative/stride 2 valid", "lambda x, f: tf.depthwise_conv2d(x, f, 2, 'valid')",
+     lambda x, f: _conv(x, f, 2, "valid", depthwise=True), r(2, 6, 5, 3), r(2, 3, 3, 1),
+     js="(x, f) => tf.depthwiseConv2d(x, f, 2, 'valid')")
+case("DepthwiseConv2dNative/dilated", "lambda x, f: tf.depthwise_conv2d(x, f, 1, 'same', 'NHWC', 2)",
+     lambda x, f: _conv(x, f, 1, "same", 2, True), r(1, 6, 6, 2), r(2, 2, 2, 1))
+for act, fn in (("linear", lambda z: z), ("relu", lambda z: np.maximum(z, 0)), ("relu6", lambda z: np.clip(z, 0, 6)),
+                ("elu", lambda z: np.where(z >= 0, z, np.expm1(np.minimum(z, 0)))), ("sigmoid", _sigmoid),
+                ("leakyrelu", lambda z: np.where(z > 0, z, 0.2 * z))):
+    js = f"(x, f, b) => tf.fused.conv2d({{x, filter: f, strides: 1, pad: 'same', bias: b, activation: '{act}'}})"
+    case(f"FusedConv2D/{act}", f"lambda x, f, b: tf.fused.conv2d(x, f, 1, 'same', bias=b, activation='{act}')",
+         lambda x, f, b, fn=fn: fn(_conv(x, f, 1, "same") + b), r(1, 4, 4, 2), r(3, 3, 2, 3), r(3),
+         js=js if act in ("linear", "relu") else None)
+case("FusedConv2D/prelu, leakyrelu < 0",
+     "lambda x, f, b, w: tf.fused.conv2d(x, f, 2, 'valid', bias=b, activation='prelu', prelu_activation_weights=w)"
+     " + tf.fused.conv2d(x, f, 2, 'valid', bias=b, activation='leakyrelu', leakyrelu_alpha=-0.3)",
+     lambda x, f, b, w: (lambda z: np.where(z > 0, z, w * z) + np.where(z > 0, z, -0.3 * z))(_conv(x, f, 2, "valid")
+     + b), r(1, 5, 5, 2), r(3, 3, 2, 3), r(1, 1, 1, 3), r(3))
+case("FusedDepthwiseConv2D/relu", "lambda x, f, b: tf.fused.depthwise_conv2d(x, f, 1, 'valid', bias=b, activation="
+     "'relu')", lambda x, f, b: np.maximum(_conv(x, f, 1, "valid", depthwise=True) + b, 0), r(1, 5, 5, 2),
+     r(3, 3, 2, 2), r(4), js="(x, f, b) => tf.fused.depthwiseConv2d({x, filter: f, strides: 1, pad: 'valid', "
+     "bias: b, activation: 'relu'})")
+case("MaxPool/same 3x3 stride 2", "lambda x: tf.max_pool(x, 3, 2, 'same')", lambda x: _pool(x, 3, 2, "same", True),
+     r(2, 5, 6, 2), js="x => tf.maxPool(x, 3, 2, 'same')")
+case("MaxPool/valid 2x2", "lambda x: tf.max_pool(x, 2, 2, 'valid')", lambda x: _pool(x, 2, 2, "valid", True),
+     r(2, 5, 4, 3), js="x => tf.maxPool(x, 2, 2, 'valid')")
+case("AvgPool/valid 2x2", "lambda x: tf.avg_pool(x, 2, 2, 'valid')", lambda x: _pool(x, 2, 2, "valid", False),
+     r(2, 4, 5, 3), js="x => tf.avgPool(x, 2, 2, 'valid')")
+case("AvgPool/same 3x3 stride 2 (clipped windows)", "lambda x: tf.avg_pool(x, 3, 2, 'same')",
+     lambda x: _pool(x, 3, 2, "same", False), r(1, 5, 6, 2))
+case("ResizeBilinear/square", "lambda x: tf.image.resize_bilinear(x, [7, 7])",
+     lambda x: _resize(x, (7, 7), False, False, True), r(1, 4, 4, 2), js="x => tf.image.resizeBilinear(x, [7, 7])")
+case("ResizeBilinear/non-square, half pixel", "lambda x: tf.image.resize_bilinear(x, [5, 7], False, True)",
+     lambda x: _resize(x, (5, 7), False, True, True), r(2, 3, 4, 2))
+case("ResizeBilinear/align corners", "lambda x: tf.image.resize_bilinear(x, [3, 7], True)",
+     lambda x: _resize(x, (3, 7), True, False, True), r(1, 5, 3, 1))
+case("ResizeNearestNeighbor/square", "lambda x: tf.image.resize_nearest_neighbor(x, [6, 6])",
+     lambda x: _resize(x, (6, 6), False, False, False), r(1, 4, 4, 2),
+     js="x => tf.image.resizeNearestNeighbor(x, [6, 6])")
+case("ResizeNearestNeighbor/non-square, align corners", "lambda x: tf.image.resize_nearest_neighbor(x, [5, 7], True)",
+     lambda x: _resize(x, (5, 7), True, False, False), r(2, 3, 4, 2))
+case("Elu", "lambda x: tf.elu(x)", lambda x: np.where(x >= 0, x, np.expm1(np.minimum(x, 0))), away(2, 3),
+     js="x => tf.elu(x)")
 # fmt: on

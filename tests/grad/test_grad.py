@@ -227,3 +227,22 @@ def test_gradients_inside_tidy_and_async_reads(no_leaks):
     values = asyncio.run(g.data())
     assert len(values) == 4
     tf.dispose([x, g])
+
+
+def test_a_training_loop_converges_without_leaks(no_leaks):
+    """Plain gradient descent on y = 2x - 1 with variables, variable_grads and assign."""
+    xs = tf.tensor([[0.0], [1.0], [2.0], [3.0]])
+    ys = tf.tensor([[-1.0], [1.0], [3.0], [5.0]])
+    w = tf.variable([[0.0]], name="grad_test_w")
+    b = tf.variable([0.0], name="grad_test_b2")
+    start = tf.memory().num_tensors
+    for _ in range(80):
+        res = tf.variable_grads(lambda: tf.mean(tf.square(xs @ w + b - ys)))
+        for v in (w, b):
+            new = tf.tidy(lambda v=v, g=res.grads[v.name]: v - g * 0.2)
+            v.assign(new)
+            new.dispose()
+        tf.dispose(res)
+        assert tf.memory().num_tensors == start
+    assert abs(w.data_sync()[0] - 2.0) < 1e-2 and abs(b.data_sync()[0] + 1.0) < 1e-2
+    tf.dispose([xs, ys, w, b])

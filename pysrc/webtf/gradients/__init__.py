@@ -4,7 +4,18 @@ While a gradient is computed the engine records every kernel call on a tape (tap
 each kernel's GradConfig (registry.py). The configs live by family in the modules imported below.
 """
 
-from . import binary, matmul, reduce, shape, slicing, unary  # noqa: F401  (register the gradients)
+from . import (  # noqa: F401  (register the gradients)
+    activation,
+    binary,
+    conv,
+    image,
+    matmul,
+    pool,
+    reduce,
+    shape,
+    slicing,
+    unary,
+)
 from .api import (
     ValueAndGrad,
     ValueAndGrads,

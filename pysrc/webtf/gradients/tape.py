@@ -49,8 +49,8 @@ def identity_grad(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> dict[s
 def named_inputs(inputs: Any) -> dict[str, Tensor]:
     """A kernel's inputs by name; a variadic kernel's list is keyed "0", "1", ... (absent inputs dropped)."""
     if isinstance(inputs, dict):
-        return {k: v for k, v in inputs.items() if v is not None}
-    return {str(i): t for i, t in enumerate(inputs)}
+        return {k: v for k, v in inputs.items() if isinstance(v, Tensor)}
+    return {str(i): t for i, t in enumerate(inputs) if isinstance(t, Tensor)}
 
 
 class Tape:

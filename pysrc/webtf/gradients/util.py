@@ -84,7 +84,10 @@ def activation_grads(
         )
     inputs = {"alpha": prelu_weights}
     if "x" in config.inputs_to_save:
-        inputs["x"] = pre_activation()
+        # relu and leakyrelu with alpha >= 0 keep x's sign, all their gradients read: y serves as x and
+        # saves recomputing the fused op without its activation
+        keeps_sign = activation == "relu" or (activation == "leakyrelu" and attrs["leakyrelu_alpha"] >= 0)
+        inputs["x"] = y if keeps_sign else pre_activation()
     saved = [inputs[n] for n in config.inputs_to_save] + [y] * sum(config.outputs_to_save)
     thunks = config.grad_func(dy, saved, {"alpha": attrs["leakyrelu_alpha"]})
     return thunks["x"](), (thunks["alpha"]() if activation == "prelu" else None)

@@ -38,19 +38,25 @@ def conv_info(x: Any, filter_shape: Any, attrs: dict[str, Any], depthwise: bool 
     )
 
 
-def padded_rows(xv: Any, b: int, info: ConvInfo, fill: float = 0.0) -> list[list]:
-    """Batch b of the input as rows of (width * channels) values, padded by `fill` on every side.
-
-    The padded size also covers windows that a 'ceil' rounding mode pushes past the stated padding.
-    """
-    h, w, c = info.in_height, info.in_width, info.in_channels
-    top, left = info.pad_top, info.pad_left
+def padded_size(info: ConvInfo) -> tuple[int, int]:
+    """(height, width) of the padded input: the stated padding, or more where a 'ceil' rounding mode pushes
+    windows past it."""
     hp = max(
-        top + h + info.pad_bottom, (info.out_height - 1) * info.stride_height + info.effective_filter_height
+        info.pad_top + info.in_height + info.pad_bottom,
+        (info.out_height - 1) * info.stride_height + info.effective_filter_height,
     )
     wp = max(
-        left + w + info.pad_right, (info.out_width - 1) * info.stride_width + info.effective_filter_width
+        info.pad_left + info.in_width + info.pad_right,
+        (info.out_width - 1) * info.stride_width + info.effective_filter_width,
     )
+    return hp, wp
+
+
+def padded_rows(xv: Any, b: int, info: ConvInfo, fill: float = 0.0) -> list[list]:
+    """Batch b of the input as rows of (width * channels) values, padded by `fill` on every side."""
+    h, w, c = info.in_height, info.in_width, info.in_channels
+    top, left = info.pad_top, info.pad_left
+    hp, wp = padded_size(info)
     zero = [fill] * (wp * c)
     lz, rz = [fill] * (left * c), [fill] * ((wp - left - w) * c)
     row, off = w * c, b * h * w * c

@@ -226,6 +226,13 @@ def logical_not(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return backend.output(array("B", map(operator.not_, backend.values(x))), x.shape, "bool")
 
 
+def elu_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """EluGrad {dy, y}: dy where y >= 0, dy * (y + 1) below (y is Elu's output); float32."""
+    dy, y = inputs["dy"], inputs["y"]
+    out = [d if v >= 0 else d * (v + 1) for d, v in zip(backend.values(dy), backend.values(y), strict=True)]
+    return backend.output(array("f", out), y.shape, "float32")
+
+
 KERNELS: dict[str, Any] = {
     name: _float_kernel(fn, _guard(fn, on_error)) for name, (fn, on_error) in _FLOAT_FUNCS.items()
 }
@@ -233,6 +240,7 @@ KERNELS.update(
     {
         "Sigmoid": _vector_kernel(sigmoid),
         "Elu": _vector_kernel(elu),
+        "EluGrad": elu_grad,
         "Abs": abs_,
         "Neg": neg,
         "Square": square,

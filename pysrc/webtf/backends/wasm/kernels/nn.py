@@ -16,6 +16,7 @@ from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from . import elementwise
 from .common import Kernel, cpu, nonempty, with_fallback
+from .reduce import transpose_info
 
 
 def _implied_out(size: int, before: int, after: int, eff: int, stride: int) -> int:
@@ -134,6 +135,10 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> T
     )
     if (info.out_height, info.out_width) != tuple(dy.shape[1:3]):
         return cpu("Conv2DBackpropInput")(backend, inputs, attrs)
+    if (info.stride_height, info.stride_width) == (1, 1) and nonempty(in_shape) and nonempty(dy.shape):
+        out = _backprop_input_as_conv(backend, dy, f, info)
+        if out is not None:
+            return out
     out = backend.make_output(in_shape, "float32")
     if nonempty(in_shape) and nonempty(dy.shape):
         b, h, w, c = in_shape
@@ -146,6 +151,35 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> T
         )  # fmt: skip
     elif nonempty(in_shape):
         out = backend.output(_zeros(in_shape), in_shape, "float32")
+    return out
+
+
+def _backprop_input_as_conv(backend: Any, dy: Any, f: Any, info: ConvInfo) -> TensorInfo | None:
+    """A stride-1 Conv2DBackpropInput as XNNPACK's Conv2D of dy with the filter flipped spatially and its
+    channels swapped (far faster than the binary's scalar loop), or None when the padding that needs is
+    negative."""
+    fh, fw, ci, co = f.shape
+    top, left = fh - 1 - info.pad_top, fw - 1 - info.pad_left
+    bottom = info.in_height - info.out_height + fh - 1 - top
+    right = info.in_width - info.out_width + fw - 1 - left
+    if min(top, left, bottom, right) < 0:
+        return None
+    flipped, temps = f, []
+    axes = tuple(a for a in (0, 1) if f.shape[a] > 1)
+    if axes:
+        flipped = backend.make_output(f.shape, "float32")
+        backend.abi.Reverse(f, axes, f.shape, flipped)
+        temps.append(flipped)
+    g, made = transpose_info(backend, flipped, (0, 1, 3, 2))
+    if made:
+        temps.append(g)
+    out = backend.make_output(info.in_shape, "float32")
+    backend.abi.Conv2D(
+        dy, info.batch, info.out_height, info.out_width, g, fh, fw, top, right, bottom, left, False, 1, 1, 1, 1,
+        co, ci, out,
+    )  # fmt: skip
+    for t in temps:
+        backend.dispose_data(t.data_id)
     return out
 
 
