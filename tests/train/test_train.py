@@ -13,6 +13,7 @@ from tests.grad.conftest import TARGETS
 from tests.train.cases import LOSSES, OPTIMIZERS, PROBLEMS, STEPS, loss_oracle, loss_payload, numpy_train
 from tests.train.runner import loss, train
 from webtf.engine import ENGINE
+from webtf.update_rules import RULES
 
 pytestmark = pytest.mark.skipif("host" not in TARGETS, reason="host not in WEBTF_OP_TARGETS")
 
@@ -211,3 +212,10 @@ def test_loss_shape_errors(name, no_leaks):
     tf.dispose([a, b])
     with pytest.raises(ValueError, match="unknown reduction 7"):
         tf.losses.compute_weighted_loss([1.0, 2.0], None, 7)
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_update_kernels_are_native_on_every_backend(name):
+    """Each update rule has its own kernel on cpu (Python), wasm (a JS heap loop) and webgl (GLSL)."""
+    for backend in ("cpu", "wasm", "webgl"):
+        assert tf.get_kernel(name, backend).__name__ == f"{backend}_{name}"
