@@ -4,8 +4,7 @@ updated one). Slots: `<name>/accum_grad`, `<name>/accum_var`."""
 
 from __future__ import annotations
 
-from ..engine import ENGINE
-from .optimizer import Optimizer, number
+from .optimizer import Optimizer
 
 
 class AdadeltaOptimizer(Optimizer):
@@ -16,12 +15,13 @@ class AdadeltaOptimizer(Optimizer):
     slot_suffixes = ("accum_grad", "accum_var")
     config_keys = (("learningRate", "learning_rate"), ("rho", "rho"), ("epsilon", "epsilon"))
 
+    learning_rate: float
+    rho: float
+    epsilon: float
+
     def __init__(self, learning_rate: float, rho: float, epsilon: float | None = None) -> None:
         super().__init__()
-        self.learning_rate = number(learning_rate, "learning_rate", self.class_name)
-        self.rho = number(rho, "rho", self.class_name)
-        eps = ENGINE.backend.epsilon() if epsilon is None else epsilon
-        self.epsilon = number(eps, "epsilon", self.class_name)
+        self.set_numbers(learning_rate=learning_rate, rho=rho, epsilon=epsilon)
 
     def scalars(self) -> dict[str, float]:
         return {"lr": self.learning_rate, "rho": self.rho, "epsilon": self.epsilon}

@@ -5,7 +5,7 @@ initial_accumulator_value."""
 from __future__ import annotations
 
 from ..engine import ENGINE
-from .optimizer import Optimizer, number
+from .optimizer import Optimizer
 
 
 class AdagradOptimizer(Optimizer):
@@ -19,12 +19,12 @@ class AdagradOptimizer(Optimizer):
         ("initialAccumulatorValue", "initial_accumulator_value"),
     )
 
+    learning_rate: float
+    initial_accumulator_value: float
+
     def __init__(self, learning_rate: float, initial_accumulator_value: float = 0.1) -> None:
         super().__init__()
-        self.learning_rate = number(learning_rate, "learning_rate", self.class_name)
-        self.initial_accumulator_value = number(
-            initial_accumulator_value, "initial_accumulator_value", self.class_name
-        )
+        self.set_numbers(learning_rate=learning_rate, initial_accumulator_value=initial_accumulator_value)
         self.slot_initial_value = self.initial_accumulator_value
 
     def scalars(self) -> dict[str, float]:

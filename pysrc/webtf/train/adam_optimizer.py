@@ -3,8 +3,7 @@ by 1 - beta ** t at step t. Slots: `<name>/m`, `<name>/v`."""
 
 from __future__ import annotations
 
-from ..engine import ENGINE
-from .optimizer import Optimizer, number
+from .optimizer import Optimizer
 
 
 class AdamOptimizer(Optimizer):
@@ -17,15 +16,16 @@ class AdamOptimizer(Optimizer):
         ("learningRate", "learning_rate"), ("beta1", "beta1"), ("beta2", "beta2"), ("epsilon", "epsilon"),
     )  # fmt: skip
 
+    learning_rate: float
+    beta1: float
+    beta2: float
+    epsilon: float
+
     def __init__(
         self, learning_rate: float, beta1: float, beta2: float, epsilon: float | None = None
     ) -> None:
         super().__init__()
-        self.learning_rate = number(learning_rate, "learning_rate", self.class_name)
-        self.beta1 = number(beta1, "beta1", self.class_name)
-        self.beta2 = number(beta2, "beta2", self.class_name)
-        eps = ENGINE.backend.epsilon() if epsilon is None else epsilon
-        self.epsilon = number(eps, "epsilon", self.class_name)
+        self.set_numbers(learning_rate=learning_rate, beta1=beta1, beta2=beta2, epsilon=epsilon)
 
     def scalars(self) -> dict[str, float]:
         t = self.iterations + 1

@@ -3,8 +3,7 @@ v, and a learning rate decayed as lr / (1 + decay * (t - 1)). Slots: `<name>/m`,
 
 from __future__ import annotations
 
-from ..engine import ENGINE
-from .optimizer import Optimizer, number
+from .optimizer import Optimizer
 
 
 class AdamaxOptimizer(Optimizer):
@@ -19,6 +18,12 @@ class AdamaxOptimizer(Optimizer):
         ("decay", "decay"),
     )  # fmt: skip
 
+    learning_rate: float
+    beta1: float
+    beta2: float
+    epsilon: float
+    decay: float
+
     def __init__(
         self,
         learning_rate: float,
@@ -28,12 +33,7 @@ class AdamaxOptimizer(Optimizer):
         decay: float = 0.0,
     ) -> None:
         super().__init__()
-        self.learning_rate = number(learning_rate, "learning_rate", self.class_name)
-        self.beta1 = number(beta1, "beta1", self.class_name)
-        self.beta2 = number(beta2, "beta2", self.class_name)
-        eps = ENGINE.backend.epsilon() if epsilon is None else epsilon
-        self.epsilon = number(eps, "epsilon", self.class_name)
-        self.decay = number(decay, "decay", self.class_name)
+        self.set_numbers(learning_rate=learning_rate, beta1=beta1, beta2=beta2, epsilon=epsilon, decay=decay)
 
     def scalars(self) -> dict[str, float]:
         t = self.iterations + 1

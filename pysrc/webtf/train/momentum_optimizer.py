@@ -3,7 +3,6 @@ with use_nesterov value -= lr * (gradient + momentum * accum). Slot: `<name>/mom
 
 from __future__ import annotations
 
-from .optimizer import number
 from .sgd_optimizer import SGDOptimizer
 
 
@@ -18,6 +17,8 @@ class MomentumOptimizer(SGDOptimizer):
         ("useNesterov", "use_nesterov"),
     )
 
+    momentum: float
+
     def __init__(self, learning_rate: float, momentum: float, use_nesterov: bool = False) -> None:
         super().__init__(learning_rate)
         self.set_momentum(momentum)
@@ -26,7 +27,7 @@ class MomentumOptimizer(SGDOptimizer):
 
     def set_momentum(self, momentum: float) -> None:
         """Use `momentum` from the next step on."""
-        self.momentum = number(momentum, "momentum", self.class_name)
+        self.set_numbers(momentum=momentum)
 
     def scalars(self) -> dict[str, float]:
         return {"lr": self.learning_rate, "momentum": self.momentum}

@@ -72,6 +72,14 @@ class Optimizer:
         """The update kernel's scalars for the next step (self.iterations steps were taken so far)."""
         raise NotImplementedError
 
+    def set_numbers(self, **values: float | None) -> None:
+        """Set each value as an attribute, checked to be a number; an `epsilon` of None becomes the
+        backend's epsilon() (TF.js reads it when the optimizer is made)."""
+        for arg, value in values.items():
+            if arg == "epsilon" and value is None:
+                value = ENGINE.backend.epsilon()
+            setattr(self, arg, number(value, arg, self.class_name))
+
     # ---- training ---------------------------------------------------------------------------------
     def minimize(
         self, f: Callable[[], Tensor], return_cost: bool = False, var_list: Sequence[Variable] | None = None

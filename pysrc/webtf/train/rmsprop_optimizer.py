@@ -4,8 +4,7 @@ momentum; `centered` also subtracts the square of a decaying mean gradient. Slot
 
 from __future__ import annotations
 
-from ..engine import ENGINE
-from .optimizer import Optimizer, number
+from .optimizer import Optimizer
 
 
 class RMSPropOptimizer(Optimizer):
@@ -16,6 +15,11 @@ class RMSPropOptimizer(Optimizer):
         ("learningRate", "learning_rate"), ("decay", "decay"), ("momentum", "momentum"), ("epsilon", "epsilon"),
         ("centered", "centered"),
     )  # fmt: skip
+
+    learning_rate: float
+    decay: float
+    momentum: float
+    epsilon: float
 
     def __init__(
         self,
@@ -28,11 +32,7 @@ class RMSPropOptimizer(Optimizer):
         super().__init__()
         if learning_rate is None:
             raise ValueError("learningRate for RMSPropOptimizer must be defined.")
-        self.learning_rate = number(learning_rate, "learning_rate", self.class_name)
-        self.decay = number(decay, "decay", self.class_name)
-        self.momentum = number(momentum, "momentum", self.class_name)
-        eps = ENGINE.backend.epsilon() if epsilon is None else epsilon
-        self.epsilon = number(eps, "epsilon", self.class_name)
+        self.set_numbers(learning_rate=learning_rate, decay=decay, momentum=momentum, epsilon=epsilon)
         self.centered = bool(centered)
         self.kernel = "ApplyCenteredRMSProp" if self.centered else "ApplyRMSProp"
         self.slot_suffixes = ("rms", "momentum", "mg") if self.centered else ("rms", "momentum")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .optimizer import Optimizer, number
+from .optimizer import Optimizer
 
 
 class SGDOptimizer(Optimizer):
@@ -12,13 +12,15 @@ class SGDOptimizer(Optimizer):
     kernel = "ApplyGradientDescent"
     config_keys = (("learningRate", "learning_rate"),)
 
+    learning_rate: float
+
     def __init__(self, learning_rate: float) -> None:
         super().__init__()
         self.set_learning_rate(learning_rate)
 
     def set_learning_rate(self, learning_rate: float) -> None:
         """Use `learning_rate` from the next step on."""
-        self.learning_rate = number(learning_rate, "learning_rate", self.class_name)
+        self.set_numbers(learning_rate=learning_rate)
 
     def scalars(self) -> dict[str, float]:
         return {"lr": self.learning_rate}
