@@ -275,3 +275,14 @@ def check_data_format(op: str, data_format: str) -> None:
         if data_format == "NCHW":
             raise ValueError(f"Error in {op}: got data_format NCHW but only NHWC is supported")
         raise ValueError(f"Error in {op}: unknown data_format '{data_format}'; only NHWC is supported")
+
+
+def flipped_conv_pads(info: ConvInfo) -> tuple[int, int, int, int] | None:
+    """(top, bottom, left, right): the padding under which a stride-1 conv2d of dy (info.out_shape) with the
+    filter flipped spatially (in and out channels swapped) gives dx (info.in_shape), the gradient of a
+    stride-1, dilation-1 conv2d; None when that would need negative padding."""
+    fh, fw = info.filter_height, info.filter_width
+    top, left = fh - 1 - info.pad_top, fw - 1 - info.pad_left
+    bottom = info.in_height - info.out_height + fh - 1 - top
+    right = info.in_width - info.out_width + fw - 1 - left
+    return None if min(top, bottom, left, right) < 0 else (top, bottom, left, right)

@@ -17,10 +17,11 @@ whole output row (all channels interleaved) and reduce the taps element-wise wit
 from __future__ import annotations
 
 import operator
+from array import array
 from itertools import chain, cycle, product, repeat, starmap
 from typing import Any
 
-from ....conv_info import ConvInfo, compute_conv_info
+from ....conv_info import ConvInfo, compute_conv_info, flipped_conv_pads
 from .matmul import dot, epilogue, to_array
 from .packed import conv_packed
 
@@ -242,6 +243,10 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> A
     info = compute_conv_info(
         in_shape, f.shape, attrs.get("strides", 1), 1, attrs["pad"], attrs.get("dim_rounding_mode")
     )
+    if (info.stride_height, info.stride_width) == (1, 1) and dy.dtype == "float32":
+        out = _backprop_input_as_conv(backend, dy, f, info)
+        if out is not None:
+            return out
     dyv, fv = backend.values(dy), backend.values(f)
     fh, fw, c, o = f.shape
     sh, sw = info.stride_height, info.stride_width
@@ -272,6 +277,28 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> A
         for r in range(top, top + h):
             out.extend(acc[r][left * c : (left + w) * c])
     return backend.output(to_array(out, "float32"), in_shape, "float32")
+
+
+def _backprop_input_as_conv(backend: Any, dy: Any, f: Any, info: ConvInfo) -> Any:
+    """A stride-1 Conv2DBackpropInput as the Conv2D of dy with the filter flipped spatially and its channels
+    swapped (the packed fast path), or None when that needs negative padding."""
+    pads = flipped_conv_pads(info)
+    if pads is None:
+        return None
+    fh, fw, c, o = f.shape
+    fv, block = backend.values(f), c * o
+    flipped = array("f")
+    for t in range(fh * fw - 1, -1, -1):  # tap (r, s) takes the filter's tap (fh - 1 - r, fw - 1 - s)
+        taps = fv[t * block : (t + 1) * block]
+        for j in range(o):
+            flipped.extend(taps[j::o])
+    g = backend.output(flipped, (fh, fw, o, c), "float32")
+    top, bottom, left, right = pads
+    attrs = {"strides": (1, 1), "pad": ((0, 0), (top, bottom), (left, right), (0, 0)), "dilations": (1, 1)}
+    try:
+        return conv2d(backend, {"x": dy, "filter": g}, attrs)
+    finally:
+        backend.dispose_data(g.data_id)
 
 
 KERNELS = {

@@ -31,22 +31,36 @@ _IM2COL_MAX = 1 << 24
 
 # x's im2col, transposed: out[(r * fw + s) * c + ch][(b * oh + oy) * ow + ox] = x at that tap (0 in padding)
 _IM2COL_T = """(memory) => (x, out, b, h, w, c, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl) => {
+  b |= 0; h |= 0; w |= 0; c |= 0; oh |= 0; ow |= 0; fh |= 0; fw |= 0; sh |= 0; sw |= 0; dh |= 0; dw |= 0;
+  pt |= 0; pl |= 0;
   const n = b * oh * ow;
   const X = new Float32Array(memory.buffer, x, b * h * w * c);
   const O = new Float32Array(memory.buffer, out, fh * fw * c * n);
   let o = 0;
-  for (let r = 0; r < fh; r++) for (let s = 0; s < fw; s++) for (let ch = 0; ch < c; ch++) {
-    for (let bb = 0; bb < b; bb++) for (let oy = 0; oy < oh; oy++) {
-      const iy = oy * sh - pt + r * dh;
-      if (iy < 0 || iy >= h) { O.fill(0, o, o + ow); o += ow; continue; }
-      const row = (bb * h + iy) * w, x0 = s * dw - pl;
-      for (let ox = 0; ox < ow; ox++) {
-        const ix = ox * sw + x0;
-        O[o++] = ix >= 0 && ix < w ? X[(row + ix) * c + ch] : 0;
+  for (let r = 0; r < fh; r++) for (let s = 0; s < fw; s++) {
+    // the output columns whose tap lands inside the row: ox in [lo, hi)
+    const x0 = s * dw - pl;
+    const lo = Math.min(ow, Math.max(0, Math.ceil(-x0 / sw))) | 0;
+    const hi = Math.max(lo, Math.min(ow, Math.ceil((w - x0) / sw))) | 0;
+    for (let ch = 0; ch < c; ch++) {
+      for (let bb = 0; bb < b; bb++) for (let oy = 0; oy < oh; oy++) {
+        const iy = oy * sh - pt + r * dh;
+        if (iy < 0 || iy >= h) { O.fill(0, o, o + ow); o += ow; continue; }
+        let k = o, src = ((bb * h + iy) * w + lo * sw + x0) * c + ch;
+        const step = sw * c, start = o + lo, end = o + hi;
+        o += ow;
+        while (k < start) O[k++] = 0;
+        for (; k < end; k++, src += step) O[k] = X[src];
+        while (k < o) O[k++] = 0;
       }
     }
   }
 }"""
+
+# the geometry arguments as int32s (Pyodide may pass them as doubles, which slows the index arithmetic)
+_INTS = """
+  b |= 0; h |= 0; w |= 0; c |= 0; m |= 0; oh |= 0; ow |= 0; fh |= 0; fw |= 0; sh |= 0; sw |= 0; dh |= 0;
+  dw |= 0; pt |= 0; pl |= 0;"""
 
 # calls body(d0, x0, f0) for every in-bounds tap: d0 = dy pixel offset / (c * m), x0 = x pixel offset / c,
 # f0 = filter tap index; shared by the two depthwise gradients
@@ -66,7 +80,9 @@ _DEPTHWISE_LOOP = """
   }"""
 
 _DEPTHWISE_FILTER = (
-    """(memory) => (x, dy, out, b, h, w, c, m, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl) => {
+    """(memory) => (x, dy, out, b, h, w, c, m, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl) => {"""
+    + _INTS
+    + """
   const cm = c * m;
   const X = new Float32Array(memory.buffer, x, b * h * w * c);
   const D = new Float32Array(memory.buffer, dy, b * oh * ow * cm);
@@ -82,7 +98,9 @@ _DEPTHWISE_FILTER = (
 )
 
 _DEPTHWISE_INPUT = (
-    """(memory) => (dy, f, out, b, h, w, c, m, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl) => {
+    """(memory) => (dy, f, out, b, h, w, c, m, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl) => {"""
+    + _INTS
+    + """
   const cm = c * m;
   const D = new Float32Array(memory.buffer, dy, b * oh * ow * cm);
   const F = new Float32Array(memory.buffer, f, fh * fw * cm);
@@ -99,25 +117,28 @@ _DEPTHWISE_INPUT = (
 
 # each window's dy to its first maximum (NaN never wins; a window without a maximum above -inf gives nothing)
 _MAX_POOL_GRAD = """(memory) => (x, dy, out, b, h, w, c, oh, ow, fh, fw, sh, sw, pt, pl) => {
+  b |= 0; h |= 0; w |= 0; c |= 0; oh |= 0; ow |= 0; fh |= 0; fw |= 0; sh |= 0; sw |= 0; pt |= 0; pl |= 0;
   const X = new Float32Array(memory.buffer, x, b * h * w * c);
   const D = new Float32Array(memory.buffer, dy, b * oh * ow * c);
   const O = new Float32Array(memory.buffer, out, b * h * w * c);
+  const best = new Float32Array(c), pos = new Int32Array(c);
   O.fill(0);
   for (let bb = 0; bb < b; bb++) for (let oy = 0; oy < oh; oy++) for (let ox = 0; ox < ow; ox++) {
-    const d0 = ((bb * oh + oy) * ow + ox) * c;
-    const r0 = Math.max(0, pt - oy * sh), r1 = Math.min(fh, h + pt - oy * sh);
-    const s0 = Math.max(0, pl - ox * sw), s1 = Math.min(fw, w + pl - ox * sw);
-    for (let ch = 0; ch < c; ch++) {
-      let best = -Infinity, pos = -1;
-      for (let r = r0; r < r1; r++) {
-        const row = (bb * h + oy * sh - pt + r) * w + ox * sw - pl;
-        for (let s = s0; s < s1; s++) {
-          const i = (row + s) * c + ch, v = X[i];
-          if (v > best) { best = v; pos = i; }
+    for (let ch = 0; ch < c; ch++) { best[ch] = -Infinity; pos[ch] = -1; }
+    const r0 = Math.max(0, pt - oy * sh) | 0, r1 = Math.min(fh, h + pt - oy * sh) | 0;
+    const s0 = Math.max(0, pl - ox * sw) | 0, s1 = Math.min(fw, w + pl - ox * sw) | 0;
+    for (let r = r0; r < r1; r++) {
+      const row = (bb * h + oy * sh - pt + r) * w + ox * sw - pl;
+      for (let s = s0; s < s1; s++) {
+        const i0 = (row + s) * c;
+        for (let ch = 0; ch < c; ch++) {
+          const v = X[i0 + ch];
+          if (v > best[ch]) { best[ch] = v; pos[ch] = i0 + ch; }
         }
       }
-      if (pos >= 0) O[pos] += D[d0 + ch];
     }
+    const d0 = ((bb * oh + oy) * ow + ox) * c;
+    for (let ch = 0; ch < c; ch++) if (pos[ch] >= 0) O[pos[ch]] += D[d0 + ch];
   }
 }"""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ....conv_info import ConvInfo, compute_conv_info, compute_pool_info
+from ....conv_info import ConvInfo, compute_conv_info, compute_pool_info, flipped_conv_pads
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from . import elementwise
@@ -158,12 +158,11 @@ def _backprop_input_as_conv(backend: Any, dy: Any, f: Any, info: ConvInfo) -> Te
     """A stride-1 Conv2DBackpropInput as XNNPACK's Conv2D of dy with the filter flipped spatially and its
     channels swapped (far faster than the binary's scalar loop), or None when the padding that needs is
     negative."""
-    fh, fw, ci, co = f.shape
-    top, left = fh - 1 - info.pad_top, fw - 1 - info.pad_left
-    bottom = info.in_height - info.out_height + fh - 1 - top
-    right = info.in_width - info.out_width + fw - 1 - left
-    if min(top, left, bottom, right) < 0:
+    pads = flipped_conv_pads(info)
+    if pads is None:
         return None
+    top, bottom, left, right = pads
+    fh, fw, ci, co = f.shape
     flipped, temps = f, []
     axes = tuple(a for a in (0, 1) if f.shape[a] > 1)
     if axes:
