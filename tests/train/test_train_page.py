@@ -71,3 +71,27 @@ def test_page_loss_matches_numpy_and_tfjs(results: Any, backend: str, index: int
     assert "error" not in oracle, f"TF.js failed: {oracle['error']}"
     problem = mismatch([res["value"], res["grad"]], [oracle["value"], oracle["grad"]], tol)
     assert problem is None, f"vs TF.js: {problem}"
+
+
+@pytest.mark.skipif("webgl" not in PAGE_BACKENDS, reason="page-webgl not in WEBTF_OP_TARGETS")
+def test_page_default_epsilon_follows_the_backend(py: Any) -> None:
+    """epsilon=None is the backend's epsilon(): 1e-7 on cpu, wasm and webgl, 1e-4 on webgl in float16."""
+    py(
+        "tf.env().set('WEBGL_FORCE_F16_TEXTURES', True)\nfrom webtf.backends.webgl import register\n"
+        "register('webgl-train-f16', priority=0)"
+    )
+    try:
+        got = py(
+            """
+res = {}
+for name in ("cpu", "wasm", "webgl", "webgl-train-f16"):
+    assert await tf.set_backend(name), name
+    made = [tf.train.adam(), tf.train.rmsprop(0.1), tf.train.adadelta(), tf.train.adamax()]
+    res[name] = [tf.backend().epsilon()] + [opt.epsilon for opt in made]
+await tf.set_backend("cpu")
+res
+"""
+        )
+    finally:
+        py("tf.env().set('WEBGL_FORCE_F16_TEXTURES', False)\ntf.remove_backend('webgl-train-f16')")
+    assert got == {"cpu": [1e-7] * 5, "wasm": [1e-7] * 5, "webgl": [1e-7] * 5, "webgl-train-f16": [1e-4] * 5}
