@@ -128,6 +128,15 @@ def test_errors_name_the_optimizer_and_free_everything(wb):
     with pytest.raises(ValueError, match=r"gradient of 'w' has shape \[3,3\].*variable has shape \[3,2\]"):
         opt.apply_gradients({"b": zeros2, "w": g})
     assert opt.iterations == 0 and opt._slots == {}  # nothing was updated, no slot was made
+    opt.apply_gradients({"b": zeros2})  # slots for b, shape [2]
+    b2 = tf.variable([1.0, 2.0, 3.0], True, "b2")
+    b.dispose()
+    b3 = tf.variable([1.0, 2.0, 3.0], True, "b")
+    with pytest.raises(
+        ValueError, match=r"variable 'b' has shape \[3\], but this optimizer's slots .* \[2\]"
+    ):
+        opt.apply_gradients({"b": b2})
+    tf.dispose([b2, b3])
     with pytest.raises(TypeError, match=r"gradient of 'w' must be a tensor"):
         opt.apply_gradients({"w": [1.0]})
     with pytest.raises(TypeError, match="expected a dict"):

@@ -53,7 +53,9 @@ def test_page_optimizer_matches_numpy_and_tfjs(results: Any, backend: str, index
     assert problem is None, f"vs TF.js: {problem}"
     if case.js_weights:
         assert [n for n, _ in res["weights"]] == [n for n, _ in oracle["weights"]]
-        problem = mismatch([v for _, v in res["weights"]], [np.array(v) for _, v in oracle["weights"]], tol * 10)
+        problem = mismatch(
+            [v for _, v in res["weights"]], [np.array(v) for _, v in oracle["weights"]], tol * 10
+        )
         assert problem is None, f"get_weights() vs TF.js: {problem}"
 
 

@@ -116,6 +116,12 @@ class Optimizer:
         for name, variable, grad in pairs:
             if grad is not None:
                 self._check(name, variable, grad)
+            slots = self._slots.get(name)
+            if slots and slots[0].tensor.shape != variable.shape:
+                raise ValueError(
+                    f"{self._where}: variable '{name}' has shape {fmt(variable.shape)}, but this optimizer's "
+                    f"slots for it have shape {fmt(slots[0].tensor.shape)} (a new variable under an old name?)"
+                )
         scalars, kernel, slot_inputs = self.scalars(), self.kernel, RULES[self.kernel].slots
         for name, variable, grad in pairs:
             slots = self._slots.get(name) or self._make_slots(name, variable)
