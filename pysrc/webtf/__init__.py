@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import backends as _backends  # noqa: F401
+from . import losses, train
 from . import ops as _ops
 from .backends import cpu as _cpu  # noqa: F401  (registers the cpu backend and its kernels)
 from .backends import wasm  # tf.wasm.set_wasm_paths (TF.js setWasmPaths); WASM_* flags; priority 2
@@ -34,10 +35,21 @@ from .kernel_registry import (
     register_kernels,
     unregister_kernel,
 )
+from .losses import Reduction
 from .models import GraphModel, LayersModel, io, load_graph_model, load_layers_model
 from .ops import *  # noqa: F403
 from .ops.chaining import bind as _bind
 from .tensor import Tensor, Variable
+from .train import (
+    AdadeltaOptimizer,
+    AdagradOptimizer,
+    AdamaxOptimizer,
+    AdamOptimizer,
+    MomentumOptimizer,
+    Optimizer,
+    RMSPropOptimizer,
+    SGDOptimizer,
+)
 
 __version__ = "0.1.0"
 
@@ -138,4 +150,6 @@ __all__ = [
     "set_backend", "tidy", "time", "unregister_kernel", "wasm",
     "GradConfig", "custom_grad", "dispose_variables", "get_gradient", "grad", "grads", "register_gradient",
     "value_and_grad", "value_and_grads", "variable_grads",
+    "losses", "train", "Reduction", "AdadeltaOptimizer", "AdagradOptimizer", "AdamOptimizer", "AdamaxOptimizer",
+    "MomentumOptimizer", "Optimizer", "RMSPropOptimizer", "SGDOptimizer",
 ] + list(_ops.__all__)  # fmt: skip
