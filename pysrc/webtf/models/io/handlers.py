@@ -50,21 +50,12 @@ class HttpHandler:
     def __init__(self, url: str) -> None:
         self.url = url
 
-    async def _fetch(self, url: str, what: str) -> bytes:
-        try:
-            resp = await bridge.js.fetch(url)
-        except Exception as e:
-            raise OSError(f"Failed to fetch {what} {url}: {e}") from None
-        if not resp.ok:
-            raise OSError(f"Failed to fetch {what} {url}: HTTP {resp.status}")
-        return (await resp.arrayBuffer()).to_bytes()
-
     async def load(self) -> ModelArtifacts:
         """Fetch model.json and every shard it names."""
         base = str(bridge.js.URL.new(self.url, bridge.js.location.href).href)
-        model_json = _parse(await self._fetch(base, "model"), base)
+        model_json = _parse(await bridge.fetch_bytes(base, "model"), base)
         _, paths = parse_manifest(model_json.get("weightsManifest", []), base)
-        shards = [await self._fetch(str(bridge.js.URL.new(p, base).href), "weight shard") for p in paths]
+        shards = [await bridge.fetch_bytes(str(bridge.js.URL.new(p, base).href), "weight shard") for p in paths]
         return artifacts_from_json(model_json, b"".join(shards), base)
 
 
