@@ -1,8 +1,8 @@
 """tf.data: datasets of tensors and plain values, read lazily and asynchronously (TF.js tf.data).
 
-    ds = tf.data.array([{"xs": x, "ys": y} for x, y in pairs]).shuffle(100, seed=1).batch(32)
-    async for batch in ds:
-        ...                       # batch["xs"], batch["ys"]: stacked tensors the loop owns
+ds = tf.data.array([{"xs": x, "ys": y} for x, y in pairs]).shuffle(100, seed=1).batch(32)
+async for batch in ds:
+    ...                       # batch["xs"], batch["ys"]: stacked tensors the loop owns
 """
 
 from __future__ import annotations

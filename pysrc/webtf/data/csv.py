@@ -53,7 +53,7 @@ def js_number(text: str) -> float | None:
             return float(int(s[2:], {"x": 16, "o": 8, "b": 2}[s[1].lower()]))
         except ValueError:
             return None
-    if "_" in s or s.lstrip("+-")[:1].isalpha():  # float() also takes 1_0, inf and nan; Number() does not
+    if not s.isascii() or "_" in s or s.lstrip("+-")[:1].isalpha():  # float() takes 1_0, inf, nan, ٣
         return None
     try:
         return float(s)
@@ -192,7 +192,9 @@ class CSVDataset(Dataset):
             config = self.column_configs.get(key)
             if config is None and self.configured_columns_only:
                 continue
-            (labels if config is not None and config.is_label else features)[key] = _value(text, key, config, line)
+            (labels if config is not None and config.is_label else features)[key] = _value(
+                text, key, config, line
+            )
         return {"xs": features, "ys": labels} if labels else features
 
 
@@ -229,7 +231,9 @@ async def _read(source: Any) -> bytes:
         return await bridge.fetch_bytes(source, "CSV")
     if hasattr(source, "arrayBuffer"):  # a JS Blob or File
         return (await source.arrayBuffer()).to_bytes()
-    raise TypeError(f"Error in tf.data.csv: expected a URL, a path, CSV text or bytes, got {type(source).__name__}")
+    raise TypeError(
+        f"Error in tf.data.csv: expected a URL, a path, CSV text or bytes, got {type(source).__name__}"
+    )
 
 
 def csv(

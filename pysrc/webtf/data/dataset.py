@@ -79,7 +79,8 @@ class Dataset:
     def filter(self, predicate: Callable[[Any], Any]) -> Dataset:
         """The elements for which predicate(element) is true (run in a tidy scope)."""
         return Dataset(
-            lambda: FilterIterator(self._make_iterator(), predicate), math.inf if self.size == math.inf else None
+            lambda: FilterIterator(self._make_iterator(), predicate),
+            math.inf if self.size == math.inf else None,
         )
 
     async def for_each_async(self, fn: Callable[[Any], Any]) -> None:
@@ -144,7 +145,9 @@ class Dataset:
         buffer_size = _count(buffer_size, "buffer_size", "shuffle")
         if buffer_size < 1:
             hint = f"; to shuffle everything, pass the dataset's size ({self.size})" if self.size else ""
-            raise ValueError(f"Error in Dataset.shuffle: buffer_size must be at least 1, got {buffer_size}{hint}")
+            raise ValueError(
+                f"Error in Dataset.shuffle: buffer_size must be at least 1, got {buffer_size}{hint}"
+            )
         seeds = random.Random(seed) if seed is not None else random.Random()
         first = seeds.getrandbits(64)
 
