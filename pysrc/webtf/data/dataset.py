@@ -108,7 +108,7 @@ class Dataset:
         """The elements `count` times over (None or a negative count: endlessly), each pass a fresh iteration."""
         if count is not None:
             count = _count(count, "count", "repeat")
-        if count == 0:
+        if count == 0 or self.size == 0:
             size: Size = 0
         elif count is not None and count > 0:
             size = None if self.size is None else self.size * count
