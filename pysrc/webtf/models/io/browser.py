@@ -85,7 +85,7 @@ _HELPER_JS = r"""(() => {
     }),
     load: (path) => withStores("readonly", async (models) => {
       const record = await request(models.get(path));
-      if (record == null) return null;
+      if (record == null) return undefined;  // None in Python (null would be a JsNull)
       const { weightData, ...rest } = record.modelArtifacts;
       return { artifacts: JSON.stringify(rest), weights: bytes(weightData) };
     }),
@@ -96,7 +96,7 @@ _HELPER_JS = r"""(() => {
     }),
     remove: (path) => withStores("readwrite", async (models, infos) => {
       const item = await request(infos.get(path));
-      if (item == null) return null;
+      if (item == null) return undefined;
       infos.delete(path);
       models.delete(path);
       return JSON.stringify(item.modelArtifactsInfo);
@@ -187,6 +187,12 @@ def _ls_keys(path: str) -> dict[str, str]:
     return {part: f"{_LS_PREFIX}{path}/{part}" for part in _LS_PARTS}
 
 
+def _ls_get(ls: Any, key: str) -> str | None:
+    """localStorage.getItem(key), None when absent (JS null reaches Python as a JsNull, not None)."""
+    value = ls.getItem(key)
+    return value if isinstance(value, str) else None
+
+
 class LocalStorageHandler:
     """Saves to / loads from localStorage (localstorage://path), in TF.js's keys."""
 
@@ -221,7 +227,7 @@ class LocalStorageHandler:
     async def load(self) -> ModelArtifacts:
         """The artifacts stored under the path."""
         ls = _local_storage()
-        info = ls.getItem(self.keys["info"])
+        info = _ls_get(ls, self.keys["info"])
         if info is None:
             raise OSError(f"In local storage, there is no model with name '{self.path}'")
         if json.loads(info).get("modelTopologyType") != "JSON":
@@ -231,14 +237,14 @@ class LocalStorageHandler:
             ("model_topology", "modelTopology", "the topology"),
             ("weight_specs", "weightSpecs", "the weight specs"),
         ):
-            text = ls.getItem(self.keys[part])
+            text = _ls_get(ls, self.keys[part])
             if text is None:
                 raise OSError(f"In local storage, {what} of model '{self.path}' are missing")
             fields[key] = json.loads(text)
-        metadata = ls.getItem(self.keys["model_metadata"])
+        metadata = _ls_get(ls, self.keys["model_metadata"])
         if metadata is not None:
             fields.update({k: v for k, v in json.loads(metadata).items() if v is not None})
-        data = ls.getItem(self.keys["weight_data"])
+        data = _ls_get(ls, self.keys["weight_data"])
         if data is None:
             raise OSError(f"In local storage, the binary weight values of model '{self.path}' are missing")
         return artifacts_from_stored(fields, base64.b64decode(data), f"localstorage://{self.path}")
@@ -254,14 +260,14 @@ class LocalStorageManager:
         for i in range(ls.length):
             key = ls.key(i)
             if key.startswith(_LS_PREFIX) and key.endswith("/info"):
-                out[key[len(_LS_PREFIX) : -len("/info")]] = info_from_json(json.loads(ls.getItem(key)))
+                out[key[len(_LS_PREFIX) : -len("/info")]] = info_from_json(json.loads(_ls_get(ls, key)))
         return out
 
     async def remove_model(self, path: str) -> ModelArtifactsInfo:
         """Delete a model's keys; returns its info."""
         ls = _local_storage()
         keys = _ls_keys(path.removeprefix("localstorage://"))
-        info = ls.getItem(keys["info"])
+        info = _ls_get(ls, keys["info"])
         if info is None:
             raise OSError(f"Cannot find model at path '{path}' in local storage")
         for key in keys.values():
