@@ -5,21 +5,20 @@ from __future__ import annotations
 
 import json
 
+from tests.helpers import LOAD_TFJS_JS
+
 CSV = 'x1,x2,name,label\n1,0.5,"a,b",1\n2,,c,0\r\n3,-1e2,d d,1\n4,0x10,"e""f",0\n'
 CONFIG = {"x2": {"default": 7}, "label": {"is_label": True, "dtype": "int32"}}
 
-TFJS_CSV_JS = """async ([text, config]) => {
-  if (!window.tf) {
-    await new Promise((ok, fail) => {
-      const s = document.createElement("script");
-      s.src = "vendor/tfjs/tf.min.js"; s.onload = ok; s.onerror = () => fail(new Error("no tf.min.js"));
-      document.head.appendChild(s);
-    });
-  }
+TFJS_CSV_JS = (
+    "async ([text, config]) => {"
+    + LOAD_TFJS_JS
+    + """
   window.webtfCsvUrl = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
   const ds = tf.data.csv(window.webtfCsvUrl, { columnConfigs: config });
   return { rows: await ds.toArray(), columns: await ds.columnNames() };
 }"""
+)
 
 WEBTF_PY = """
 import js, json

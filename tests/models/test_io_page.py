@@ -12,18 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
+from tests.helpers import LOAD_TFJS_JS
 from tests.models import synth
 
-LOAD_TFJS = """
-  if (!window.tf) {
-    await new Promise((ok, fail) => {
-      const s = document.createElement("script");
-      s.src = "vendor/tfjs/tf.min.js"; s.onload = ok; s.onerror = () => fail(new Error("no tf.min.js"));
-      document.head.appendChild(s);
-    });
-  }
-  await tf.setBackend("cpu");
-"""
+LOAD_TFJS = LOAD_TFJS_JS + '  await tf.setBackend("cpu");\n'
 
 # TF.js makes a small layers model and a graph model and saves them into both stores.
 TFJS_SAVES_JS = (

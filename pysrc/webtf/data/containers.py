@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from ..ops.creation import clone, tensor
@@ -10,19 +11,33 @@ from ..ops.shape import stack
 from ..tensor import Tensor
 
 
-def tensors_in(value: Any, out: list[Tensor] | None = None) -> list[Tensor]:
-    """Every tensor inside an element (dict values, list and tuple items), in order."""
+def leaves(value: Any, out: list[Any] | None = None) -> list[Any]:
+    """The values inside dicts, lists and tuples (depth first, in order); a lone value is its own leaf."""
     if out is None:
         out = []
-    if isinstance(value, Tensor):
-        out.append(value)
-    elif isinstance(value, dict):
+    if isinstance(value, dict):
         for v in value.values():
-            tensors_in(v, out)
+            leaves(v, out)
     elif isinstance(value, (list, tuple)):
         for v in value:
-            tensors_in(v, out)
+            leaves(v, out)
+    else:
+        out.append(value)
     return out
+
+
+def map_structure(fn: Callable[[Any], Any], value: Any) -> Any:
+    """The same nesting of dicts, lists and tuples with fn(leaf) at each leaf."""
+    if isinstance(value, dict):
+        return {k: map_structure(fn, v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(map_structure(fn, v) for v in value)
+    return fn(value)
+
+
+def tensors_in(value: Any) -> list[Tensor]:
+    """Every tensor inside an element, in order."""
+    return [v for v in leaves(value) if isinstance(v, Tensor)]
 
 
 def dispose_element(value: Any) -> None:
@@ -41,13 +56,7 @@ def dispose_replaced(before: Any, after: Any) -> None:
 
 def clone_element(value: Any) -> Any:
     """A copy of an element whose tensors are new handles on the same data (each consumer owns its own)."""
-    if isinstance(value, Tensor):
-        return clone(value)
-    if isinstance(value, dict):
-        return {k: clone_element(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(clone_element(v) for v in value)
-    return value
+    return map_structure(lambda v: clone(v) if isinstance(v, Tensor) else v, value)
 
 
 def _is_structure(value: Any) -> bool:
@@ -89,8 +98,7 @@ def batch_rows(rows: list[Any], path: str = "") -> Any:
 
 
 def _number_tensor(rows: list[Any], where: str) -> Tensor:
-    flat: list[Any] = []
-    _leaves(rows, flat)
+    flat = leaves(rows)
     if any(isinstance(v, str) for v in flat):
         raise TypeError(f"Error in batch: cannot batch strings{where} (webtf has no string tensors)")
     if all(isinstance(v, bool) for v in flat):
@@ -103,18 +111,6 @@ def _number_tensor(rows: list[Any], where: str) -> Tensor:
     return tensor(rows, dtype=dtype)
 
 
-def _leaves(value: Any, out: list[Any]) -> None:
-    if isinstance(value, (list, tuple)):
-        for v in value:
-            _leaves(v, out)
-    else:
-        out.append(value)
-
-
 def _none_to_nan(value: Any) -> Any:
     """A missing value (None, like TF.js's undefined) becomes NaN in a float tensor."""
-    if value is None:
-        return math.nan
-    if isinstance(value, (list, tuple)):
-        return [_none_to_nan(v) for v in value]
-    return value
+    return map_structure(lambda v: math.nan if v is None else v, value)

@@ -97,7 +97,8 @@ def parse_row(line: str, delimiter: str, delim_whitespace: bool = False) -> list
 
 
 class CSVDataset(Dataset):
-    """The rows of a CSV source (tf.data.csv); column_names() reads the header if there is one."""
+    """The rows of a CSV source (tf.data.csv): a URL (fetched in the page), a path (file:// or on the host),
+    CSV text (a str with a newline), bytes, or a JS File/Blob. column_names() reads the header if any."""
 
     def __init__(
         self,
@@ -236,17 +237,4 @@ async def _read(source: Any) -> bytes:
     )
 
 
-def csv(
-    source: Any,
-    has_header: bool = True,
-    column_names: list[str] | None = None,
-    column_configs: dict[str, Any] | None = None,
-    configured_columns_only: bool = False,
-    delimiter: str = ",",
-    delim_whitespace: bool = False,
-) -> CSVDataset:
-    """A dataset of CSV rows from a URL (fetched in the page), a path (file:// or on the host), CSV text
-    (a str with a newline) or bytes, or a JS File/Blob."""
-    return CSVDataset(
-        source, has_header, column_names, column_configs, configured_columns_only, delimiter, delim_whitespace
-    )
+csv = CSVDataset  # tf.data.csv(source, ...): TF.js's name for making one

@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from .containers import leaves, map_structure
 from .iterators import (
     BatchIterator,
     ChainIterator,
@@ -197,28 +198,10 @@ def zip_datasets(datasets: Any) -> Dataset:
     """
     if not isinstance(datasets, (dict, list, tuple)):
         raise TypeError(f"Error in tf.data.zip: expected a dict, list or tuple of Datasets, got {datasets!r}")
-    sizes: list[Size] = []
-    _leaves(datasets, sizes)
+    datasets_in = leaves(datasets)
+    for d in datasets_in:
+        if not isinstance(d, Dataset):
+            raise TypeError(f"Error in tf.data.zip: the leaves of the structure must be Datasets, got {d!r}")
+    sizes = [d.size for d in datasets_in]
     size = None if None in sizes or not sizes else min(sizes)  # type: ignore[type-var]
-    return Dataset(lambda: ZipIterator(_iterators(datasets)), size)
-
-
-def _leaves(node: Any, sizes: list[Size]) -> None:
-    if isinstance(node, Dataset):
-        sizes.append(node.size)
-    elif isinstance(node, dict):
-        for v in node.values():
-            _leaves(v, sizes)
-    elif isinstance(node, (list, tuple)):
-        for v in node:
-            _leaves(v, sizes)
-    else:
-        raise TypeError(f"Error in tf.data.zip: the leaves of the structure must be Datasets, got {node!r}")
-
-
-def _iterators(node: Any) -> Any:
-    if isinstance(node, Dataset):
-        return node._make_iterator()
-    if isinstance(node, dict):
-        return {k: _iterators(v) for k, v in node.items()}
-    return type(node)(_iterators(v) for v in node)
+    return Dataset(lambda: ZipIterator(map_structure(lambda d: d._make_iterator(), datasets)), size)

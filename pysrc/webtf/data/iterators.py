@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .containers import batch_rows, clone_element, dispose_element, dispose_replaced
+from .containers import batch_rows, clone_element, dispose_element, dispose_replaced, leaves, map_structure
 
 
 def _tidy(fn: Callable[[], Any]) -> Any:
@@ -252,35 +252,19 @@ class ZipIterator(LazyIterator):
     async def __anext__(self) -> Any:
         got: list[Any] = []
         try:
-            return await self._next(self.iterators, got)
+            for it in leaves(self.iterators):
+                got.append(await it.__anext__())
         except BaseException:
             for item in got:  # the streams that did yield this round: their elements are dropped
                 dispose_element(item)
             self.close()
             raise
-
-    async def _next(self, node: Any, got: list[Any]) -> Any:
-        if isinstance(node, LazyIterator):
-            item = await node.__anext__()
-            got.append(item)
-            return item
-        if isinstance(node, dict):
-            return {k: await self._next(v, got) for k, v in node.items()}
-        return type(node)([await self._next(v, got) for v in node])
+        items = iter(got)
+        return map_structure(lambda _: next(items), self.iterators)
 
     def close(self) -> None:
-        _close_all(self.iterators)
-
-
-def _close_all(node: Any) -> None:
-    if isinstance(node, LazyIterator):
-        node.close()
-    elif isinstance(node, dict):
-        for v in node.values():
-            _close_all(v)
-    else:
-        for v in node:
-            _close_all(v)
+        for it in leaves(self.iterators):
+            it.close()
 
 
 class ShuffleIterator(Upstream):
