@@ -195,6 +195,9 @@ def test_generator_sync_and_async_rerun_each_pass():
     assert collect(tf.data.generator(agen)) == [[0, ("int32", [0, 0])], [1, ("int32", [1, 1])]]
     with pytest.raises(TypeError, match="pass the function"):
         tf.data.generator(gen())
+    assert collect(tf.data.generator(lambda: [1, 2])) == [1, 2]
+    with pytest.raises(TypeError, match="must return an iterator"):
+        collect(tf.data.generator(lambda: 5))
 
 
 def test_zip_structures_end_with_shortest():

@@ -86,8 +86,6 @@ class Dataset:
 
     async def for_each_async(self, fn: Callable[[Any], Any]) -> None:
         """Call fn (sync or async) on every element; each element is freed after fn returns."""
-        if self.size == math.inf:
-            raise ValueError("Error in Dataset.for_each_async: the dataset is endless")
         await self._make_iterator().for_each_async(fn)
 
     def map(self, transform: Callable[[Any], Any]) -> Dataset:
@@ -182,7 +180,8 @@ def array(items: list[Any]) -> Dataset:
 
 
 def generator(fn: Callable[[], Any]) -> Dataset:
-    """A dataset of what fn() yields: a generator function, sync or async, called once per pass."""
+    """A dataset of what fn() yields: a generator function, sync or async, called once per pass (it may also
+    return any iterable, async iterator or awaitable of one)."""
     if not callable(fn):
         raise TypeError(
             f"Error in tf.data.generator: expected a function that returns an iterator (e.g. a generator "

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .containers import batch_rows, clone_element, dispose_element, dispose_replaced, leaves, map_structure
@@ -85,11 +85,13 @@ class GeneratorIterator(LazyIterator):
             it = self.fn()
             if inspect.isawaitable(it) and not hasattr(it, "__anext__"):
                 it = await it
-            if not hasattr(it, "__anext__") and not isinstance(it, Iterator):
-                raise TypeError(
-                    f"tf.data.generator: the function must return an iterator or async iterator (a generator), "
-                    f"got {type(it).__name__}"
-                )
+            if not hasattr(it, "__anext__"):
+                if not isinstance(it, Iterable) or isinstance(it, (str, bytes, dict)):
+                    raise TypeError(
+                        f"Error in tf.data.generator: the function must return an iterator or async iterator "
+                        f"(e.g. be a generator function), got {type(it).__name__}"
+                    )
+                it = iter(it)
             self.it = it
         if hasattr(self.it, "__anext__"):
             return await self.it.__anext__()
@@ -115,7 +117,9 @@ class MapIterator(Upstream):
         item = await self.upstream.__anext__()
         try:
             if self.is_async:
-                out = await self.fn(item)
+                out = self.fn(item)
+                if inspect.isawaitable(out):
+                    out = await out
             else:
                 out = _tidy(lambda: self.fn(item))
         except BaseException:
