@@ -8,7 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from . import backends as _backends  # noqa: F401
-from . import losses, train
+from . import (
+    data,  # tf.data: datasets (array, generator, zip, csv)
+    losses,
+    train,
+)
 from . import ops as _ops
 from .backends import cpu as _cpu  # noqa: F401  (registers the cpu backend and its kernels)
 from .backends import wasm  # tf.wasm.set_wasm_paths (TF.js setWasmPaths); WASM_* flags; priority 2
@@ -143,7 +147,7 @@ def enable_debug_mode() -> None:
 
 __all__ = [
     "ENGINE", "ENV", "Backend", "Environment", "GraphModel", "KernelRecord", "MemoryInfo", "ProfileInfo", "Tensor",
-    "LayersModel", "io", "load_graph_model", "load_layers_model",
+    "LayersModel", "data", "io", "load_graph_model", "load_layers_model",
     "TensorInfo", "TimingInfo", "Variable", "backend", "dispose", "enable_debug_mode", "enable_prod_mode",
     "env", "find_backend", "get_backend", "get_kernel", "get_kernels_for_backend", "keep", "memory",
     "profile", "ready", "register_backend", "register_kernel", "register_kernels", "remove_backend",

@@ -783,7 +783,7 @@ def test_save_load_roundtrip_memory_quantized():
     np.testing.assert_allclose(np.array(m2.weights["d1/kernel"].array_sync()).ravel(),
                                np.arange(12) * 0.01 - 1.0, rtol=1e-6)  # fmt: skip
     _roundtrip_check(m, m2, saved, model_json)
-    with pytest.raises(ValueError, match="only file paths and IOHandlers can save"):
+    with pytest.raises(ValueError, match="Found no save handler for URL"):
         asyncio.run(m.save("http://example.com/model"))
     m.dispose()
     m2.dispose()

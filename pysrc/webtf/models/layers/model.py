@@ -11,7 +11,7 @@ from ...ops.slicing import slice as slice_
 from ...shapes import fmt
 from ...tensor import Tensor
 from ..io.artifacts import ModelArtifacts
-from ..io.handlers import FileHandler, get_load_handler
+from ..io.handlers import get_load_handler, get_save_handler
 from ..io.weights import decode_weights, encode_weights
 from ..runner import TensorSpec, live_input, named_inputs
 from .base import Layer, WeightDef, fmt_shape
@@ -273,21 +273,11 @@ class LayersModel:
         )  # fmt: skip
 
     async def save(self, handler_or_url: Any) -> dict[str, Any]:
-        """Save through an IOHandler with save() (or to a directory path); returns the handler's result."""
+        """Save through a URL ('indexeddb://name', 'localstorage://name', 'downloads://name', a directory path)
+        or an IOHandler with save(); returns the handler's result ({"model_artifacts_info": ...})."""
         if self._disposed:
             raise ValueError("This LayersModel has been disposed")
-        handler = handler_or_url
-        if isinstance(handler_or_url, str):
-            if "://" in handler_or_url and not handler_or_url.startswith("file://"):
-                raise ValueError(
-                    f"Cannot save to '{handler_or_url}': only file paths and IOHandlers can save"
-                )
-            handler = FileHandler(handler_or_url)
-        if not hasattr(handler, "save"):
-            raise ValueError(
-                f"{type(handler).__name__} has no save(); use a save handler such as tf.io.with_save_handler"
-            )
-        return await handler.save(self.artifacts_for_save())
+        return await get_save_handler(handler_or_url).save(self.artifacts_for_save())
 
     def dispose(self) -> None:
         """Free the weights."""
