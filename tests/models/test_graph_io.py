@@ -1,11 +1,11 @@
 """Host tests: graph model loading (files, memory), execution vs numpy, and clean failures on bad files."""
 
-import asyncio
 
 import numpy as np
 import pytest
 
 import webtf as tf
+from tests.harness.aio import run_sync
 from tests.models import synth
 
 
@@ -23,7 +23,7 @@ def conv(tmp_path):
 
 
 def load(path):
-    return asyncio.run(tf.load_graph_model(str(path)))
+    return run_sync(tf.load_graph_model(str(path)))
 
 
 def test_load_and_execute_matches_numpy(conv):
@@ -45,7 +45,7 @@ def test_load_and_execute_matches_numpy(conv):
 
 def test_from_memory_and_errors_on_inputs(conv):
     tmp, model, data, w = conv
-    m = asyncio.run(tf.load_graph_model(tf.io.from_memory(model, data)))
+    m = run_sync(tf.load_graph_model(tf.io.from_memory(model, data)))
     bad = tf.zeros([1, 4, 4, 3])
     with pytest.raises(
         ValueError, match=r"The shape of input 'input' must be \[-1,8,8,3\], but was \[1,4,4,3\]"

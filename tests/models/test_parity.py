@@ -70,8 +70,8 @@ tf.dispose(outs); x.dispose(); model.dispose()
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", MODELS)
-def test_model_matches_tfjs(page, py, name, backend):
-    oracle = page.evaluate(ORACLE_JS, name)
+def test_model_matches_tfjs(webtf_page, py, name, backend):
+    oracle = webtf_page.evaluate(ORACLE_JS, name)
     code = f"BACKEND = {backend!r}\nNAME = {name!r}\nNAMES = {oracle['names']!r}\n" + WEBTF_PY
     res = py(code)
     assert res["shapes"] == oracle["shapes"]
