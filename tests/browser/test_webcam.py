@@ -159,7 +159,7 @@ def wait_state(
 
 
 def run_py(page: Page, code: str) -> Any:
-    """Run Python in the page (same helper as the session `py` fixture)."""
+    """Run Python in the page (as the `py` fixture does in webtf_page)."""
     return page.evaluate(PY_JS, code)
 
 
