@@ -46,7 +46,7 @@ CHROMIUM_ARGS = build.CHROMIUM_ARGS
 BOOT_TIMEOUT_MS = 120_000
 SCREENSHOT_TIMEOUT_MS = 5_000  # a page stuck in a long computation yields no screenshot rather than a hang
 BOOT_MS = pytest.StashKey[float]()
-REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
+FAILED = pytest.StashKey[bool]()  # set when a test's setup or call failed
 
 Py = Callable[[str], Any]
 
@@ -82,11 +82,6 @@ def boot_page(page: Page, url: str, console_log: list[str]) -> None:
         pytest.fail(f"webtf page failed to boot:\n{error}\n--- console ---\n" + "\n".join(console_log))
 
 
-def failed_so_far(item: pytest.Item) -> bool:
-    """Whether item's setup or call failed so far (for fixture teardowns deciding what to keep)."""
-    return any(report.failed for report in item.stash.get(REPORTS, {}).values())
-
-
 class SharedPage:
     """A booted page in a context of its own, kept across tests, that records for each test using it what
     pytest-playwright records for its per-test pages: a trace chunk (--tracing) and a screenshot (--screenshot).
@@ -120,7 +115,7 @@ class SharedPage:
         if self._tracing != "off":
             self.context.tracing.start_chunk(title=request.node.nodeid)
         yield self.page
-        self._keep(Path(output_path), failed_so_far(request.node))
+        self._keep(Path(output_path), request.node.stash.get(FAILED, False))
 
     def _keep(self, folder: Path, failed: bool) -> None:
         if self._tracing != "off":
@@ -138,9 +133,10 @@ class SharedPage:
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Keep each phase's report on the item, for failed_so_far."""
+    """Mark the item FAILED when a phase fails, for the teardowns of shared pages."""
     report = yield
-    item.stash.setdefault(REPORTS, {})[report.when] = report
+    if report.failed:
+        item.stash[FAILED] = True
     return report
 
 
