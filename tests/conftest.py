@@ -22,7 +22,8 @@ exception raises playwright.sync_api.Error whose message holds the traceback.
 
 Artifacts land in test-results/<test>/. pytest-playwright records its own contexts; a shared page (SharedPage:
 webtf_page, the webcam demo) records on the same options for each test that used it: `<name>-trace.zip` (one
-trace chunk per test) and `<name>-failed.png` / `<name>-finished.png`.
+trace chunk per test) and `<name>-failed.png` / `<name>-finished.png` (none when the page is too busy to paint
+within SCREENSHOT_TIMEOUT_MS, e.g. mid-inference on the cpu backend; the trace's screencast still shows it).
 
 Playwright's sync API keeps an asyncio loop marked running on the main thread from the first browser test on,
 so host tests await with tests.harness.aio.run_sync, never asyncio.run.
