@@ -3,13 +3,13 @@ with vendor/tfjs/tf.min.js under node; tests/data/test_data_page.py checks a set
 
 from __future__ import annotations
 
-import asyncio
 import math
 from typing import Any
 
 import pytest
 
 import webtf as tf
+from tests.harness.aio import run_sync
 from webtf.data.csv import js_number
 
 
@@ -21,7 +21,7 @@ def _no_leaks():
 
 
 def rows(source: Any, **config: Any) -> list[Any]:
-    return asyncio.run(tf.data.csv(source, **config).to_array())
+    return run_sync(tf.data.csv(source, **config).to_array())
 
 
 # JavaScript's Number(text) for each text (None where it is NaN)
@@ -60,14 +60,14 @@ def test_column_configs():
     got = rows("a,b,c\n1,2,3\n4,5,6\n", column_configs=configs, configured_columns_only=True)
     assert got == [{"xs": {"a": 1}, "ys": {"c": 3}}, {"xs": {"a": 4}, "ys": {"c": 6}}]
     ds = tf.data.csv("a,b,c\n1,2,3\n", column_configs={"c": {}}, configured_columns_only=True)
-    assert asyncio.run(ds.column_names()) == ["c"]
-    assert asyncio.run(tf.data.csv("a,b,c\n1,2,3\n").column_names()) == ["a", "b", "c"]
+    assert run_sync(ds.column_names()) == ["c"]
+    assert run_sync(tf.data.csv("a,b,c\n1,2,3\n").column_names()) == ["a", "b", "c"]
 
 
 def test_batched_csv_gives_xs_ys_tensors():
     text = "x1,x2,label\n" + "".join(f"{i},{i * 0.5},{i % 2}\n" for i in range(5))
     ds = tf.data.csv(text, column_configs={"label": {"is_label": True}}).batch(2)
-    got = asyncio.run(ds.to_array())
+    got = run_sync(ds.to_array())
     first = got[0]
     assert first["xs"]["x2"].dtype == "float32" and first["xs"]["x2"].array_sync() == [0.0, 0.5]
     assert first["ys"]["label"].array_sync() == [0.0, 1.0]

@@ -40,11 +40,11 @@ for _ in range(2):
 """
 
 
-def test_csv_url_matches_tfjs_and_pipeline_runs(page, py):
+def test_csv_url_matches_tfjs_and_pipeline_runs(webtf_page, py):
     tfjs_config = {
         k: {{"is_label": "isLabel"}.get(key, key): v for key, v in c.items()} for k, c in CONFIG.items()
     }
-    oracle = page.evaluate(TFJS_CSV_JS, [CSV, tfjs_config])
+    oracle = webtf_page.evaluate(TFJS_CSV_JS, [CSV, tfjs_config])
     res = py(f"CONFIG = {json.dumps(CONFIG)!r}\n" + WEBTF_PY)
     assert res["columns"] == oracle["columns"] == ["x1", "x2", "name", "label"]
     assert res["rows"] == oracle["rows"]

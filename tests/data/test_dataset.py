@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import webtf as tf
+from tests.harness.aio import run_in_loop
 
 
 @pytest.fixture(autouse=True)
@@ -24,7 +25,7 @@ def _no_leaks():
 
 
 def run(coro: Any) -> Any:
-    return asyncio.run(coro)
+    return run_in_loop(coro)
 
 
 def plain(x: Any) -> Any:

@@ -3,7 +3,6 @@ weight files, copy_model between file:// URLs. The browser stores themselves run
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -11,6 +10,7 @@ import numpy as np
 import pytest
 
 import webtf as tf
+from tests.harness.aio import run_sync
 from webtf.models.io.artifacts import ModelArtifacts, WeightSpec
 from webtf.models.io.handlers import FileHandler
 from webtf.models.io.model_json import (
@@ -75,7 +75,7 @@ def test_routing_by_scheme(tmp_path):
         with pytest.raises(ValueError, match="Found no save handler .* need the browser"):
             tf.io.get_save_handler(url)
     with pytest.raises(ValueError, match="Found no load handler for URL 'indexeddb://m'"):
-        asyncio.run(tf.load_layers_model("indexeddb://m"))
+        run_sync(tf.load_layers_model("indexeddb://m"))
     with pytest.raises(ValueError, match="has no save"):
         tf.io.get_save_handler(tf.io.from_memory(sample()))
     handler = tf.io.from_memory(sample())
@@ -86,17 +86,17 @@ def test_custom_router_and_copy_model(tmp_path):
     saved: list[ModelArtifacts] = []
     tf.io.register_save_router(lambda url: tf.io.with_save_handler(saved.append) if url == "test-mem://a" else None)
     tf.io.register_load_router(lambda url: tf.io.from_memory(sample()) if url == "test-mem://a" else None)
-    info = asyncio.run(tf.io.copy_model("test-mem://a", f"file://{tmp_path}/copy"))
+    info = run_sync(tf.io.copy_model("test-mem://a", f"file://{tmp_path}/copy"))
     assert info.weight_data_bytes == 28
-    back = asyncio.run(tf.io.get_load_handler(f"file://{tmp_path}/copy").load())
+    back = run_sync(tf.io.get_load_handler(f"file://{tmp_path}/copy").load())
     assert back == sample()
-    asyncio.run(tf.io.copy_model(f"file://{tmp_path}/copy", "test-mem://a"))
+    run_sync(tf.io.copy_model(f"file://{tmp_path}/copy", "test-mem://a"))
     assert saved == [sample()]
-    assert asyncio.run(tf.io.list_models()) == {}  # no model stores outside the browser
+    assert run_sync(tf.io.list_models()) == {}  # no model stores outside the browser
     with pytest.raises(ValueError, match="same"):
-        asyncio.run(tf.io.copy_model("test-mem://a", "test-mem://a"))
+        run_sync(tf.io.copy_model("test-mem://a", "test-mem://a"))
     with pytest.raises(ValueError, match="Cannot find a model store manager for scheme 'indexeddb'"):
-        asyncio.run(tf.io.remove_model("indexeddb://x"))
+        run_sync(tf.io.remove_model("indexeddb://x"))
 
 
 class FakeFile:
@@ -122,15 +122,15 @@ def test_browser_files_matches_weight_files_by_base_name():
         {"paths": ["two.bin"], "weights": model_json["weightsManifest"][0]["weights"][1:]},
     ]
     one, two = a.weight_data[:24], a.weight_data[24:]
-    loaded = asyncio.run(tf.io.browser_files(files(model_json, {"two.bin": two, "one.bin": one})).load())
+    loaded = run_sync(tf.io.browser_files(files(model_json, {"two.bin": two, "one.bin": one})).load())
     assert loaded == a
-    topology_only = asyncio.run(tf.io.browser_files(files(model_json, {})).load())
+    topology_only = run_sync(tf.io.browser_files(files(model_json, {})).load())
     assert topology_only.model_topology == TOPOLOGY and topology_only.weight_specs == []
     with pytest.raises(ValueError, match="basename 'two.bin' is not provided"):
-        asyncio.run(tf.io.browser_files(files(model_json, {"one.bin": one})).load())
+        run_sync(tf.io.browser_files(files(model_json, {"one.bin": one})).load())
     with pytest.raises(ValueError, match=r"Mismatch in the number of files in weights manifest \(2\)"):
-        asyncio.run(tf.io.browser_files(files(model_json, {"one.bin": one, "two.bin": two, "x.bin": b""})).load())
+        run_sync(tf.io.browser_files(files(model_json, {"one.bin": one, "two.bin": two, "x.bin": b""})).load())
     with pytest.raises(ValueError, match="modelTopology field is missing"):
-        asyncio.run(tf.io.browser_files(files({"weightsManifest": []}, {})).load())
+        run_sync(tf.io.browser_files(files({"weightsManifest": []}, {})).load())
     with pytest.raises(ValueError, match="at least one file"):
         tf.io.browser_files([])

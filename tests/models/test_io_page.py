@@ -105,10 +105,10 @@ TFJS_LOADS_JS = """async () => {
 }"""
 
 
-def test_browser_stores_round_trip_with_tfjs(page, py):
+def test_browser_stores_round_trip_with_tfjs(webtf_page, py):
     rng = np.random.default_rng(3)
     graph_json, graph_weights, _ = synth.conv_model(rng)
-    oracle = page.evaluate(TFJS_SAVES_JS, [json.dumps(graph_json), base64.b64encode(graph_weights).decode()])
+    oracle = webtf_page.evaluate(TFJS_SAVES_JS, [json.dumps(graph_json), base64.b64encode(graph_weights).decode()])
     res = py(WEBTF_PY)
     for store in ("indexeddb", "localstorage"):
         np.testing.assert_allclose(res["out"][store], oracle["layers"], rtol=1e-5, atol=1e-6)
@@ -126,7 +126,7 @@ def test_browser_stores_round_trip_with_tfjs(page, py):
     ]
     assert res["leak"] == 0
 
-    back = page.evaluate(TFJS_LOADS_JS)  # TF.js reads what webtf saved
+    back = webtf_page.evaluate(TFJS_LOADS_JS)  # TF.js reads what webtf saved
     for store in ("indexeddb", "localstorage"):
         np.testing.assert_allclose(back["out"][store], oracle["layers"], rtol=1e-5, atol=1e-6)
     assert back["listed"] == res["listed"]
@@ -179,7 +179,7 @@ TFJS_FILES_JS = """async () => {
 }"""
 
 
-def test_downloads_then_browser_files(page, py):
+def test_downloads_then_browser_files(webtf_page, py):
     kernel = np.array([[0.5, -1.0], [2.0, 0.25], [-0.75, 1.5]], np.float32)
     bias = np.array([0.1, -0.2], np.float32)
     weights = kernel.tobytes() + bias.tobytes()
@@ -187,8 +187,8 @@ def test_downloads_then_browser_files(page, py):
         {"name": "d/kernel", "shape": [3, 2], "dtype": "float32"},
         {"name": "d/bias", "shape": [2], "dtype": "float32"}]}]}  # fmt: skip
     code = f"MODEL_JSON = {json.dumps(model_json)!r}\nWEIGHTS = {weights.hex()!r}\n" + SAVE_TO_DOWNLOADS_PY
-    with page.expect_download(predicate=lambda d: d.suggested_filename == "dl-model.json") as json_info:
-        with page.expect_download(predicate=lambda d: d.suggested_filename == "dl-model.weights.bin") as bin_info:
+    with webtf_page.expect_download(predicate=lambda d: d.suggested_filename == "dl-model.json") as json_info:
+        with webtf_page.expect_download(predicate=lambda d: d.suggested_filename == "dl-model.weights.bin") as bin_info:
             assert py(code) == len(weights)
     saved_json = json.loads(Path(json_info.value.path()).read_text())
     saved_weights = Path(bin_info.value.path()).read_bytes()
@@ -198,10 +198,10 @@ def test_downloads_then_browser_files(page, py):
         {"paths": ["./dl-model.weights.bin"], "weights": model_json["weightsManifest"][0]["weights"]}
     ]
 
-    page.evaluate(FILES_JS, [json.dumps(saved_json), base64.b64encode(saved_weights).decode()])
+    webtf_page.evaluate(FILES_JS, [json.dumps(saved_json), base64.b64encode(saved_weights).decode()])
     expected = np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 0.0]], np.float32) @ kernel + bias
     res = py(LOAD_FILES_PY)
     np.testing.assert_allclose(res["out"], expected, rtol=1e-6)
     assert res["leak"] == 0
-    page.evaluate("async () => {" + LOAD_TFJS + "}")
-    np.testing.assert_allclose(page.evaluate(TFJS_FILES_JS), expected, rtol=1e-6)
+    webtf_page.evaluate("async () => {" + LOAD_TFJS + "}")
+    np.testing.assert_allclose(webtf_page.evaluate(TFJS_FILES_JS), expected, rtol=1e-6)

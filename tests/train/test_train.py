@@ -3,13 +3,12 @@ numpy (value, and finite differences for the gradient), and the optimizer API: s
 
 from __future__ import annotations
 
-import asyncio
-
 import numpy as np
 import pytest
 
 import webtf as tf
 from tests.grad.conftest import TARGETS
+from tests.harness.aio import run_sync
 from tests.train.cases import LOSSES, OPTIMIZERS, PROBLEMS, STEPS, loss_oracle, loss_payload, numpy_train
 from tests.train.runner import loss, train
 from webtf.engine import ENGINE
@@ -84,7 +83,7 @@ def test_set_weights_resumes_training(wb):
     opt.dispose()
     resumed = tf.train.adam(0.05)
     before = tf.memory().num_tensors
-    asyncio.run(resumed.set_weights(saved))
+    run_sync(resumed.set_weights(saved))
     assert resumed.iterations == 2
     assert tf.memory().num_tensors == before + 4  # the restored slots are Variables of their own
     tf.dispose([nt.tensor for nt in saved])
@@ -152,7 +151,7 @@ def test_errors_name_the_optimizer_and_free_everything(wb):
     with pytest.raises(ValueError, match="learningRate for RMSPropOptimizer must be defined"):
         tf.train.rmsprop(None)
     with pytest.raises(ValueError, match="SGD.set_weights: got 1 slot tensors, expected a multiple of 0"):
-        asyncio.run(tf.train.sgd(0.1).set_weights([("iter", it), ("w/m", g)]))
+        run_sync(tf.train.sgd(0.1).set_weights([("iter", it), ("w/m", g)]))
     tf.dispose([g, zeros2, it])
     opt.dispose()
 

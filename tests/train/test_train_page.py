@@ -20,14 +20,14 @@ TOLERANCE = {"cpu": 1e-5, "wasm": 1e-5, "webgl": 1e-4}
 
 
 @pytest.fixture(scope="module")
-def results(page: Any) -> Any:
+def results(webtf_page: Any) -> Any:
     """(backend) -> webtf's results, computed once per backend; and TF.js's results."""
-    call = install_module(page, "webtf_train_runner", HERE / "runner.py")
+    call = install_module(webtf_page, "webtf_train_runner", HERE / "runner.py")
     train_cases = [c.payload() for c in OPTIMIZERS]
     problems = {name: problem_payload(name) for name in PROBLEMS}
     loss_cases = [loss_payload(c) for c in LOSSES]
-    load_tfjs(page)
-    tfjs = page.evaluate(
+    load_tfjs(webtf_page)
+    tfjs = webtf_page.evaluate(
         (HERE / "runner.js").read_text(),
         {"trainCases": train_cases, "problems": problems, "steps": STEPS, "lossCases": loss_cases},
     )
