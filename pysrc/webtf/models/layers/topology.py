@@ -319,6 +319,40 @@ class ModelLayer(Layer):
     def weight_names(self) -> list[tuple[str, Any]]:
         return [item for layer in self.network.leaf_layers for item in layer.weight_names()]
 
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._trainable = bool(value)
+        for layer in self.network.layers:
+            layer.trainable = value
+
+    @property
+    def trainable_weights(self) -> list[Any]:
+        if not self.trainable:
+            return []
+        return [v for layer in self.network.layers for v in layer.trainable_weights]
+
+    @property
+    def non_trainable_weights(self) -> list[Any]:
+        if not self.trainable:
+            return [v for layer in self.network.layers for v in layer.weights]
+        return [v for layer in self.network.layers for v in layer.non_trainable_weights]
+
+    @property
+    def weights(self) -> list[Any]:
+        return self.trainable_weights + self.non_trainable_weights
+
+    def init_weights(self) -> None:
+        for layer in self.network.leaf_layers:
+            layer.init_weights()
+
+    def dispose_weights(self) -> None:
+        for layer in self.network.leaf_layers:
+            layer.dispose_weights()
+
     def count_params(self) -> int:
         return sum(layer.count_params() for layer in self.network.leaf_layers)
 
