@@ -122,6 +122,15 @@ class Layer:
         """The layers that own weights directly (a nested model lists its inner layers)."""
         return [self]
 
+    def apply(self, inputs: Any, training: bool = False, **kwargs: Any) -> Any:
+        """Call the layer: on Tensors it computes (building on first use), on SymbolicTensors it adds a
+        call to the model being built."""
+        from .api import apply_layer
+
+        return apply_layer(self, inputs, training, **kwargs)
+
+    __call__ = apply
+
     # ---- weights -----------------------------------------------------------------------------
     @property
     def trainable(self) -> bool:

@@ -220,3 +220,13 @@ def get(identifier: Any) -> Initializer:
         return cls(**config)
     except TypeError as e:
         raise ValueError(f"Initializer '{identifier}': bad config {config} ({e})") from None
+
+
+def __getattr__(name: str) -> Any:
+    """tf.initializers.<snake_name>(**config): glorot_uniform(seed=1), constant(value=2), ..."""
+    cls = INITIALIZERS.get(name)
+    if cls is None:
+        raise AttributeError(
+            f"tf.initializers has no initializer '{name}' (known: {', '.join(sorted(INITIALIZERS))})"
+        )
+    return cls
