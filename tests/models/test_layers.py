@@ -646,7 +646,7 @@ def test_unknown_layer_class_and_unsupported_config():
         (lambda j, w: j["modelTopology"].update(class_name="Graph"), "Unsupported model class 'Graph'"),
         (lambda j, w: j["modelTopology"]["config"]["layers"].append(["x"]), "malformed layer entry"),
         (lambda j, w: j["modelTopology"]["config"]["layers"][0]["config"].pop("units"),
-         r"Layer 'd1' \(Dense\): malformed"),
+         r"Layer 'd1' \(Dense\): missing required argument 'units'"),
     ],
 )  # fmt: skip
 def test_load_errors_leave_no_tensors(mutate, message):
