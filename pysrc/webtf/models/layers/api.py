@@ -184,8 +184,9 @@ def apply_layer(layer: Layer, inputs: Any, training: bool = False, **kwargs: Any
     except (ValueError, TypeError, IndexError) as e:
         raise named_error(layer, e) from None
     layer.init_weights()
-    if not layer.input_shapes:
-        layer.input_shapes.append(arg)
+    if not layer.input_shapes:  # remembered without the batch size, as a symbolic call would
+        unbatched = [(None, *s[1:]) for s in shapes]
+        layer.input_shapes.append(unbatched[0] if len(unbatched) == 1 else unbatched)
     call_kwargs = {**kwargs, "training": bool(training)}
     x = items[0] if len(items) == 1 else list(items)
     return ENGINE.tidy(lambda: layer.call(x, call_kwargs))

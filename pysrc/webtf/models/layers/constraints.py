@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...engine import ENGINE
 from ...ops import binary, reduce, unary
 from ...tensor import Tensor
 from .initializers import snake
@@ -19,6 +20,10 @@ class Constraint:
     """__call__(weight) -> the projected weight (a new tensor)."""
 
     def __call__(self, x: Tensor) -> Tensor:
+        return ENGINE.tidy(lambda: self.apply(x))
+
+    def apply(self, x: Tensor) -> Tensor:
+        """The result, computed with ops (intermediates are freed by __call__)."""
         raise NotImplementedError
 
 
@@ -28,7 +33,7 @@ class MaxNorm(Constraint):
     def __init__(self, max_value: float = 2.0, axis: int | list[int] = 0) -> None:
         self.max_value, self.axis = float(max_value), axis
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def apply(self, x: Tensor) -> Tensor:
         norms = _norms(x, self.axis)
         desired = unary.clip_by_value(norms, 0.0, self.max_value)
         return binary.mul(x, binary.div(desired, binary.add(norms, EPSILON)))
@@ -40,14 +45,14 @@ class UnitNorm(Constraint):
     def __init__(self, axis: int | list[int] = 0) -> None:
         self.axis = axis
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def apply(self, x: Tensor) -> Tensor:
         return binary.div(x, binary.add(_norms(x, self.axis), EPSILON))
 
 
 class NonNeg(Constraint):
     """Negative values set to zero."""
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def apply(self, x: Tensor) -> Tensor:
         return unary.relu(x)
 
 
@@ -64,7 +69,7 @@ class MinMaxNorm(Constraint):
             axis,
         )
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def apply(self, x: Tensor) -> Tensor:
         norms = _norms(x, self.axis)
         clipped = unary.clip_by_value(norms, self.min_value, self.max_value)
         desired = binary.add(binary.mul(clipped, self.rate), binary.mul(norms, 1.0 - self.rate))

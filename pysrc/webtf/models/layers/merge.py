@@ -148,7 +148,12 @@ class _Normalization(Layer):
 
 @register
 class BatchNormalization(_Normalization):
-    """Inference batch norm: (x - moving_mean) / sqrt(moving_variance + epsilon) * gamma + beta."""
+    """Batch norm: at inference (x - moving_mean) / sqrt(moving_variance + epsilon) * gamma + beta; in training
+    the batch's mean and (biased) variance, and the moving statistics move toward them by 1 - momentum."""
+
+    def configure(self, config: dict[str, Any]) -> None:
+        super().configure(config)
+        self.momentum = float(config.get("momentum", 0.99))
 
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
         s = single(self, input_shape)
@@ -171,11 +176,33 @@ class BatchNormalization(_Normalization):
         return inv, offset
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
+        if kwargs.get("training"):
+            return self.call_training(inputs)
         mult, offset = self.affine()
         if self.axes != [inputs.rank - 1]:
             ps = _param_shape(inputs.rank, self.axes, inputs)
             mult, offset = shape.reshape(mult, ps), shape.reshape(offset, ps)
         return binary.add(binary.mul(inputs, mult), offset)
+
+    def call_training(self, x: Tensor) -> Tensor:
+        """Normalize with the batch's statistics and update the moving ones."""
+        reduce_axes = [i for i in range(x.rank) if i not in self.axes]
+        mean = reduce.mean(x, reduce_axes, True)
+        centered = binary.sub(x, mean)
+        var = reduce.mean(unary.square(centered), reduce_axes, True)
+        y = binary.mul(centered, unary.rsqrt(binary.add(var, self.epsilon)))
+        ps = _param_shape(x.rank, self.axes, x)
+        if self.scale:
+            y = binary.mul(y, shape.reshape(self.vars["gamma"], ps))
+        if self.center:
+            y = binary.add(y, shape.reshape(self.vars["beta"], ps))
+        for name, stat in (("moving_mean", mean), ("moving_variance", var)):
+            moving = self.vars[name]
+            step = binary.mul(
+                binary.sub(moving, shape.reshape(stat, list(moving.shape))), 1.0 - self.momentum
+            )
+            moving.assign(binary.sub(moving, step))
+        return y
 
 
 @register
@@ -207,6 +234,8 @@ class Embedding(Layer):
     def configure(self, config: dict[str, Any]) -> None:
         self.input_dim = int(config["input_dim"])
         self.output_dim = int(config["output_dim"])
+        self.mask_zero = bool(config.get("mask_zero", False))
+        self.input_length = config.get("input_length")
 
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
         return [WeightDef("embeddings", (self.input_dim, self.output_dim), initializer="random_uniform")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...engine import ENGINE
 from ...ops import binary, reduce, unary
 from ...tensor import Tensor
 from .initializers import snake
@@ -13,6 +14,10 @@ class Regularizer:
     """A penalty: __call__(weight) -> scalar tensor."""
 
     def __call__(self, x: Tensor) -> Tensor:
+        return ENGINE.tidy(lambda: self.apply(x))
+
+    def apply(self, x: Tensor) -> Tensor:
+        """The result, computed with ops (intermediates are freed by __call__)."""
         raise NotImplementedError
 
 
@@ -22,7 +27,7 @@ class L1L2(Regularizer):
     def __init__(self, l1: float = 0.0, l2: float = 0.0) -> None:
         self.l1, self.l2 = float(l1), float(l2)
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def apply(self, x: Tensor) -> Tensor:
         terms = []
         if self.l1:
             terms.append(binary.mul(reduce.sum(unary.abs(x)), self.l1))
