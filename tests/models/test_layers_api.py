@@ -256,3 +256,33 @@ def test_set_weights_checks_shapes_first():
     assert all(np.array_equal(a, arr(w)) for a, w in zip(before, m.weights, strict=True))
     tf.dispose(bad)
     m.dispose()
+
+
+@pytest.mark.parametrize("kind", ["sequential", "functional"])
+def test_built_model_saves_and_loads_with_the_same_outputs(kind):
+    from tests.harness.aio import run_sync
+
+    if kind == "sequential":
+        m = tf.sequential([
+            tf.layers.conv2d(filters=2, kernel_size=3, activation="relu", input_shape=[5, 5, 1],
+                             kernel_initializer=tf.initializers.he_normal(seed=1)),
+            tf.layers.batch_normalization(), tf.layers.flatten(), tf.layers.dropout(rate=0.2),
+            tf.layers.dense(units=3, activation="softmax", kernel_regularizer=tf.regularizers.l2()),
+        ])  # fmt: skip
+        x = rand.normal(2, 5, 5, 1)
+    else:
+        inp = tf.input(shape=[4])
+        d = tf.layers.dense(units=4, activation="tanh")
+        out = tf.layers.add().apply([d.apply(inp), d.apply(d.apply(inp))])
+        m = tf.model(inputs=inp, outputs=out)
+        x = rand.normal(3, 4)
+    captured = []
+    run_sync(m.save(tf.io.with_save_handler(captured.append)))
+    m2 = run_sync(tf.load_layers_model(tf.io.from_memory(captured[0])))
+    assert [w.original_name for w in m2.weights] == [w.original_name for w in m.weights]
+    xt = tf.tensor(x)
+    a, b = m.predict(xt), m2.predict(xt)
+    np.testing.assert_array_equal(arr(a), arr(b))
+    tf.dispose([xt, a, b])
+    m.dispose()
+    m2.dispose()

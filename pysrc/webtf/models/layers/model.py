@@ -314,6 +314,13 @@ class LayersModel:
 
         specs, data = encode_weights(self.named_weights())
         a = self.artifacts
+        if a is None:  # built in Python: the topology of its graph
+            topology = {
+                **self.network.to_config(),
+                "keras_version": "tfjs-layers 4.22.0",
+                "backend": "tensor_flow.js",
+            }
+            a = ModelArtifacts(topology, [], b"", "layers-model")
         return ModelArtifacts(
             a.model_topology, specs, data, "layers-model", f"webtf {__version__}", None,
             user_defined_metadata=a.user_defined_metadata, training_config=a.training_config,

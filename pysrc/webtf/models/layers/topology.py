@@ -77,6 +77,19 @@ def construct(cls: type[Layer], name: str, config: dict[str, Any], class_name: s
         raise ValueError(f"Layer '{name}' ({class_name}): malformed config ({e})") from None
 
 
+def jsonable(value: Any) -> Any:
+    """A config value as JSON: initializers, regularizers and constraints become {class_name, config}."""
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    get_config = getattr(value, "get_config", None)
+    config = get_config() if get_config is not None else {k: v for k, v in vars(value).items() if k[0] != "_"}
+    return {"class_name": type(value).__name__, "config": jsonable(config)}
+
+
 def named_error(layer: Layer, e: Exception) -> ValueError:
     """`e` as a ValueError whose message starts with the layer's name and class."""
     msg = str(e)
@@ -295,6 +308,47 @@ class Network:
         if dup is not None:
             raise ValueError(f"The layer name '{dup}' is used more than once in model '{self.name}'")
         self.layers = layers
+
+    def to_config(self) -> dict[str, Any]:
+        """The Keras JSON topology ({class_name, config}) of this graph, as TF.js's model.toJSON writes it."""
+        local: dict[int, int] = {}  # node -> its index among its layer's calls in this network
+        counts: dict[int, int] = {}
+        for node in [n for n, _ in self.input_refs] + self.nodes:
+            local[id(node)] = counts.get(id(node.layer), 0)
+            counts[id(node.layer)] = local[id(node)] + 1
+
+        def entry(layer: Layer) -> dict[str, Any]:
+            config = {k: jsonable(v) for k, v in layer.config.items() if k != "name"}
+            if isinstance(layer, InputLayer):
+                config = {"batch_input_shape": list(layer.batch_shape), "dtype": layer.dtype, "sparse": False}
+            return {"class_name": layer.class_name, "config": {"name": layer.name, **config}}
+
+        if self.sequential:
+            specs = [entry(layer) for layer in self.layers]
+            inp = self.input_layers[0]
+            specs[0]["config"]["batch_input_shape"] = list(inp.batch_shape)  # type: ignore[attr-defined]
+            return {"class_name": "Sequential", "config": {"name": self.name, "layers": specs}}
+        specs = []
+        for layer in self.layers:
+            e = entry(layer)
+            e["name"] = layer.name
+            e["inbound_nodes"] = [
+                [[src.layer.name, local[id(src)], i, {}] for src, i in node.inputs]
+                for node in self.nodes
+                if node.layer is layer
+            ]
+            specs.append(e)
+
+        def refs(pairs: list[tuple[Node, int]]) -> list[list[Any]]:
+            return [[n.layer.name, local[id(n)], i] for n, i in pairs]
+
+        config = {
+            "name": self.name,
+            "layers": specs,
+            "input_layers": refs(self.input_refs),
+            "output_layers": refs(self.output_refs),
+        }
+        return {"class_name": "Model", "config": config}
 
     # ---- queries -----------------------------------------------------------------------------
     @property
