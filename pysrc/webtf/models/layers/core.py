@@ -213,7 +213,7 @@ class _Identity(Layer):
 
 for _name in (
     "Dropout", "SpatialDropout1D", "SpatialDropout2D", "GaussianNoise", "GaussianDropout", "AlphaDropout",
-    "ActivityRegularization", "Masking",
+    "ActivityRegularization",
 ):  # fmt: skip
     register(type(_name, (_Identity,), {"__doc__": f"{_name}: the identity at inference."}))
 

@@ -49,7 +49,10 @@ class RNNCell(Layer):
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
         s = single(self, input_shape)
         n = self.gates * self.units
-        defs = [WeightDef("kernel", (known(self, s, -1, "last"), n)), WeightDef("recurrent_kernel", (self.units, n))]
+        defs = [
+            WeightDef("kernel", (known(self, s, -1, "last"), n)),
+            WeightDef("recurrent_kernel", (self.units, n)),
+        ]
         return defs + ([WeightDef("bias", (n,))] if self.use_bias else [])
 
     def compute_output_shape(self, input_shape: ShapeArg) -> ShapeArg:
@@ -82,7 +85,9 @@ class RNNCell(Layer):
         """One step on [x, *states] (TF.js cell.call): returns [output, *new states]."""
         if not isinstance(inputs, list) or len(inputs) != 1 + len(self.state_size):
             got = len(inputs) if isinstance(inputs, list) else 1
-            raise self.error(f"expects {1 + len(self.state_size)} input tensors (inputs, *states), but got {got}")
+            raise self.error(
+                f"expects {1 + len(self.state_size)} input tensors (inputs, *states), but got {got}"
+            )
         x, states = inputs[0], list(inputs[1:])
 
         def run() -> list[Tensor]:
@@ -237,7 +242,9 @@ class RNN(Layer):
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
         s = single(self, input_shape)
         if len(s) != 3:
-            raise self.error(f"expects inputs of rank 3 [batch, time, features], but got shape {fmt_shape(s)}")
+            raise self.error(
+                f"expects inputs of rank 3 [batch, time, features], but got shape {fmt_shape(s)}"
+            )
         self.batch_size = s[0]
         defs: list[WeightDef] = []
         step: Shape = (s[0], s[2])
@@ -300,7 +307,9 @@ class RNN(Layer):
         else:
             states = [zeros([x.shape[0], n]) for n in self.state_size]
         if len(states) != len(self.state_size):
-            raise self.error(f"has {len(self.state_size)} state(s) but was passed {len(states)} initial state(s)")
+            raise self.error(
+                f"has {len(self.state_size)} state(s) but was passed {len(states)} initial state(s)"
+            )
         return states
 
     # ---- forward -----------------------------------------------------------------------------
@@ -314,7 +323,9 @@ class RNN(Layer):
             inputs, given = inputs[0], (inputs[1:] or given)
         x = inputs
         if x.rank != 3:
-            raise self.error(f"expects inputs of rank 3 [batch, time, features], but got shape {fmt_shape(x.shape)}")
+            raise self.error(
+                f"expects inputs of rank 3 [batch, time, features], but got shape {fmt_shape(x.shape)}"
+            )
         training = bool(kwargs.get("training", False))
         states = self.initial_states(x, given)
         seq, finals = run_cells(self.cells, x, states, kwargs.get("mask"), self.go_backwards, training)
