@@ -135,7 +135,9 @@ def test_stacked_cells_and_bidirectional_and_time_distributed():
             "TimeDistributed", "td", layer={"class_name": "Dense", "config": {"units": 3, "name": "d"}}
         )
         k, bias = R.normal(4 if mode == "concat" else 2, 3), R.normal(3)
-        wts = {f"bi/forward_gru/{n}": v for n, v in wf.items()} | {f"bi/backward_gru/{n}": v for n, v in wb.items()}
+        wts = {f"bi/forward_gru/{n}": v for n, v in wf.items()} | {
+            f"bi/backward_gru/{n}": v for n, v in wb.items()
+        }
         wts |= {"td/kernel": k, "td/bias": bias}
         m = model_of(bi, td, weights_=wts)
         try:

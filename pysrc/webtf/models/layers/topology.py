@@ -83,8 +83,9 @@ class LayerStep(Step):
         self, layer: Any, inputs: list[tuple[Node, int]], kwargs: dict[str, Any], node: Node
     ) -> None:
         # layer: a Layer or a FusedConvBN (has call(), name and class_name)
-        mask_in = getattr(node, "mask_in", None) if node.layer is layer else None
-        super().__init__(node, node.reads if mask_in else inputs, f"layer '{layer.name}' ({layer.class_name})")
+        mask_in = node.mask_in if node.layer is layer else None
+        label = f"layer '{layer.name}' ({layer.class_name})"
+        super().__init__(node, node.reads if mask_in else inputs, label)
         self.mask_layer = None if mask_in is None else mask_in[0]
         self.layer = layer
         self.kwargs = kwargs
