@@ -189,23 +189,23 @@ def make(class_name: str, input_shape: tuple, **config: Any):
     obj = LAYERS[class_name](class_name.lower(), config, class_name)
     obj.apply_shape(input_shape)
     for d in obj.weight_defs:
-        obj.weights[d.name] = tf.keep(tf.tensor(R.normal(*d.shape, scale=0.5)))
+        obj.add_weight(d, tf.tensor(R.normal(*d.shape, scale=0.5)))
     return obj
 
 
 def test_cells_step_and_stateful():
     cell = make("LSTMCell", (None, 3), units=2)
     x, h, c = R.normal(2, 3), R.normal(2, 2), R.normal(2, 2)
-    w = {k: arr(v) for k, v in cell.weights.items()}
+    w = {k: arr(v) for k, v in cell.vars.items()}
     ts = [tf.tensor(a) for a in (x, h, c)]
     out = cell.call(ts, {})
     _, (rh, rc) = ref_rnn("LSTM", x[:, None], w, 2, h0=[h, c])
     for a, b in zip(out, [rh, rh, rc], strict=False):
         np.testing.assert_allclose(arr(a), b, rtol=1e-5, atol=1e-5)
-    tf.dispose(out + ts + list(cell.weights.values()))
+    tf.dispose(out + ts + list(cell.vars.values()))
     # stateful: the second call starts where the first ended; reset_states zeroes
     lay = make("GRU", (2, 3, 3), units=2, stateful=True)
-    w = {k: arr(v) for k, v in lay.weights.items()}
+    w = {k: arr(v) for k, v in lay.vars.items()}
     x1, x2 = R.normal(2, 3, 3), R.normal(2, 3, 3)
     _, s1 = ref_rnn("GRU", x1, w, 2)
     ref2 = ref_rnn("GRU", x2, w, 2, h0=s1)[0]
@@ -216,7 +216,7 @@ def test_cells_step_and_stateful():
         tf.dispose([t, y])
     lay.reset_states()
     assert not arr(lay.states[0]).any()
-    tf.dispose(lay.states + list(lay.weights.values()))
+    tf.dispose(lay.states + list(lay.vars.values()))
 
 
 def test_dropout_training_mode():
@@ -225,24 +225,24 @@ def test_dropout_training_mode():
     a, b, c = lay.call(x, {}), lay.call(x, {"training": True}), lay.call(x, {})
     assert np.array_equal(arr(a), arr(c))  # inference: no dropout
     assert not np.allclose(arr(a), arr(b))
-    tf.dispose([x, a, b, c, *lay.weights.values()])
+    tf.dispose([x, a, b, c, *lay.vars.values()])
 
 
 @pytest.mark.parametrize("kind", ["SimpleRNN", "LSTM", "GRU"])
 def test_weight_gradients_match_finite_differences(kind):
     lay = make(kind, (None, 3, 2), units=2, return_sequences=True)
-    names = list(lay.weights)
-    vals = [arr(lay.weights[n]).astype(np.float64) for n in names]
+    names = list(lay.vars)
+    vals = [arr(lay.vars[n]).astype(np.float64) for n in names]
     x = R.normal(2, 3, 2)
     xt = tf.tensor(x)
 
     def loss(*ws):
-        lay.weights.update(zip(names, ws, strict=False))
+        lay.vars.update(zip(names, ws, strict=False))
         return tf.sum(tf.square(lay.call(xt, {})))
 
-    kept = dict(lay.weights)
+    kept = dict(lay.vars)
     grads = tf.grads(loss)([kept[n] for n in names])
-    lay.weights.update(kept)
+    lay.vars.update(kept)
     for gi, (n, v) in enumerate(zip(names, vals, strict=False)):
         num = np.zeros_like(v)
         for idx in np.ndindex(v.shape):
@@ -272,4 +272,4 @@ def test_bad_configs_name_the_layer():
     x = tf.tensor(R.normal(2, 3))
     with pytest.raises(ValueError, match=r"Layer 'lstm' \(LSTM\): expects inputs of rank 3"):
         lay.call(x, {})
-    tf.dispose([x, *lay.weights.values()])
+    tf.dispose([x, *lay.vars.values()])

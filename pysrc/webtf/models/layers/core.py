@@ -68,7 +68,7 @@ class Dense(Layer):
             raise self.error(f"expects inputs of rank >= 2, but got shape {fmt_shape(s)}")
         n_in = known(self, s, -1, "last")
         defs = [WeightDef("kernel", (n_in, self.units))]
-        return defs + ([WeightDef("bias", (self.units,))] if self.use_bias else [])
+        return defs + ([WeightDef("bias", (self.units,), initializer="zeros")] if self.use_bias else [])
 
     def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
         return (*single(self, input_shape)[:-1], self.units)
@@ -79,7 +79,7 @@ class Dense(Layer):
         if x.rank != 2:
             x = shape.reshape(x, [-1, x.shape[-1]])
         act = activations.FUSED.get(self.activation)
-        y = fused.mat_mul(x, self.weights["kernel"], bias=self.w("bias"), activation=act or "linear")
+        y = fused.mat_mul(x, self.vars["kernel"], bias=self.w("bias"), activation=act or "linear")
         if act is None:
             y = activate(y, self.activation)
         return y if len(lead) == 1 else shape.reshape(y, [*lead, self.units])
@@ -153,10 +153,10 @@ class PReLU(Layer):
             s[a - 1] = 1
         if any(d is None for d in s):
             raise self.error(f"needs fully defined inputs (besides the batch), got {fmt_shape((None, *s))}")
-        return [WeightDef("alpha", tuple(int(d) for d in s))]  # type: ignore[arg-type]
+        return [WeightDef("alpha", tuple(int(d) for d in s), initializer="zeros")]  # type: ignore[arg-type]
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
-        return unary.prelu(inputs, self.weights["alpha"])
+        return unary.prelu(inputs, self.vars["alpha"])
 
 
 @register

@@ -141,8 +141,8 @@ class _Normalization(Layer):
 
     def gamma_beta(self, dims: tuple[int, ...]) -> list[WeightDef]:
         """The optional gamma and beta weights."""
-        return ([WeightDef("gamma", dims)] if self.scale else []) + (
-            [WeightDef("beta", dims)] if self.center else []
+        return ([WeightDef("gamma", dims, initializer="ones")] if self.scale else []) + (
+            [WeightDef("beta", dims, initializer="zeros")] if self.center else []
         )
 
 
@@ -154,17 +154,20 @@ class BatchNormalization(_Normalization):
         s = single(self, input_shape)
         axes = [a % len(s) if -len(s) <= a < len(s) else -1 for a in self.axes]
         dims = self.weight_dims(s, axes, -1 not in axes)
-        moving = [WeightDef("moving_mean", dims, False), WeightDef("moving_variance", dims, False)]
+        moving = [
+            WeightDef("moving_mean", dims, False, "zeros"),
+            WeightDef("moving_variance", dims, False, "ones"),
+        ]
         return self.gamma_beta(dims) + moving
 
     def affine(self) -> tuple[Tensor, Tensor]:
         """Per-channel (multiplier, offset) so that the output is x * multiplier + offset."""
-        inv = unary.rsqrt(binary.add(self.weights["moving_variance"], self.epsilon))
+        inv = unary.rsqrt(binary.add(self.vars["moving_variance"], self.epsilon))
         if self.scale:
-            inv = binary.mul(inv, self.weights["gamma"])
-        offset = binary.mul(self.weights["moving_mean"], unary.neg(inv))
+            inv = binary.mul(inv, self.vars["gamma"])
+        offset = binary.mul(self.vars["moving_mean"], unary.neg(inv))
         if self.center:
-            offset = binary.add(offset, self.weights["beta"])
+            offset = binary.add(offset, self.vars["beta"])
         return inv, offset
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
@@ -191,9 +194,9 @@ class LayerNormalization(_Normalization):
         y = binary.mul(centered, unary.rsqrt(binary.add(var, self.epsilon)))
         ps = _param_shape(inputs.rank, self.axes, inputs)
         if self.scale:
-            y = binary.mul(y, shape.reshape(self.weights["gamma"], ps))
+            y = binary.mul(y, shape.reshape(self.vars["gamma"], ps))
         if self.center:
-            y = binary.add(y, shape.reshape(self.weights["beta"], ps))
+            y = binary.add(y, shape.reshape(self.vars["beta"], ps))
         return y
 
 
@@ -206,11 +209,11 @@ class Embedding(Layer):
         self.output_dim = int(config["output_dim"])
 
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
-        return [WeightDef("embeddings", (self.input_dim, self.output_dim))]
+        return [WeightDef("embeddings", (self.input_dim, self.output_dim), initializer="random_uniform")]
 
     def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
         return (*single(self, input_shape), self.output_dim)
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         idx = inputs if inputs.dtype == "int32" else cast(inputs, "int32")
-        return slicing.gather(self.weights["embeddings"], idx)
+        return slicing.gather(self.vars["embeddings"], idx)

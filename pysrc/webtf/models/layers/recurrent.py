@@ -43,7 +43,7 @@ class RNNCell(Layer):
         self.dropout = rate(config, "dropout")
         self.recurrent_dropout = rate(config, "recurrent_dropout")
         self.state_size = [self.units]
-        self.store: dict[str, Tensor] = self.weights
+        self.store: dict[str, Any] = self.vars
         self.prefix = ""
 
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
@@ -227,7 +227,7 @@ class RNN(Layer):
         self.batch_size: int | None = None
         many = len(self.cells) > 1
         for i, cell in enumerate(self.cells):
-            cell.store, cell.prefix = self.weights, f"RNNCell_{i}/" if many else ""
+            cell.store, cell.prefix = self.vars, f"RNNCell_{i}/" if many else ""
 
     def make_own_cell(self, config: dict[str, Any]) -> Any:
         """The cell this layer runs (RNN: from config['cell'])."""
@@ -249,7 +249,10 @@ class RNN(Layer):
         defs: list[WeightDef] = []
         step: Shape = (s[0], s[2])
         for cell in self.cells:
-            defs += [WeightDef(cell.prefix + d.name, d.shape, d.trainable) for d in cell.build(step)]
+            defs += [
+                WeightDef(cell.prefix + d.name, d.shape, d.trainable, d.initializer, d.config_key)
+                for d in cell.build(step)
+            ]
             step = (s[0], cell.units)
         return defs
 

@@ -53,7 +53,7 @@ class Bidirectional(Layer):
         self.stateful = base.stateful
         for sub in (self.forward_layer, self.backward_layer):
             for cell in sub.cells:  # both halves read their weights from this layer, under their own names
-                cell.store, cell.prefix = self.weights, f"{sub.name}/{cell.prefix}"
+                cell.store, cell.prefix = self.vars, f"{sub.name}/{cell.prefix}"
 
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
         # the halves' cells already name their weights '<half name>/<weight>'
@@ -122,7 +122,7 @@ class TimeDistributed(Layer):
 
     def configure(self, config: dict[str, Any]) -> None:
         self.layer = inner_layer(self, config.get("layer"))
-        self.weights = self.layer.weights  # the inner layer reads the weights loaded under this layer's name
+        self.vars = self.layer.vars  # the inner layer reads the weights loaded under this layer's name
 
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
         s = single(self, input_shape)
