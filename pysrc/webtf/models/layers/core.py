@@ -327,13 +327,6 @@ class _Identity(Layer):
 
 
 register(type("ActivityRegularization", (_Identity,), {"__doc__": "The identity.", "keys": ("l1", "l2")}))
-register(
-    type(
-        "Masking",
-        (_Identity,),
-        {"__doc__": "The identity (masks are not propagated).", "keys": ("mask_value",)},
-    )
-)
 
 
 @register

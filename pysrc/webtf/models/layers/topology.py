@@ -8,7 +8,7 @@ from typing import Any
 
 from ...tensor import Tensor
 from ..runner import Program, Step, compile_steps, run
-from . import conv, core, merge  # noqa: F401  (register the layer classes)
+from . import conv, core, masking, merge, recurrent, wrappers  # noqa: F401  (register the layer classes)
 from .base import LAYERS, Layer, Shape, ShapeArg, fmt_shape
 from .core import InputLayer, batch_shape_of
 from .fusion import find_fusions
@@ -27,6 +27,13 @@ class Node:
     output_shapes: list[Shape] = field(default_factory=list)
     index: int = 0  # the call's node index in the layer (as inbound_nodes entries refer to it)
     order: int = field(default_factory=lambda: next(_NODE_ORDER))  # creation order: inputs come first
+    mask: masking.MaskRef | None = None  # the mask of output 0
+    mask_in: masking.MaskRef | None = None  # the mask the layer's call reads
+
+    @property
+    def reads(self) -> list[tuple[Node, int]]:
+        """The tensors the call reads: its inputs, then the input of the layer that makes its mask."""
+        return self.inputs if self.mask_in is None else [*self.inputs, self.mask_in[1]]
 
 
 def _as_list(shape: ShapeArg) -> list[Shape]:
@@ -106,7 +113,14 @@ def call_node(layer: Layer, inputs: list[tuple[Node, int]], kwargs: dict[str, An
     except (ValueError, TypeError, IndexError, ZeroDivisionError) as e:
         raise named_error(layer, e) from None
     index = len(layer.output_shapes) - 1 + isinstance(layer, ModelLayer)
-    return Node(layer, inputs, kwargs, _as_list(out), index)
+    node = Node(layer, inputs, kwargs, _as_list(out), index)
+    in_masks = [src.mask for src, i in inputs if i == 0 and src.mask is not None]
+    if in_masks and len(inputs) > 1:
+        raise layer.error("masks through layers with several inputs are not supported")
+    in_mask = in_masks[0] if in_masks else None
+    node.mask = masking.output_mask(layer, inputs, in_mask)
+    node.mask_in = in_mask if masking.consumes(layer) else None
+    return node
 
 
 def input_node(layer: InputLayer) -> Node:
@@ -118,19 +132,26 @@ def input_node(layer: InputLayer) -> Node:
 class LayerStep(Step):
     """One step of an execution plan: a layer call (or a fused chain) whose outputs stand for `node`."""
 
-    __slots__ = ("layer", "kwargs", "node")
+    __slots__ = ("layer", "kwargs", "node", "mask_layer")
 
     def __init__(
         self, layer: Any, inputs: list[tuple[Node, int]], kwargs: dict[str, Any], node: Node
     ) -> None:
         # layer: a Layer or a FusedConvBN (has call(), name and class_name)
-        super().__init__(node, inputs, f"layer '{layer.name}' ({layer.class_name})")
+        mask_in = node.mask_in if node.layer is layer else None
+        label = f"layer '{layer.name}' ({layer.class_name})"
+        super().__init__(node, node.reads if mask_in else inputs, label)
+        self.mask_layer = None if mask_in is None else mask_in[0]
         self.layer = layer
         self.kwargs = kwargs
         self.node = node
 
     def call(self, ins: list[Tensor]) -> Any:
-        return self.layer.call(ins[0] if len(ins) == 1 else ins, self.kwargs)
+        kwargs = self.kwargs
+        if self.mask_layer is not None:
+            kwargs = {**kwargs, "mask": masking.make_mask(self.mask_layer, ins[-1])}
+            ins = ins[:-1]
+        return self.layer.call(ins[0] if len(ins) == 1 else ins, kwargs)
 
 
 class Network:
@@ -394,7 +415,7 @@ class Network:
             if id(node) in needed:
                 continue
             needed.add(id(node))
-            stack.extend(src for src, _ in node.inputs)
+            stack.extend(src for src, _ in node.reads)
         wanted_ids = {id(n) for n, _ in wanted}
         steps: list[LayerStep] = []
         fused: set[int] = set()
