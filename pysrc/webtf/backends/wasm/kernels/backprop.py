@@ -29,7 +29,7 @@ from ....backend_util import (
 )
 from ...base import TensorInfo
 from . import elementwise
-from .common import Kernel, cpu, nonempty, with_fallback
+from .common import Kernel, cpu, nonempty, with_fallbacks
 from .nn import batch_mat_mul
 
 #: the most float32s one im2col block holds (64 MiB); larger batches are done a block of images at a time
@@ -358,9 +358,8 @@ def _resize_grad(name: str) -> Kernel:
     return kernel
 
 
-KERNELS: dict[str, Kernel] = {
-    name: with_fallback(name, fn)
-    for name, fn in {
+KERNELS: dict[str, Kernel] = with_fallbacks(
+    {
         kn.Conv2DBackpropFilter: conv2d_backprop_filter,
         kn.DepthwiseConv2dNativeBackpropFilter: _depthwise(
             kn.DepthwiseConv2dNativeBackpropFilter, _DEPTHWISE_FILTER, True
@@ -373,5 +372,5 @@ KERNELS: dict[str, Kernel] = {
         kn.EluGrad: elu_grad,
         kn.ResizeBilinearGrad: _resize_grad(kn.ResizeBilinearGrad),
         kn.ResizeNearestNeighborGrad: _resize_grad(kn.ResizeNearestNeighborGrad),
-    }.items()
-}
+    }
+)

@@ -22,7 +22,7 @@ from ....backend_util import (
 from ....dtypes import BYTES_PER_ELEMENT
 from ....shapes import strides_of
 from ...base import TensorInfo
-from .common import Kernel, with_fallback
+from .common import Kernel, with_fallbacks
 
 
 def _take(backend: Any, x: Any, base: int, counts: tuple, src_strides: tuple, out_shape: tuple) -> TensorInfo:
@@ -102,9 +102,8 @@ def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return backend.cast(x, dtype)
 
 
-KERNELS: dict[str, Kernel] = {
-    name: with_fallback(name, fn)
-    for name, fn in {
+KERNELS: dict[str, Kernel] = with_fallbacks(
+    {
         kn.Slice: slice_,
         kn.StridedSlice: slice_,
         kn.Concat: concat,
@@ -112,5 +111,5 @@ KERNELS: dict[str, Kernel] = {
         kn.Unpack: unpack,
         kn.SplitV: split_v,
         kn.Cast: cast,
-    }.items()
-}
+    }
+)
