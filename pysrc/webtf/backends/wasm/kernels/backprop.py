@@ -151,11 +151,7 @@ _MAX_POOL_GRAD = """(memory) => (x, dy, out, b, h, w, c, oh, ow, fh, fw, sh, sw,
 
 def _geometry(info: ConvInfo) -> tuple[int, ...]:
     """b, h, w, c, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl: the shared tail of the JS functions' arguments."""
-    return (
-        info.batch, info.in_height, info.in_width, info.in_channels, info.out_height, info.out_width,
-        info.filter_height, info.filter_width, info.stride_height, info.stride_width,
-        info.dilation_height, info.dilation_width, info.pad_top, info.pad_left,
-    )  # fmt: skip
+    return (*info.in_shape, info.out_height, info.out_width, *info.window)
 
 
 

@@ -31,11 +31,7 @@ _FILTER_GRAD_PARTS = 16384
 
 def _geometry(info: ConvInfo, channels: int) -> tuple[int, ...]:
     """h, w, ci, oh, ow, channels, fh, fw, sh, sw, dh, dw, pt, pl."""
-    return (
-        info.in_height, info.in_width, info.in_channels, info.out_height, info.out_width, channels,
-        info.filter_height, info.filter_width, info.stride_height, info.stride_width,
-        info.dilation_height, info.dilation_width, info.pad_top, info.pad_left,
-    )  # fmt: skip
+    return (info.in_height, info.in_width, info.in_channels, info.out_height, info.out_width, channels, *info.window)
 
 
 def _filter_grad(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool) -> TensorInfo:
