@@ -9,7 +9,7 @@ through each other's modules (tests/core/test_layering.py checks both).
 from __future__ import annotations
 
 from .arrays import cast_values, filled
-from .concat import concat_bands, concat_shape, pack_shape, split_sizes
+from .concat import concat_bands, concat_shape, join_kernels, pack_shape, split_sizes
 from .conv_info import (
     ConvInfo,
     check_conv_args,
@@ -48,6 +48,7 @@ __all__ = [
     "compute_pool_info",
     "concat_bands",
     "concat_shape",
+    "join_kernels",
     "conv_info_from_attrs",
     "crop_coords",
     "filled",

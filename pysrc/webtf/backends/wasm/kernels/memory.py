@@ -13,9 +13,8 @@ from typing import Any
 from .... import kernel_names as kn
 from ....backend_util import (
     concat_bands,
-    concat_shape,
     flat_slice,
-    pack_shape,
+    join_kernels,
     slice_info_from_attrs,
     split_sizes,
 )
@@ -60,16 +59,7 @@ def _concat(backend: Any, tensors: list[Any], axis: int, out_shape: tuple[int, .
     return out
 
 
-def concat(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Concat: one heap copy per input."""
-    axis = attrs["axis"]
-    return _concat(backend, list(inputs), axis, concat_shape([t.shape for t in inputs], axis))
-
-
-def pack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Pack [tensors of one shape] attr axis of the new dim."""
-    axis, out_shape = pack_shape(inputs[0].shape, len(inputs), attrs["axis"])
-    return _concat(backend, list(inputs), axis, out_shape)
+concat, pack = join_kernels(_concat)
 
 
 def unpack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
