@@ -8,7 +8,7 @@ through each other's modules (tests/core/test_layering.py checks both).
 
 from __future__ import annotations
 
-from .arrays import cast_values, filled
+from .arrays import cast_values, fill_kernels, filled
 from .concat import concat_bands, concat_shape, join_kernels, pack_shape, split_sizes
 from .conv_info import (
     ConvInfo,
@@ -51,6 +51,7 @@ __all__ = [
     "join_kernels",
     "conv_info_from_attrs",
     "crop_coords",
+    "fill_kernels",
     "filled",
     "flat_slice",
     "gather_info",
