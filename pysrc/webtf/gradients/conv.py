@@ -73,7 +73,9 @@ def _fused_grad(depthwise: bool) -> Callable[[Tensor, list[Any], dict[str, Any]]
                 attrs.get("dim_rounding_mode"), bias=bias,
             )  # fmt: skip
 
-        return fused_grads(dy, saved, attrs, pre_activation, lambda dz: _conv_thunks(dz, x, f, attrs, depthwise))
+        return fused_grads(
+            dy, saved, attrs, pre_activation, lambda dz: _conv_thunks(dz, x, f, attrs, depthwise)
+        )
 
     return grad
 

@@ -90,7 +90,9 @@ _DEPTHWISE_LOOP = """
 def _depthwise_js(views: tuple[tuple[str, str, str], ...], acc_size: str, body: str) -> str:
     """The JS of a depthwise gradient: float32 views (name, pointer argument, size) of its two inputs, body
     run at every in-bounds tap into a float64 acc of acc_size, which is then stored to out."""
-    decls = "".join(f"\n  const {name} = new Float32Array(memory.buffer, {ptr}, {size});" for name, ptr, size in views)
+    decls = "".join(
+        f"\n  const {name} = new Float32Array(memory.buffer, {ptr}, {size});" for name, ptr, size in views
+    )
     args = ", ".join(ptr for _, ptr, _ in views)
     return (
         f"(memory) => ({args}, out, b, h, w, c, m, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl) => {{{_INTS}"
@@ -145,7 +147,6 @@ _MAX_POOL_GRAD = """(memory) => (x, dy, out, b, h, w, c, oh, ow, fh, fw, sh, sw,
 def _geometry(info: ConvInfo) -> tuple[int, ...]:
     """b, h, w, c, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl: the shared tail of the JS functions' arguments."""
     return (*info.in_shape, info.out_height, info.out_width, *info.window)
-
 
 
 def _zeros(backend: Any, shape: tuple[int, ...]) -> TensorInfo:
@@ -228,7 +229,6 @@ def _depthwise(name: str, source: str, filter_grad: bool) -> Kernel:
 
     kernel.__doc__ = f"{name} (a JS loop over the heap)."
     return kernel
-
 
 
 def _pool_grad(name: str, run: Callable[[Any, Any, Any, tuple[int, ...]], TensorInfo]) -> Kernel:
