@@ -8,8 +8,8 @@ through each other's modules (tests/core/test_layering.py checks both).
 
 from __future__ import annotations
 
-from .arrays import cast_values, filled
-from .concat import concat_bands, concat_shape, pack_shape, split_sizes
+from .arrays import cast_values, fill_kernels, filled
+from .concat import concat_bands, concat_shape, join_kernels, pack_shape, split_sizes
 from .conv_info import (
     ConvInfo,
     check_conv_args,
@@ -48,8 +48,10 @@ __all__ = [
     "compute_pool_info",
     "concat_bands",
     "concat_shape",
+    "join_kernels",
     "conv_info_from_attrs",
     "crop_coords",
+    "fill_kernels",
     "filled",
     "flat_slice",
     "gather_info",

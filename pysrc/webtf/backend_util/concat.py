@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import prod
 from typing import Any
 
@@ -27,6 +27,26 @@ def concat_bands(
     outer = prod(out_shape[:axis])
     parts = [(t, prod(t.shape[axis:])) for t in tensors]
     return outer, [(t, inner) for t, inner in parts if inner and outer]
+
+
+Join = Callable[[Any, list[Any], int, tuple[int, ...]], Any]  # (backend, tensors, axis, out shape) -> output
+
+
+def join_kernels(join: Join) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The Concat and Pack kernels of a backend whose join lays its tensors' [outer, inner] bands side by side
+    along axis (Pack's inputs as they are: the new dim has size 1 in each, which leaves the bands alone)."""
+
+    def concat(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+        """Concat [tensors] attr axis (>= 0): the inputs joined along axis."""
+        axis = attrs["axis"]
+        return join(backend, list(inputs), axis, concat_shape([t.shape for t in inputs], axis))
+
+    def pack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+        """Pack [tensors of one shape] attr axis (in [-(rank+1), rank]) of the new dim."""
+        axis, out_shape = pack_shape(inputs[0].shape, len(inputs), attrs["axis"])
+        return join(backend, list(inputs), axis, out_shape)
+
+    return concat, pack
 
 
 def split_sizes(dim: int, num_or_size_splits: int | Sequence[int]) -> list[int]:

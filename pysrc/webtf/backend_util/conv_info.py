@@ -51,6 +51,14 @@ class ConvInfo:
         return (self.filter_width - 1) * self.dilation_width + 1
 
     @property
+    def window(self) -> tuple[int, int, int, int, int, int, int, int]:
+        """(fh, fw, sh, sw, dh, dw, pad_top, pad_left): how a kernel walks the windows."""
+        return (
+            self.filter_height, self.filter_width, self.stride_height, self.stride_width,
+            self.dilation_height, self.dilation_width, self.pad_top, self.pad_left,
+        )  # fmt: skip
+
+    @property
     def in_shape(self) -> tuple[int, int, int, int]:
         """[batch, in_height, in_width, in_channels]."""
         return (self.batch, self.in_height, self.in_width, self.in_channels)

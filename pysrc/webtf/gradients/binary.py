@@ -16,6 +16,7 @@ from .registry import GradConfig, GradFunc, register_gradient
 from .util import Thunks, as_float, unbroadcast, zeros_for
 
 Partial = Callable[[Tensor, Tensor, Tensor], Tensor]  # (dy, a, b) -> the gradient before unbroadcasting
+Compare = Callable[[Tensor, Tensor], Tensor]  # (a, b) -> bool tensor
 
 
 def _binary(der_a: Partial, der_b: Partial) -> GradFunc:
@@ -31,8 +32,12 @@ def _binary(der_a: Partial, der_b: Partial) -> GradFunc:
     return grad_func
 
 
-def _mask(condition: Tensor) -> Tensor:
-    return ops.cast(condition, "float32")
+def _pick(a_wins: Compare, b_wins: Compare) -> GradFunc:
+    """grad_func of y = whichever of a, b wins (Maximum, Minimum): dy to a where a_wins(a, b), to b where b_wins."""
+    return _binary(
+        lambda dy, a, b: ops.mul(dy, ops.cast(a_wins(a, b), "float32")),
+        lambda dy, a, b: ops.mul(dy, ops.cast(b_wins(a, b), "float32")),
+    )
 
 
 def _div_b(dy: Tensor, a: Tensor, b: Tensor) -> Tensor:
@@ -109,22 +114,8 @@ for config in (
             lambda dy, a, b: dy, lambda dy, a, b: ops.mul(dy, ops.neg(ops.floor(ops.div(a, b))))
         ),
     ),
-    GradConfig(
-        kernel_name=kn.Maximum,
-        inputs_to_save=AB,
-        grad_func=_binary(
-            lambda dy, a, b: ops.mul(dy, _mask(ops.greater_equal(a, b))),
-            lambda dy, a, b: ops.mul(dy, _mask(ops.less(a, b))),
-        ),
-    ),
-    GradConfig(
-        kernel_name=kn.Minimum,
-        inputs_to_save=AB,
-        grad_func=_binary(
-            lambda dy, a, b: ops.mul(dy, _mask(ops.less_equal(a, b))),
-            lambda dy, a, b: ops.mul(dy, _mask(ops.greater(a, b))),
-        ),
-    ),
+    GradConfig(kernel_name=kn.Maximum, inputs_to_save=AB, grad_func=_pick(ops.greater_equal, ops.less)),
+    GradConfig(kernel_name=kn.Minimum, inputs_to_save=AB, grad_func=_pick(ops.less_equal, ops.greater)),
     GradConfig(
         kernel_name=kn.SquaredDifference,
         inputs_to_save=AB,

@@ -11,7 +11,7 @@ from ..ops import backprop, fused
 from ..ops.conv import conv2d
 from ..tensor import Tensor
 from .registry import GradConfig, register_gradient
-from .util import Thunks, activation_grads, unbroadcast
+from .util import Thunks, fused_grads
 
 
 def _no_dilation(attrs: dict[str, Any], kernel: str) -> None:
@@ -65,7 +65,7 @@ def _fused_grad(depthwise: bool) -> Callable[[Tensor, list[Any], dict[str, Any]]
     forward = fused.depthwise_conv2d if depthwise else fused.conv2d
 
     def grad(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> Thunks:
-        x, f, bias, prelu_weights, y = saved
+        x, f, bias = saved[:3]
 
         def pre_activation() -> Tensor:
             return forward(
@@ -73,13 +73,9 @@ def _fused_grad(depthwise: bool) -> Callable[[Tensor, list[Any], dict[str, Any]]
                 attrs.get("dim_rounding_mode"), bias=bias,
             )  # fmt: skip
 
-        dz, dprelu = activation_grads(dy, attrs, pre_activation, y, prelu_weights)
-        thunks = _conv_thunks(dz, x, f, attrs, depthwise)
-        if bias is not None:
-            thunks["bias"] = lambda: unbroadcast(dz, bias.shape)
-        if dprelu is not None:
-            thunks["prelu_activation_weights"] = lambda: dprelu
-        return thunks
+        return fused_grads(
+            dy, saved, attrs, pre_activation, lambda dz: _conv_thunks(dz, x, f, attrs, depthwise)
+        )
 
     return grad
 

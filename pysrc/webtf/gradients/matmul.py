@@ -9,7 +9,7 @@ from .. import kernel_names as kn
 from .. import ops
 from ..tensor import Tensor
 from .registry import GradConfig, register_gradient
-from .util import Thunks, activation_grads, unbroadcast
+from .util import Thunks, fused_grads, unbroadcast
 
 
 def mat_mul_grads(dy: Tensor, a: Tensor, b: Tensor, transpose_a: bool, transpose_b: bool) -> Thunks:
@@ -34,20 +34,14 @@ def _batch_mat_mul(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> Thunk
 
 
 def _fused_mat_mul(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> Thunks:
-    a, b, bias, prelu_weights, y = saved
+    a, b, bias = saved[:3]
     ta, tb = attrs["transpose_a"], attrs["transpose_b"]
 
     def pre_activation() -> Tensor:
         z = ops.mat_mul(a, b, ta, tb)
         return z if bias is None else ops.add(z, bias)
 
-    dz, d_weights = activation_grads(dy, attrs, pre_activation, y, prelu_weights)
-    thunks = mat_mul_grads(dz, a, b, ta, tb)
-    if bias is not None:
-        thunks["bias"] = lambda: unbroadcast(dz, bias.shape)
-    if d_weights is not None:
-        thunks["prelu_activation_weights"] = lambda: d_weights
-    return thunks
+    return fused_grads(dy, saved, attrs, pre_activation, lambda dz: mat_mul_grads(dz, a, b, ta, tb))
 
 
 register_gradient(GradConfig(kernel_name=kn.BatchMatMul, inputs_to_save=("a", "b"), grad_func=_batch_mat_mul))

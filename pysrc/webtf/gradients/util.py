@@ -92,3 +92,22 @@ def activation_grads(
     saved = [inputs[n] for n in config.inputs_to_save] + [y] * sum(config.outputs_to_save)
     thunks = config.grad_func(dy, saved, {"alpha": attrs["leakyrelu_alpha"]})
     return thunks["x"](), (thunks["alpha"]() if activation == "prelu" else None)
+
+
+def fused_grads(
+    dy: Tensor,
+    saved: list[Any],
+    attrs: dict[str, Any],
+    pre_activation: Callable[[], Tensor],
+    core: Callable[[Tensor], Thunks],
+) -> Thunks:
+    """Thunks of a fused kernel (op + bias + activation) that saved (its two op inputs, bias, prelu weights,
+    y): core(dz) for the op's inputs, dz the gradient before the activation, and those of bias and prelu."""
+    bias, prelu_weights, y = saved[2:]
+    dz, dprelu = activation_grads(dy, attrs, pre_activation, y, prelu_weights)
+    thunks = core(dz)
+    if bias is not None:
+        thunks["bias"] = lambda: unbroadcast(dz, bias.shape)
+    if dprelu is not None:
+        thunks["prelu_activation_weights"] = lambda: dprelu
+    return thunks

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import operator
 from array import array
+from functools import partial
 from itertools import cycle, product, starmap
 from typing import Any
 
@@ -98,6 +99,7 @@ def _channel_columns(backend: Any, dy: Any) -> list[list]:
 
 
 def _filter_grad(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool) -> TensorInfo:
+    """(Depthwise)Conv2D's BackpropFilter {x, dy}: df [fh, fw, in, out or multiplier] of attrs filter_shape."""
     x, dy = inputs["x"], inputs["dy"]
     shape = tuple(int(d) for d in attrs["filter_shape"])
     info = conv_info_from_attrs(x.shape, shape, attrs, depthwise)
@@ -109,16 +111,6 @@ def _filter_grad(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bo
     else:
         out = list(starmap(dot, product(cols, dycols)))
     return backend.output(to_array(out, "float32"), shape, "float32")
-
-
-def conv2d_backprop_filter(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Conv2DBackpropFilter {x, dy}: df [fh, fw, in, out] of attrs filter_shape for a conv2d with output grad dy."""
-    return _filter_grad(backend, inputs, attrs, False)
-
-
-def depthwise_conv2d_backprop_filter(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """DepthwiseConv2dNativeBackpropFilter {x, dy}: df [fh, fw, in, multiplier] of attrs filter_shape."""
-    return _filter_grad(backend, inputs, attrs, True)
 
 
 def depthwise_conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -206,8 +198,8 @@ def avg_pool_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInf
 
 
 KERNELS = {
-    kn.Conv2DBackpropFilter: conv2d_backprop_filter,
-    kn.DepthwiseConv2dNativeBackpropFilter: depthwise_conv2d_backprop_filter,
+    kn.Conv2DBackpropFilter: partial(_filter_grad, depthwise=False),
+    kn.DepthwiseConv2dNativeBackpropFilter: partial(_filter_grad, depthwise=True),
     kn.DepthwiseConv2dNativeBackpropInput: depthwise_conv2d_backprop_input,
     kn.MaxPoolGrad: max_pool_grad,
     kn.AvgPoolGrad: avg_pool_grad,

@@ -7,7 +7,7 @@ from array import array
 from typing import Any
 
 from .... import kernel_names as kn
-from ....backend_util import cast_values, filled
+from ....backend_util import cast_values, fill_kernels, filled
 from ....dtypes import TYPECODE
 from ....shapes import size_of
 from ...base import TensorInfo
@@ -17,18 +17,7 @@ def _const(backend: Any, shape: tuple[int, ...], dtype: str, value: Any) -> Tens
     return backend.output(filled(size_of(shape), dtype, value), shape, dtype)
 
 
-def fill(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    return _const(backend, attrs["shape"], attrs["dtype"], attrs["value"])
-
-
-def zeros_like(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    x = inputs["x"]
-    return _const(backend, x.shape, x.dtype, 0)
-
-
-def ones_like(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    x = inputs["x"]
-    return _const(backend, x.shape, x.dtype, 1)
+fill, zeros_like, ones_like = fill_kernels(_const)
 
 
 def range_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:

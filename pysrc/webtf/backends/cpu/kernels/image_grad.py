@@ -8,6 +8,7 @@ read from, with the interpolation weights.
 
 from __future__ import annotations
 
+from functools import partial
 from itertools import repeat
 from operator import add, mul
 from typing import Any
@@ -27,6 +28,7 @@ def axis_weights(n_in: int, n_out: int, align: bool, half: bool, bilinear: bool)
 
 
 def _resize_grad(backend: Any, inputs: Any, attrs: dict[str, Any], bilinear: bool) -> TensorInfo:
+    """Resize(Bilinear|NearestNeighbor)Grad {images, dy}: float32 dx of images' shape."""
     images, dy = inputs["images"], inputs["dy"]
     batch, h, w, c = images.shape
     new_h, new_w = dy.shape[1], dy.shape[2]
@@ -53,17 +55,7 @@ def _resize_grad(backend: Any, inputs: Any, attrs: dict[str, Any], bilinear: boo
     return backend.output(to_array(out, "float32"), images.shape, "float32")
 
 
-def resize_bilinear_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """ResizeBilinearGrad {images, dy}: dx of images' shape (float32)."""
-    return _resize_grad(backend, inputs, attrs, True)
-
-
-def resize_nearest_neighbor_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """ResizeNearestNeighborGrad {images, dy}: dx of images' shape (float32)."""
-    return _resize_grad(backend, inputs, attrs, False)
-
-
 KERNELS = {
-    kn.ResizeBilinearGrad: resize_bilinear_grad,
-    kn.ResizeNearestNeighborGrad: resize_nearest_neighbor_grad,
+    kn.ResizeBilinearGrad: partial(_resize_grad, bilinear=True),
+    kn.ResizeNearestNeighborGrad: partial(_resize_grad, bilinear=False),
 }

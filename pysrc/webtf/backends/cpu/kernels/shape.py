@@ -14,7 +14,7 @@ from math import prod
 from typing import Any
 
 from .... import kernel_names as kn
-from ....backend_util import concat_bands, concat_shape, pack_shape, split_sizes
+from ....backend_util import concat_bands, join_kernels, split_sizes
 from ....dtypes import TYPECODE
 from ....shapes import strides_of
 from ...base import TensorInfo
@@ -186,16 +186,7 @@ def _concat(backend: Any, tensors: list[Any], axis: int, out_shape: tuple[int, .
     return backend.output(out, out_shape, dtype)
 
 
-def concat(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Concat: the inputs joined along `axis`."""
-    axis = attrs["axis"]
-    return _concat(backend, list(inputs), axis, concat_shape([t.shape for t in inputs], axis))
-
-
-def pack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """inputs: a list of tensors of one shape and dtype; attrs: axis (in [-(rank+1), rank]) of the new dim."""
-    axis, out_shape = pack_shape(inputs[0].shape, len(inputs), attrs["axis"])
-    return _concat(backend, list(inputs), axis, out_shape)
+concat, pack = join_kernels(_concat)
 
 
 def unpack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:

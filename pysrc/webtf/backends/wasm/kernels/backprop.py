@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import struct
 from array import array
+from collections.abc import Callable
 from typing import Any
 
 from .... import kernel_names as kn
@@ -29,7 +30,7 @@ from ....backend_util import (
 )
 from ...base import TensorInfo
 from . import elementwise
-from .common import Kernel, cpu, nonempty, with_fallback
+from .common import Kernel, cpu, nonempty, with_fallbacks
 from .nn import batch_mat_mul
 
 #: the most float32s one im2col block holds (64 MiB); larger batches are done a block of images at a time
@@ -69,7 +70,7 @@ _INTS = """
   dw |= 0; pt |= 0; pl |= 0;"""
 
 # calls body(d0, x0, f0) for every in-bounds tap: d0 = dy pixel offset / (c * m), x0 = x pixel offset / c,
-# f0 = filter tap index; shared by the two depthwise gradients
+# f0 = filter tap index
 _DEPTHWISE_LOOP = """
   for (let bb = 0; bb < b; bb++) for (let oy = 0; oy < oh; oy++) for (let ox = 0; ox < ow; ox++) {
     const d0 = ((bb * oh + oy) * ow + ox) * cm;
@@ -85,40 +86,34 @@ _DEPTHWISE_LOOP = """
     }
   }"""
 
-_DEPTHWISE_FILTER = (
-    """(memory) => (x, dy, out, b, h, w, c, m, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl) => {"""
-    + _INTS
-    + """
-  const cm = c * m;
-  const X = new Float32Array(memory.buffer, x, b * h * w * c);
-  const D = new Float32Array(memory.buffer, dy, b * oh * ow * cm);
-  const acc = new Float64Array(fh * fw * cm);"""
-    + _DEPTHWISE_LOOP.replace(
-        "BODY",
-        "for (let ch = 0; ch < c; ch++) { const v = X[x0 + ch]; "
-        "for (let j = ch * m; j < ch * m + m; j++) acc[f0 + j] += v * D[d0 + j]; }",
+
+def _depthwise_js(views: tuple[tuple[str, str, str], ...], acc_size: str, body: str) -> str:
+    """The JS of a depthwise gradient: float32 views (name, pointer argument, size) of its two inputs, body
+    run at every in-bounds tap into a float64 acc of acc_size, which is then stored to out."""
+    decls = "".join(
+        f"\n  const {name} = new Float32Array(memory.buffer, {ptr}, {size});" for name, ptr, size in views
     )
-    + """
-  new Float32Array(memory.buffer, out, fh * fw * cm).set(acc);
-}"""
+    args = ", ".join(ptr for _, ptr, _ in views)
+    return (
+        f"(memory) => ({args}, out, b, h, w, c, m, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl) => {{{_INTS}"
+        f"\n  const cm = c * m;{decls}\n  const acc = new Float64Array({acc_size});"
+        f"{_DEPTHWISE_LOOP.replace('BODY', body)}"
+        f"\n  new Float32Array(memory.buffer, out, {acc_size}).set(acc);\n}}"
+    )
+
+
+_DEPTHWISE_FILTER = _depthwise_js(
+    (("X", "x", "b * h * w * c"), ("D", "dy", "b * oh * ow * cm")),
+    "fh * fw * cm",
+    "for (let ch = 0; ch < c; ch++) { const v = X[x0 + ch]; "
+    "for (let j = ch * m; j < ch * m + m; j++) acc[f0 + j] += v * D[d0 + j]; }",
 )
 
-_DEPTHWISE_INPUT = (
-    """(memory) => (dy, f, out, b, h, w, c, m, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl) => {"""
-    + _INTS
-    + """
-  const cm = c * m;
-  const D = new Float32Array(memory.buffer, dy, b * oh * ow * cm);
-  const F = new Float32Array(memory.buffer, f, fh * fw * cm);
-  const acc = new Float64Array(b * h * w * c);"""
-    + _DEPTHWISE_LOOP.replace(
-        "BODY",
-        "for (let ch = 0; ch < c; ch++) { let v = 0; "
-        "for (let j = ch * m; j < ch * m + m; j++) v += D[d0 + j] * F[f0 + j]; acc[x0 + ch] += v; }",
-    )
-    + """
-  new Float32Array(memory.buffer, out, b * h * w * c).set(acc);
-}"""
+_DEPTHWISE_INPUT = _depthwise_js(
+    (("D", "dy", "b * oh * ow * cm"), ("F", "f", "fh * fw * cm")),
+    "b * h * w * c",
+    "for (let ch = 0; ch < c; ch++) { let v = 0; "
+    "for (let j = ch * m; j < ch * m + m; j++) v += D[d0 + j] * F[f0 + j]; acc[x0 + ch] += v; }",
 )
 
 # each window's dy to its first maximum (NaN never wins; a window without a maximum above -inf gives nothing)
@@ -151,12 +146,7 @@ _MAX_POOL_GRAD = """(memory) => (x, dy, out, b, h, w, c, oh, ow, fh, fw, sh, sw,
 
 def _geometry(info: ConvInfo) -> tuple[int, ...]:
     """b, h, w, c, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl: the shared tail of the JS functions' arguments."""
-    return (
-        info.batch, info.in_height, info.in_width, info.in_channels, info.out_height, info.out_width,
-        info.filter_height, info.filter_width, info.stride_height, info.stride_width,
-        info.dilation_height, info.dilation_width, info.pad_top, info.pad_left,
-    )  # fmt: skip
-
+    return (*info.in_shape, info.out_height, info.out_width, *info.window)
 
 
 def _zeros(backend: Any, shape: tuple[int, ...]) -> TensorInfo:
@@ -241,47 +231,37 @@ def _depthwise(name: str, source: str, filter_grad: bool) -> Kernel:
     return kernel
 
 
+def _pool_grad(name: str, run: Callable[[Any, Any, Any, tuple[int, ...]], TensorInfo]) -> Kernel:
+    """A pool gradient {dy, input}: run(backend, x, dy, _geometry) on float32 inputs with elements, zeros of
+    x's shape when either is empty, the cpu kernel for other dtypes."""
+    fallback = cpu(name)
 
-def max_pool_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        x, dy = inputs["input"], inputs["dy"]
+        if not _float32(x, dy):
+            return fallback(backend, inputs, attrs)
+        info = pool_info_from_attrs(x.shape, attrs)
+        if not nonempty(x.shape) or not nonempty(dy.shape):
+            return _zeros(backend, x.shape)
+        return run(backend, x, dy, _geometry(info))
+
+    kernel.__doc__ = run.__doc__
+    return kernel
+
+
+def _max_pool_grad(backend: Any, x: Any, dy: Any, geometry: tuple[int, ...]) -> TensorInfo:
     """MaxPoolGrad {dy, input, output}: each window's dy to its first maximum (a JS loop over the heap)."""
-    x, dy = inputs["input"], inputs["dy"]
-    if not _float32(x, dy):
-        return cpu(kn.MaxPoolGrad)(backend, inputs, attrs)
-    info = pool_info_from_attrs(x.shape, attrs)
-    if not nonempty(x.shape) or not nonempty(dy.shape):
-        return _zeros(backend, x.shape)
+    b, h, w, c, oh, ow, fh, fw, sh, sw, _, _, pt, pl = geometry
     out = backend.make_output(x.shape, "float32")
-    b, h, w, c, oh, ow, fh, fw, sh, sw, _, _, pt, pl = _geometry(info)
-    backend.heap_function(_MAX_POOL_GRAD)(
-        backend.pointer(x),
-        backend.pointer(dy),
-        backend.pointer(out),
-        b,
-        h,
-        w,
-        c,
-        oh,
-        ow,
-        fh,
-        fw,
-        sh,
-        sw,
-        pt,
-        pl,
-    )
+    pointers = (backend.pointer(x), backend.pointer(dy), backend.pointer(out))
+    backend.heap_function(_MAX_POOL_GRAD)(*pointers, b, h, w, c, oh, ow, fh, fw, sh, sw, pt, pl)
     return out
 
 
-def avg_pool_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+def _avg_pool_grad(backend: Any, x: Any, dy: Any, geometry: tuple[int, ...]) -> TensorInfo:
     """AvgPoolGrad {dy, input}: the binary's AvgPoolGrad, on dy scaled by window size / in-bounds count
     where a window is clipped (the export divides by the full window)."""
-    x, dy = inputs["input"], inputs["dy"]
-    if not _float32(x, dy):
-        return cpu(kn.AvgPoolGrad)(backend, inputs, attrs)
-    info = pool_info_from_attrs(x.shape, attrs)
-    if not nonempty(x.shape) or not nonempty(dy.shape):
-        return _zeros(backend, x.shape)
-    b, h, w, c, oh, ow, fh, fw, sh, sw, _, _, pt, pl = _geometry(info)
+    b, h, w, c, oh, ow, fh, fw, sh, sw, _, _, pt, pl = geometry
     ch = window_counts(oh, sh, pt, h, fh)
     cw = window_counts(ow, sw, pl, w, fw)
     g, scale = dy, None
@@ -358,9 +338,8 @@ def _resize_grad(name: str) -> Kernel:
     return kernel
 
 
-KERNELS: dict[str, Kernel] = {
-    name: with_fallback(name, fn)
-    for name, fn in {
+KERNELS: dict[str, Kernel] = with_fallbacks(
+    {
         kn.Conv2DBackpropFilter: conv2d_backprop_filter,
         kn.DepthwiseConv2dNativeBackpropFilter: _depthwise(
             kn.DepthwiseConv2dNativeBackpropFilter, _DEPTHWISE_FILTER, True
@@ -368,10 +347,10 @@ KERNELS: dict[str, Kernel] = {
         kn.DepthwiseConv2dNativeBackpropInput: _depthwise(
             kn.DepthwiseConv2dNativeBackpropInput, _DEPTHWISE_INPUT, False
         ),
-        kn.MaxPoolGrad: max_pool_grad,
-        kn.AvgPoolGrad: avg_pool_grad,
+        kn.MaxPoolGrad: _pool_grad(kn.MaxPoolGrad, _max_pool_grad),
+        kn.AvgPoolGrad: _pool_grad(kn.AvgPoolGrad, _avg_pool_grad),
         kn.EluGrad: elu_grad,
         kn.ResizeBilinearGrad: _resize_grad(kn.ResizeBilinearGrad),
         kn.ResizeNearestNeighborGrad: _resize_grad(kn.ResizeNearestNeighborGrad),
-    }.items()
-}
+    }
+)

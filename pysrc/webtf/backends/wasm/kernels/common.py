@@ -44,6 +44,11 @@ def with_fallback(name: str, native: Kernel) -> Kernel:
     return kernel
 
 
+def with_fallbacks(natives: dict[str, Kernel]) -> dict[str, Kernel]:
+    """A kernel table: each native kernel (name -> kernel) with_fallback to its cpu kernel."""
+    return {name: with_fallback(name, fn) for name, fn in natives.items()}
+
+
 def call_export(backend: Any, export: str, shape: tuple[int, ...], dtype: str, *args: Any) -> TensorInfo:
     """A new output of `shape` and `dtype` filled by the binary's export(*args, out), not called when empty."""
     out = backend.make_output(shape, dtype)

@@ -13,16 +13,15 @@ from typing import Any
 from .... import kernel_names as kn
 from ....backend_util import (
     concat_bands,
-    concat_shape,
     flat_slice,
-    pack_shape,
+    join_kernels,
     slice_info_from_attrs,
     split_sizes,
 )
 from ....dtypes import BYTES_PER_ELEMENT
 from ....shapes import strides_of
 from ...base import TensorInfo
-from .common import Kernel, with_fallback
+from .common import Kernel, with_fallbacks
 
 
 def _take(backend: Any, x: Any, base: int, counts: tuple, src_strides: tuple, out_shape: tuple) -> TensorInfo:
@@ -60,16 +59,7 @@ def _concat(backend: Any, tensors: list[Any], axis: int, out_shape: tuple[int, .
     return out
 
 
-def concat(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Concat: one heap copy per input."""
-    axis = attrs["axis"]
-    return _concat(backend, list(inputs), axis, concat_shape([t.shape for t in inputs], axis))
-
-
-def pack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Pack [tensors of one shape] attr axis of the new dim."""
-    axis, out_shape = pack_shape(inputs[0].shape, len(inputs), attrs["axis"])
-    return _concat(backend, list(inputs), axis, out_shape)
+concat, pack = join_kernels(_concat)
 
 
 def unpack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
@@ -102,9 +92,8 @@ def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return backend.cast(x, dtype)
 
 
-KERNELS: dict[str, Kernel] = {
-    name: with_fallback(name, fn)
-    for name, fn in {
+KERNELS: dict[str, Kernel] = with_fallbacks(
+    {
         kn.Slice: slice_,
         kn.StridedSlice: slice_,
         kn.Concat: concat,
@@ -112,5 +101,5 @@ KERNELS: dict[str, Kernel] = {
         kn.Unpack: unpack,
         kn.SplitV: split_v,
         kn.Cast: cast,
-    }.items()
-}
+    }
+)

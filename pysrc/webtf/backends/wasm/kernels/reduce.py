@@ -9,7 +9,7 @@ lacks go to the cpu kernels.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -82,48 +82,47 @@ def _reduce(name: str, key: str, dtypes: frozenset, out_dtype: str | None) -> Ke
     return kernel
 
 
-def _arg(name: str) -> Kernel:
+def _along_axis(name: str, run: Callable[[Any, str, Any, dict[str, Any]], TensorInfo]) -> Kernel:
+    """The kernel `name` along the int `axis`: run(backend, name, x, attrs) natively for float32 and int32 x
+    with elements and a rank, the cpu kernel otherwise."""
     fallback = cpu(name)
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         x = inputs["x"]
         if x.dtype not in ("float32", "int32") or 0 in x.shape or not x.shape:
             return fallback(backend, inputs, attrs)
-        axis = normalize_axis(int(attrs.get("axis", 0)), len(x.shape), name.lower())
-        out_shape = x.shape[:axis] + x.shape[axis + 1 :]
-        with _innermost(backend, x, (axis,)) as src:
-            return call_export(
-                backend, name, out_shape, "int32", src, x.dtype, math.prod(out_shape), x.shape[axis]
-            )
+        return run(backend, name, x, attrs)
 
-    kernel.__doc__ = f"{name} along the int `axis` (natively for float32 and int32)."
+    kernel.__doc__ = f"{name}: {run.__doc__}"
     return kernel
 
 
-def _scan(name: str) -> Kernel:
-    fallback = cpu(name)
+def _arg(backend: Any, name: str, x: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """the index of the extreme along `axis` (natively for float32 and int32)."""
+    axis = normalize_axis(int(attrs.get("axis", 0)), len(x.shape), name.lower())
+    out_shape = x.shape[:axis] + x.shape[axis + 1 :]
+    with _innermost(backend, x, (axis,)) as src:
+        return call_export(
+            backend, name, out_shape, "int32", src, x.dtype, math.prod(out_shape), x.shape[axis]
+        )
 
-    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-        x = inputs["x"]
-        if x.dtype not in ("float32", "int32") or 0 in x.shape or not x.shape:
-            return fallback(backend, inputs, attrs)
-        rank = len(x.shape)
-        axis = normalize_axis(int(attrs.get("axis", 0)), rank, name.lower())
-        perm = tuple(i for i in range(rank) if i != axis) + (axis,)
-        with _innermost(backend, x, (axis,)) as src:
-            out = backend.make_output(src.shape, x.dtype)
-            getattr(backend.abi, name)(
-                src, bool(attrs.get("exclusive")), bool(attrs.get("reverse")), src.shape[-1], out, x.dtype
-            )
-        if src is x:
-            return out
-        back, made = transpose_info(backend, out, tuple(perm.index(i) for i in range(rank)))
-        if made:
-            backend.dispose_data(out.data_id)
-        return back
 
-    kernel.__doc__ = f"{name} along `axis` (exclusive, reverse), natively for float32 and int32."
-    return kernel
+def _scan(backend: Any, name: str, x: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """the running total along `axis` (exclusive, reverse), natively for float32 and int32."""
+    rank = len(x.shape)
+    axis = normalize_axis(int(attrs.get("axis", 0)), rank, name.lower())
+    perm = tuple(i for i in range(rank) if i != axis) + (axis,)
+    with _innermost(backend, x, (axis,)) as src:
+        out = backend.make_output(src.shape, x.dtype)
+        getattr(backend.abi, name)(
+            src, bool(attrs.get("exclusive")), bool(attrs.get("reverse")), src.shape[-1], out, x.dtype
+        )
+    if src is x:
+        return out
+    back, made = transpose_info(backend, out, tuple(perm.index(i) for i in range(rank)))
+    if made:
+        backend.dispose_data(out.data_id)
+    return back
 
 
 def top_k(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
@@ -150,9 +149,9 @@ KERNELS: dict[str, Kernel] = {
     kn.Prod: with_fallback(kn.Prod, _reduce(kn.Prod, "axis", frozenset({"float32", "int32"}), None)),
     kn.All: with_fallback(kn.All, _reduce(kn.All, "axis", frozenset({"bool"}), "bool")),
     kn.Any: with_fallback(kn.Any, _reduce(kn.Any, "axis", frozenset({"bool"}), "bool")),
-    kn.ArgMax: with_fallback(kn.ArgMax, _arg(kn.ArgMax)),
-    kn.ArgMin: with_fallback(kn.ArgMin, _arg(kn.ArgMin)),
-    kn.Cumsum: with_fallback(kn.Cumsum, _scan(kn.Cumsum)),
-    kn.Cumprod: with_fallback(kn.Cumprod, _scan(kn.Cumprod)),
+    kn.ArgMax: with_fallback(kn.ArgMax, _along_axis(kn.ArgMax, _arg)),
+    kn.ArgMin: with_fallback(kn.ArgMin, _along_axis(kn.ArgMin, _arg)),
+    kn.Cumsum: with_fallback(kn.Cumsum, _along_axis(kn.Cumsum, _scan)),
+    kn.Cumprod: with_fallback(kn.Cumprod, _along_axis(kn.Cumprod, _scan)),
     kn.TopK: with_fallback(kn.TopK, top_k),
 }

@@ -15,7 +15,7 @@ from .... import kernel_names as kn
 from ....backend_util import ResizeInfo, bilinear_axis, resize_info
 from ....shapes import strides_of
 from ...base import TensorInfo
-from .common import Kernel, call_export, cpu, nonempty, with_fallback
+from .common import Kernel, call_export, cpu, nonempty, with_fallbacks
 
 _NUMERIC = frozenset({"float32", "int32"})
 _ANY = frozenset({"float32", "int32", "bool"})
@@ -315,9 +315,8 @@ def nms_v5(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]
     return [backend.adopt(p_indices, (size,), "int32"), backend.adopt(p_scores, (size,), "float32")]
 
 
-KERNELS: dict[str, Kernel] = {
-    name: with_fallback(name, fn)
-    for name, fn in {
+KERNELS: dict[str, Kernel] = with_fallbacks(
+    {
         kn.Tile: tile,
         kn.Reverse: reverse,
         kn.PadV2: pad_v2,
@@ -333,5 +332,5 @@ KERNELS: dict[str, Kernel] = {
         kn.NonMaxSuppressionV3: nms_v3,
         kn.NonMaxSuppressionV4: nms_v4,
         kn.NonMaxSuppressionV5: nms_v5,
-    }.items()
-}
+    }
+)

@@ -9,6 +9,7 @@ gathers what the forward spread from it, so nothing is scattered; a filter gradi
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from .... import kernel_names as kn
@@ -30,14 +31,11 @@ _FILTER_GRAD_PARTS = 16384
 
 def _geometry(info: ConvInfo, channels: int) -> tuple[int, ...]:
     """h, w, ci, oh, ow, channels, fh, fw, sh, sw, dh, dw, pt, pl."""
-    return (
-        info.in_height, info.in_width, info.in_channels, info.out_height, info.out_width, channels,
-        info.filter_height, info.filter_width, info.stride_height, info.stride_width,
-        info.dilation_height, info.dilation_width, info.pad_top, info.pad_left,
-    )  # fmt: skip
+    return (info.in_height, info.in_width, info.in_channels, info.out_height, info.out_width, channels, *info.window)
 
 
 def _filter_grad(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool) -> TensorInfo:
+    """(Depthwise)Conv2D's BackpropFilter {x, dy}: df of attrs filter_shape ([fh, fw, in, out or multiplier])."""
     x, dy = inputs["x"], inputs["dy"]
     shape = tuple(int(d) for d in attrs["filter_shape"])
     info = conv_info_from_attrs(tuple(x.shape), tuple(shape), attrs, depthwise)
@@ -63,16 +61,6 @@ def _filter_grad(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bo
     return out
 
 
-def conv2d_backprop_filter(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Conv2DBackpropFilter {x, dy}: df of attrs filter_shape."""
-    return _filter_grad(backend, inputs, attrs, False)
-
-
-def depthwise_conv2d_backprop_filter(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """DepthwiseConv2dNativeBackpropFilter {x, dy}: df [fh, fw, in, multiplier] of attrs filter_shape."""
-    return _filter_grad(backend, inputs, attrs, True)
-
-
 def depthwise_conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """DepthwiseConv2dNativeBackpropInput {dy, filter}: dx of attrs input_shape."""
     dy, f = inputs["dy"], inputs["filter"]
@@ -88,6 +76,8 @@ def depthwise_conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, 
 
 
 def _pool_grad(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -> TensorInfo:
+    """MaxPoolGrad {dy, input, output}: each window's dy to its first maximum of input; AvgPoolGrad {dy,
+    input}: each window's dy / its in-bounds count, over the window."""
     x, dy = inputs["input"], inputs["dy"]
     info = pool_info_from_attrs(x.shape, attrs)
     vec = info.in_channels % 4 == 0
@@ -107,17 +97,8 @@ def _pool_grad(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -
     return backend.run(prog, (dy, x) if is_max else (dy,), x.shape, "float32", ints)
 
 
-def max_pool_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """MaxPoolGrad {dy, input, output}: each window's dy to its first maximum of input."""
-    return _pool_grad(backend, inputs, attrs, True)
-
-
-def avg_pool_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """AvgPoolGrad {dy, input}: each window's dy / its in-bounds count, over the window."""
-    return _pool_grad(backend, inputs, attrs, False)
-
-
 def _resize_grad(backend: Any, inputs: Any, attrs: dict[str, Any], bilinear: bool) -> TensorInfo:
+    """Resize(Bilinear|NearestNeighbor)Grad {images, dy}: dx of images' shape."""
     images, dy = inputs["images"], inputs["dy"]
     _, h, w, c = images.shape
     nh, nw = dy.shape[1], dy.shape[2]
@@ -130,28 +111,18 @@ def _resize_grad(backend: Any, inputs: Any, attrs: dict[str, Any], bilinear: boo
     return backend.run(prog, (dy,), images.shape, "float32", ints)
 
 
-def resize_bilinear_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """ResizeBilinearGrad {images, dy}: dx of images' shape."""
-    return _resize_grad(backend, inputs, attrs, True)
-
-
-def resize_nearest_neighbor_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """ResizeNearestNeighborGrad {images, dy}: dx of images' shape."""
-    return _resize_grad(backend, inputs, attrs, False)
-
-
 def elu_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """EluGrad {dy, y}: dy where y >= 0, dy * (y + 1) below."""
     return binary(backend, inputs["dy"], inputs["y"], "EluGrad", "float32")
 
 
 KERNELS = {
-    kn.Conv2DBackpropFilter: conv2d_backprop_filter,
-    kn.DepthwiseConv2dNativeBackpropFilter: depthwise_conv2d_backprop_filter,
+    kn.Conv2DBackpropFilter: partial(_filter_grad, depthwise=False),
+    kn.DepthwiseConv2dNativeBackpropFilter: partial(_filter_grad, depthwise=True),
     kn.DepthwiseConv2dNativeBackpropInput: depthwise_conv2d_backprop_input,
-    kn.MaxPoolGrad: max_pool_grad,
-    kn.AvgPoolGrad: avg_pool_grad,
-    kn.ResizeBilinearGrad: resize_bilinear_grad,
-    kn.ResizeNearestNeighborGrad: resize_nearest_neighbor_grad,
+    kn.MaxPoolGrad: partial(_pool_grad, is_max=True),
+    kn.AvgPoolGrad: partial(_pool_grad, is_max=False),
+    kn.ResizeBilinearGrad: partial(_resize_grad, bilinear=True),
+    kn.ResizeNearestNeighborGrad: partial(_resize_grad, bilinear=False),
     kn.EluGrad: elu_grad,
 }

@@ -16,8 +16,7 @@ from .gather import pad_v2, slice_
 def _geometry(info: ConvInfo) -> tuple[int, ...]:
     return (
         info.in_height, info.in_width, info.in_channels, info.out_height, info.out_width, info.out_channels,
-        info.filter_height, info.filter_width, info.stride_height, info.stride_width,
-        info.dilation_height, info.dilation_width, info.pad_top, info.pad_left,
+        *info.window,
     )  # fmt: skip
 
 
@@ -136,11 +135,7 @@ def _pool(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -> Ten
     prog = backend.programs.get(key) or backend.programs.build(
         key, "Pool", ("X",), 13, 0, defines, int_output=int_out
     )
-    ints = (
-        info.in_height, info.in_width, info.in_channels, info.out_height, info.out_width,
-        info.filter_height, info.filter_width, info.stride_height, info.stride_width,
-        info.dilation_height, info.dilation_width, info.pad_top, info.pad_left,
-    )  # fmt: skip
+    ints = (info.in_height, info.in_width, info.in_channels, info.out_height, info.out_width, *info.window)
     return backend.run(prog, (x,), info.out_shape, x.dtype, ints)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .... import kernel_names as kn
-from ....backend_util import cast_values, filled
+from ....backend_util import cast_values, fill_kernels, filled
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from .common import broadcast_ints, read_mode, size_of
@@ -105,21 +105,7 @@ def fill_value(backend: Any, shape: tuple[int, ...], dtype: str, value: Any) -> 
     return backend.run(prog, (), shape, dtype, (), (float(v),), n)
 
 
-def fill(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Fill: on the host when small, else drawn on the GPU."""
-    return fill_value(backend, tuple(attrs["shape"]), attrs["dtype"], attrs["value"])
-
-
-def zeros_like(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """ZerosLike."""
-    x = inputs["x"]
-    return fill_value(backend, x.shape, x.dtype, 0)
-
-
-def ones_like(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """OnesLike."""
-    x = inputs["x"]
-    return fill_value(backend, x.shape, x.dtype, 1)
+fill, zeros_like, ones_like = fill_kernels(fill_value)
 
 
 # ---- binary ---------------------------------------------------------------------------------------
