@@ -13,6 +13,7 @@ from .backends import cpu as _cpu  # noqa: F401  (registers the cpu backend and 
 from .backends import wasm  # tf.wasm.set_wasm_paths (TF.js setWasmPaths); WASM_* flags; priority 2
 from .backends import webgl as _webgl  # noqa: F401  (WEBGL_* flags; the webgl backend, priority 3)
 from .backends.base import Backend, TensorInfo
+from .interop import numpy_or_none
 from .engine import ENGINE, KernelRecord, MemoryInfo, ProfileInfo, TimingInfo
 from .environment import ENV, Environment, env
 from .kernel_registry import (
@@ -26,6 +27,9 @@ from .models import GraphModel, LayersModel, io, load_graph_model, load_layers_m
 from .ops import *  # noqa: F403
 from .ops.chaining import bind as _bind
 from .tensor import Tensor, Variable
+
+if numpy_or_none() is not None:  # the numpy backend: priority 2 outside the browser, 0 in Pyodide
+    from .backends import numpy as _numpy  # noqa: F401
 
 __version__ = "0.1.0"
 

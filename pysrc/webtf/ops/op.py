@@ -109,7 +109,9 @@ def _as_ndarray(np: Any, value: Any) -> Any:
 def _format_dtype(mv: memoryview, op: str, arg: str) -> str:
     fmt = mv.format.lstrip("@")
     if fmt not in _FORMAT_DTYPE:
-        raise TypeError(f"Error in {op}: argument '{arg}' has buffer format '{mv.format}'; expected a number format")
+        raise TypeError(
+            f"Error in {op}: argument '{arg}' has buffer format '{mv.format}'; expected a number format"
+        )
     return _FORMAT_DTYPE[fmt]
 
 
@@ -150,13 +152,13 @@ def _memoryview_values(mv: memoryview, dtype: str, op: str, arg: str) -> tuple[a
     fmt = mv.format.lstrip("@")
     _format_dtype(mv, op, arg)
     shape = tuple(mv.shape or ())
-    flat = mv.cast("B").cast(fmt) if mv.c_contiguous else memoryview(mv.tobytes()).cast(fmt)
+    raw = mv.cast("B") if mv.c_contiguous else memoryview(mv.tobytes())
     code = TYPECODE[dtype]
     out = array(code)
     if fmt == code or (fmt == "?" and dtype == "bool"):  # the same layout: one byte copy
-        out.frombytes(flat)
+        out.frombytes(raw)
         return out, shape
-    values = flat.tolist()
+    values = raw.cast(fmt).tolist()
     if dtype == "int32" and fmt in "fde":  # truncate toward zero; nan and inf store as 0
         values = [int(v) if math.isfinite(v) else 0 for v in values]
     try:

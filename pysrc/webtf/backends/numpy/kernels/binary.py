@@ -1,0 +1,112 @@
+"""numpy kernels for element-wise binary math, comparisons, logical ops, AddN and Select, with broadcasting.
+
+Contract as the cpu kernels (webtf.backends.cpu's binary family): inputs {a, b} of one dtype whose shapes
+broadcast; arithmetic keeps the dtype (int32 wraps), RealDiv and Atan2 give float32, FloorDiv int32,
+comparisons and logical ops bool. x / 0 gives +-inf or nan; int32 FloorDiv and Mod by 0 give 0. Where JS
+computes in doubles and rounding once decides the result (FloorDiv, Mod), so do these kernels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...base import TensorInfo
+from .common import as_float, share, store
+
+
+def _operands(backend: Any, inputs: Any) -> tuple[np.ndarray, np.ndarray]:
+    a, b = backend.nd(inputs["a"]), backend.nd(inputs["b"])
+    if a.dtype == np.bool_:  # arithmetic on bools counts them as 0 / 1
+        a, b = a.view(np.uint8), b.view(np.uint8)
+    return a, b
+
+
+def _kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], out_dtype: str | None = None) -> Callable:
+    """A broadcasting kernel whose output is `out_dtype` (x's dtype when None)."""
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        dtype = out_dtype or inputs["a"].dtype
+        return backend.make(store(fn(*_operands(backend, inputs)), dtype), dtype)
+
+    return kernel
+
+
+def _real_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return as_float(a) / as_float(b)
+
+
+def _floor_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind == "f":  # floor(a / b) in doubles, as JS; inf and nan store as 0
+        return np.floor(a.astype(np.float64) / b)
+    return np.floor_divide(a, b)  # integer x // 0 is 0
+
+
+def _mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind != "f":
+        return np.mod(a, b)  # floored, the divisor's sign; x % 0 is 0
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    rem = np.fmod(a64, b64)  # the JS remainder, moved to the divisor's sign when the signs differ
+    return np.where((a64 < 0) == (b64 < 0), rem, np.fmod(rem + b64, b64))
+
+
+def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Math.pow: nan for 1 ** +-inf and 1 ** nan (C's pow gives 1); int32 computed in doubles."""
+    if a.dtype.kind != "f":
+        a, b = a.astype(np.float64), b.astype(np.float64)
+    out = np.power(a, b)
+    bad = np.isnan(b) | (np.isinf(b) & (np.abs(a) == 1))
+    return np.where(bad, np.nan, out) if bad.any() else out
+
+
+def _squared_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    d = a - b
+    return d * d
+
+
+def _atan2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.arctan2(as_float(a), as_float(b))
+
+
+def add_n(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """AddN: the element-wise sum of a list of same-shape, same-dtype tensors."""
+    first = inputs[0]
+    if len(inputs) == 1:
+        return share(first)
+    acc = backend.nd(first) + backend.nd(inputs[1])
+    for t in inputs[2:]:
+        acc += backend.nd(t)
+    return backend.make(store(acc, first.dtype), first.dtype)
+
+
+def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Select: t where condition else e; the three shapes broadcast together."""
+    c, t, e = (backend.nd(inputs[k]) for k in ("condition", "t", "e"))
+    return backend.make(np.where(c, t, e))
+
+
+KERNELS: dict[str, Any] = {
+    "Add": _kernel(np.add),
+    "Sub": _kernel(np.subtract),
+    "Multiply": _kernel(np.multiply),
+    "RealDiv": _kernel(_real_div, "float32"),
+    "FloorDiv": _kernel(_floor_div, "int32"),
+    "Mod": _kernel(_mod),
+    "Pow": _kernel(_pow),
+    "Maximum": _kernel(np.maximum),
+    "Minimum": _kernel(np.minimum),
+    "SquaredDifference": _kernel(_squared_difference),
+    "Atan2": _kernel(_atan2, "float32"),
+    "Equal": _kernel(np.equal, "bool"),
+    "NotEqual": _kernel(np.not_equal, "bool"),
+    "Less": _kernel(np.less, "bool"),
+    "LessEqual": _kernel(np.less_equal, "bool"),
+    "Greater": _kernel(np.greater, "bool"),
+    "GreaterEqual": _kernel(np.greater_equal, "bool"),
+    "LogicalAnd": _kernel(np.logical_and, "bool"),
+    "LogicalOr": _kernel(np.logical_or, "bool"),
+    "AddN": add_n,
+    "Select": select,
+}

@@ -1,0 +1,129 @@
+"""numpy kernels Conv2D, DepthwiseConv2dNative, Conv2DBackpropInput, FusedConv2D, FusedDepthwiseConv2D (NHWC).
+
+Attrs as the cpu kernels (geometry from webtf.backend_util.conv_info_from_attrs; the fused kernels add
+activation, leakyrelu_alpha and the optional inputs bias and prelu_activation_weights).
+Conv2D is im2col: a strided view of the padded input holds every receptive field, copied once into a
+[pixels, fh * fw * in] matrix and multiplied by the filter (BLAS sgemm for float32; a 1x1 conv is the
+matmul alone). Depthwise conv and pooling (pool.py) add up (or take the max of) one strided view per tap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ....backend_util import ConvInfo, conv_info_from_attrs
+from ...base import TensorInfo
+from .activation import epilogue
+from .common import store
+from .matmul import optional
+
+
+def padded(x: np.ndarray, info: ConvInfo, fill: Any = 0) -> np.ndarray:
+    """x [b, h, w, c] padded by `fill` to cover every window (also those a 'ceil' rounding mode adds)."""
+    b, h, w, c = x.shape
+    top, left = info.pad_top, info.pad_left
+    hp = max(top + h + info.pad_bottom, (info.out_height - 1) * info.stride_height + info.effective_filter_height)
+    wp = max(left + w + info.pad_right, (info.out_width - 1) * info.stride_width + info.effective_filter_width)
+    if (hp, wp, top, left) == (h, w, 0, 0):
+        return x
+    out = np.full((b, hp, wp, c), fill, x.dtype)
+    out[:, top : top + h, left : left + w] = x
+    return out
+
+
+def windows(xp: np.ndarray, info: ConvInfo) -> np.ndarray:
+    """A read-only view [b, out_h, out_w, fh, fw, c] of the padded input: every tap of every window."""
+    s0, s1, s2, s3 = xp.strides
+    sh, sw, dh, dw = info.stride_height, info.stride_width, info.dilation_height, info.dilation_width
+    shape = (xp.shape[0], info.out_height, info.out_width, info.filter_height, info.filter_width, xp.shape[3])
+    return as_strided(xp, shape, (s0, sh * s1, sw * s2, dh * s1, dw * s2, s3), writeable=False)
+
+
+def _conv2d(x: np.ndarray, f: np.ndarray, info: ConvInfo) -> np.ndarray:
+    fh, fw, c, o = f.shape
+    b, oh, ow = info.out_shape[:3]
+    if (fh, fw, info.stride_height, info.stride_width, info.pad_top, info.pad_left) == (1, 1, 1, 1, 0, 0) and (
+        (oh, ow) == x.shape[1:3]
+    ):  # pointwise: a plain matmul
+        return (x.reshape(b * oh * ow, c) @ f.reshape(c, o)).reshape(info.out_shape)
+    cols = windows(padded(x, info), info).reshape(b * oh * ow, fh * fw * c)
+    return (cols @ f.reshape(fh * fw * c, o)).reshape(info.out_shape)
+
+
+def _depthwise(x: np.ndarray, f: np.ndarray, info: ConvInfo) -> np.ndarray:
+    fh, fw, c, mult = f.shape
+    taps = windows(padded(x, info), info)
+    acc = np.zeros((*info.out_shape[:3], c, mult), np.result_type(x, f))
+    tmp = np.empty_like(acc)
+    for i in range(fh):
+        for j in range(fw):
+            np.multiply(taps[:, :, :, i, j, :, None], f[i, j], out=tmp)
+            acc += tmp
+    return acc.reshape(info.out_shape)
+
+
+def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fused: bool) -> TensorInfo:
+    x, f = inputs["x"], inputs["filter"]
+    info = conv_info_from_attrs(x.shape, f.shape, attrs, depthwise)
+    out = (_depthwise if depthwise else _conv2d)(backend.nd(x), backend.nd(f), info)
+    if fused:
+        out = epilogue(
+            out,
+            optional(backend, inputs, "bias"),
+            optional(backend, inputs, "prelu_activation_weights"),
+            attrs.get("activation"),
+            attrs.get("leakyrelu_alpha", 0.2),
+        )
+    return backend.make(store(out, x.dtype), x.dtype)
+
+
+def conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Conv2D: inputs x [b, h, w, in], filter [fh, fw, in, out]; output dtype = x's."""
+    return _conv(backend, inputs, attrs, False, False)
+
+
+def depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """DepthwiseConv2dNative: inputs x [b, h, w, in], filter [fh, fw, in, multiplier]."""
+    return _conv(backend, inputs, attrs, True, False)
+
+
+def fused_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """FusedConv2D: Conv2D + bias + activation."""
+    return _conv(backend, inputs, attrs, False, True)
+
+
+def fused_depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """FusedDepthwiseConv2D: DepthwiseConv2dNative + bias + activation."""
+    return _conv(backend, inputs, attrs, True, True)
+
+
+def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Conv2DBackpropInput: dx of shape attrs['input_shape'] for a conv2d (dilation 1) with output grad dy.
+
+    Every dy pixel times the filter (one matmul) gives its contribution to each tap; a strided slice per
+    filter tap adds them into a padded dx, which is then cropped.
+    """
+    dy, f = backend.nd(inputs["dy"]), backend.nd(inputs["filter"])
+    info = conv_info_from_attrs(tuple(attrs["input_shape"]), f.shape, attrs)
+    fh, fw, c, o = f.shape
+    b, oh, ow, _ = dy.shape
+    sh, sw = info.stride_height, info.stride_width
+    top, left, h, w = info.pad_top, info.pad_left, info.in_height, info.in_width
+    contrib = (dy.reshape(b * oh * ow, o) @ f.reshape(fh * fw * c, o).T).reshape(b, oh, ow, fh, fw, c)
+    dx = np.zeros((b, max((oh - 1) * sh + fh, top + h), max((ow - 1) * sw + fw, left + w), c), contrib.dtype)
+    for i in range(fh):
+        for j in range(fw):
+            dx[:, i : i + (oh - 1) * sh + 1 : sh, j : j + (ow - 1) * sw + 1 : sw] += contrib[:, :, :, i, j]
+    return backend.make(dx[:, top : top + h, left : left + w].astype(np.float32))
+
+
+KERNELS = {
+    "Conv2D": conv2d,
+    "DepthwiseConv2dNative": depthwise_conv2d,
+    "Conv2DBackpropInput": conv2d_backprop_input,
+    "FusedConv2D": fused_conv2d,
+    "FusedDepthwiseConv2D": fused_depthwise_conv2d,
+}
