@@ -29,7 +29,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The bench command's options."""
     parser.add_argument("--models", nargs="+", default=list(MODELS), metavar="NAME", help=" ".join(MODELS))
     parser.add_argument(
-        "--backends", nargs="+", default=list(BACKENDS), metavar="NAME", help=" ".join(BACKENDS)
+        "--backends",
+        nargs="+",
+        metavar="NAME",
+        help=f"{' '.join(BACKENDS)} (default all); with --host: numpy cpu",
     )
     parser.add_argument("--runs", type=int, default=RUNS, help=f"timed runs per library and case ({RUNS})")
     parser.add_argument(
@@ -40,6 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"stop a library's timed runs of a case after S seconds, keeping at least one ({BUDGET_S:g})",
     )
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the rows and environment as JSON")
+    parser.add_argument(
+        "--host", action="store_true", help="time webtf's host backends (numpy, cpu) in this CPython instead"
+    )
+    parser.add_argument(
+        "--compare", type=Path, metavar="PATH", help="with --host: TF.js cpu medians from a browser bench JSON"
+    )
 
 
 def _fmt(ms: float | None) -> str:
@@ -89,6 +98,7 @@ def run(
     """Boot bench.html in headless Chromium, run every model x backend, print the table; return the report."""
     from playwright.sync_api import sync_playwright
 
+    args.backends = args.backends or list(BACKENDS)
     unknown = sorted(set(args.models) - set(MODELS)) + sorted(set(args.backends) - set(BACKENDS))
     if unknown:
         raise ValueError(f"unknown models/backends {unknown}; models: {MODELS}, backends: {BACKENDS}")

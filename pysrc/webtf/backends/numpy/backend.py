@@ -59,9 +59,8 @@ class NumpyBackend(Backend):
         if dtype is not None and values.dtype != NP_DTYPE[dtype]:
             values = values.astype(NP_DTYPE[dtype])
         data_id = new_data_id()
-        shape = values.shape
-        self.data[data_id] = np.ascontiguousarray(values).reshape(-1)
-        return TensorInfo(data_id, shape, _DTYPE_NAME[values.dtype])
+        self.data[data_id] = values.ravel()  # a view when already C-contiguous, else a C-order copy
+        return TensorInfo(data_id, values.shape, _DTYPE_NAME[values.dtype])
 
     # The cpu kernels' seam (flat array.array in and out), for the kernels taken from the cpu table.
     def values(self, t: Any) -> array:

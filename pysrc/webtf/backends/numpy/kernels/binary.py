@@ -14,22 +14,21 @@ from typing import Any
 import numpy as np
 
 from ...base import TensorInfo
+from ..backend import NP_DTYPE
 from .common import as_float, share, store
-
-
-def _operands(backend: Any, inputs: Any) -> tuple[np.ndarray, np.ndarray]:
-    a, b = backend.nd(inputs["a"]), backend.nd(inputs["b"])
-    if a.dtype == np.bool_:  # arithmetic on bools counts them as 0 / 1
-        a, b = a.view(np.uint8), b.view(np.uint8)
-    return a, b
 
 
 def _kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], out_dtype: str | None = None) -> Callable:
     """A broadcasting kernel whose output is `out_dtype` (x's dtype when None)."""
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-        dtype = out_dtype or inputs["a"].dtype
-        return backend.make(store(fn(*_operands(backend, inputs)), dtype), dtype)
+        ta = inputs["a"]
+        a, b = backend.nd(ta), backend.nd(inputs["b"])
+        if ta.dtype == "bool":  # arithmetic on bools counts them as 0 / 1
+            a, b = a.view(np.uint8), b.view(np.uint8)
+        dtype = out_dtype or ta.dtype
+        out = fn(a, b)
+        return backend.make(out if out.dtype == NP_DTYPE[dtype] else store(out, dtype), dtype)
 
     return kernel
 
