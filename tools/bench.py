@@ -47,7 +47,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--host", action="store_true", help="time webtf's host backends (numpy, cpu) in this CPython instead"
     )
     parser.add_argument(
-        "--compare", type=Path, metavar="PATH", help="with --host: TF.js cpu medians from a browser bench JSON"
+        "--compare",
+        type=Path,
+        metavar="PATH",
+        help="with --host: TF.js cpu medians from a browser bench JSON",
     )
 
 

@@ -105,7 +105,9 @@ async def _timed(case: Case) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
-async def run_case(tf: Any, name: str, backends: Sequence[str], runs: int, budget_s: float, dist: Path) -> list:
+async def run_case(
+    tf: Any, name: str, backends: Sequence[str], runs: int, budget_s: float, dist: Path
+) -> list:
     """Rows (one per backend) of one case: load, warm-up, then alternating timed runs within the budget."""
     cases = {b: Case(tf, b, name, dist) for b in backends}
     before = tf.memory().num_tensors
@@ -192,7 +194,11 @@ def run(args: argparse.Namespace, dist: Path) -> dict[str, Any]:
         rows += asyncio.run(run_case(tf, name, backends, args.runs, args.budget, dist))
     report = {
         "date": datetime.date.today().isoformat(),
-        "settings": {"runs": args.runs, "budget_s": args.budget, "wall_s": round(time.monotonic() - start, 1)},
+        "settings": {
+            "runs": args.runs,
+            "budget_s": args.budget,
+            "wall_s": round(time.monotonic() - start, 1),
+        },
         "environment": {
             "python": platform.python_version(),
             "numpy": _numpy_version(),
@@ -205,7 +211,9 @@ def run(args: argparse.Namespace, dist: Path) -> dict[str, Any]:
     print()
     print(format_table(rows, _tfjs_cpu(args.compare)))
     env = report["environment"]
-    print(f"\nPython {env['python']}, numpy {env['numpy']}, {env['cores']} cores; {report['settings']['wall_s']} s")
+    print(
+        f"\nPython {env['python']}, numpy {env['numpy']}, {env['cores']} cores; {report['settings']['wall_s']} s"
+    )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2) + "\n")

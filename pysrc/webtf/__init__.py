@@ -13,9 +13,9 @@ from .backends import cpu as _cpu  # noqa: F401  (registers the cpu backend and 
 from .backends import wasm  # tf.wasm.set_wasm_paths (TF.js setWasmPaths); WASM_* flags; priority 2
 from .backends import webgl as _webgl  # noqa: F401  (WEBGL_* flags; the webgl backend, priority 3)
 from .backends.base import Backend, TensorInfo
-from .interop import numpy_or_none
 from .engine import ENGINE, KernelRecord, MemoryInfo, ProfileInfo, TimingInfo
 from .environment import ENV, Environment, env
+from .interop import numpy_or_none
 from .kernel_registry import (
     get_kernel,
     get_kernels_for_backend,

@@ -7,7 +7,8 @@
 `run(expr, **inputs)` builds tensors from the numpy inputs (float32/int32/bool), evaluates `expr`, returns the
 result as numpy arrays (lists/tuples/dicts of them for multi-output ops), and fails the test if any tensor leaked.
 An error raised by the op is raised again here with the same class and message, so pytest.raises works.
-`run.backend` names the target ("host" = cpu, "host-numpy", or the page backend); `run.tol` is the float tolerance for it.
+`run.backend` names the target ("host" = cpu, "host-numpy", or the page backend); `run.tol` is the float
+tolerance for it.
 """
 
 from __future__ import annotations

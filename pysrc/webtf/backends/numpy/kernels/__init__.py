@@ -12,9 +12,37 @@ from typing import Any
 import numpy as np
 
 from ...cpu import KERNELS as CPU_KERNELS
-from . import binary, conv, creation, image, matmul, pool, reduce, scan, shape, slicing, softmax, spatial, unary
+from . import (
+    binary,
+    conv,
+    creation,
+    image,
+    matmul,
+    pool,
+    reduce,
+    scan,
+    shape,
+    slicing,
+    softmax,
+    spatial,
+    unary,
+)
 
-FAMILIES = (creation, unary, binary, reduce, softmax, scan, matmul, conv, pool, shape, slicing, image, spatial)
+FAMILIES = (
+    creation,
+    unary,
+    binary,
+    reduce,
+    softmax,
+    scan,
+    matmul,
+    conv,
+    pool,
+    shape,
+    slicing,
+    image,
+    spatial,
+)
 
 NATIVE: dict[str, Any] = {}
 for _family in FAMILIES:

@@ -61,4 +61,3 @@ def epilogue(
             raise ValueError("activation 'prelu' needs prelu weights")
         return prelu(x, prelu_weights)
     raise ValueError(f"Unknown fused activation '{activation}'")
-

@@ -25,8 +25,12 @@ def padded(x: np.ndarray, info: ConvInfo, fill: Any = 0) -> np.ndarray:
     """x [b, h, w, c] padded by `fill` to cover every window (also those a 'ceil' rounding mode adds)."""
     b, h, w, c = x.shape
     top, left = info.pad_top, info.pad_left
-    hp = max(top + h + info.pad_bottom, (info.out_height - 1) * info.stride_height + info.effective_filter_height)
-    wp = max(left + w + info.pad_right, (info.out_width - 1) * info.stride_width + info.effective_filter_width)
+    hp = max(
+        top + h + info.pad_bottom, (info.out_height - 1) * info.stride_height + info.effective_filter_height
+    )
+    wp = max(
+        left + w + info.pad_right, (info.out_width - 1) * info.stride_width + info.effective_filter_width
+    )
     if (hp, wp, top, left) == (h, w, 0, 0):
         return x
     out = np.full((b, hp, wp, c), fill, x.dtype)
@@ -45,9 +49,14 @@ def windows(xp: np.ndarray, info: ConvInfo) -> np.ndarray:
 def _conv2d(x: np.ndarray, f: np.ndarray, info: ConvInfo) -> np.ndarray:
     fh, fw, c, o = f.shape
     b, oh, ow = info.out_shape[:3]
-    if (fh, fw, info.stride_height, info.stride_width, info.pad_top, info.pad_left) == (1, 1, 1, 1, 0, 0) and (
-        (oh, ow) == x.shape[1:3]
-    ):  # pointwise: a plain matmul
+    if (fh, fw, info.stride_height, info.stride_width, info.pad_top, info.pad_left) == (
+        1,
+        1,
+        1,
+        1,
+        0,
+        0,
+    ) and ((oh, ow) == x.shape[1:3]):  # pointwise: a plain matmul
         return (x.reshape(b * oh * ow, c) @ f.reshape(c, o)).reshape(info.out_shape)
     cols = windows(padded(x, info), info).reshape(b * oh * ow, fh * fw * c)
     return (cols @ f.reshape(fh * fw * c, o)).reshape(info.out_shape)

@@ -107,7 +107,9 @@ def _greedy_nms(
     return selected
 
 
-def _nms(backend: Any, inputs: Any, attrs: dict[str, Any], sigma: float = 0.0) -> tuple[list[int], list[float]]:
+def _nms(
+    backend: Any, inputs: Any, attrs: dict[str, Any], sigma: float = 0.0
+) -> tuple[list[int], list[float]]:
     boxes = backend.nd(inputs["boxes"]).astype(np.float64).reshape(-1, 4)
     scores = backend.nd(inputs["scores"]).astype(np.float64)
     args = (attrs["max_output_size"], attrs["iou_threshold"], attrs["score_threshold"])

@@ -40,8 +40,12 @@ def _avg(x: np.ndarray, info: ConvInfo) -> np.ndarray:
         for j in range(info.filter_width):
             if i or j:
                 acc += taps[:, :, :, i, j]
-    rows = _in_bounds(info.in_height, info.pad_top, info.out_height, info.stride_height, info.filter_height, xp.shape[1])
-    cols = _in_bounds(info.in_width, info.pad_left, info.out_width, info.stride_width, info.filter_width, xp.shape[2])
+    rows = _in_bounds(
+        info.in_height, info.pad_top, info.out_height, info.stride_height, info.filter_height, xp.shape[1]
+    )
+    cols = _in_bounds(
+        info.in_width, info.pad_left, info.out_width, info.stride_width, info.filter_width, xp.shape[2]
+    )
     counts = np.outer(rows, cols)[:, :, None]
     return acc / np.where(counts > 0, counts, np.nan).astype(acc.dtype)
 

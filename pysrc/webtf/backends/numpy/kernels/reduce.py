@@ -19,7 +19,9 @@ from ...base import TensorInfo
 from .common import F32
 
 
-def _parse(backend: Any, inputs: Any, attrs: dict[str, Any], key: str, name: str) -> tuple[Any, Any, tuple, bool]:
+def _parse(
+    backend: Any, inputs: Any, attrs: dict[str, Any], key: str, name: str
+) -> tuple[Any, Any, tuple, bool]:
     x = inputs["x"]
     axes = normalize_axes(attrs.get(key), len(x.shape), name)
     return x, backend.nd(x), axes, bool(attrs.get("keep_dims", False))
@@ -31,7 +33,9 @@ def _arithmetic(fn: Callable, key: str, name: str) -> Callable[..., TensorInfo]:
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         x, v, axes, keep = _parse(backend, inputs, attrs, key, name)
         acc = np.float64 if x.dtype == "float32" else np.int32
-        return backend.make(fn(v, axis=axes, dtype=acc, keepdims=keep), "float32" if acc is np.float64 else "int32")
+        return backend.make(
+            fn(v, axis=axes, dtype=acc, keepdims=keep), "float32" if acc is np.float64 else "int32"
+        )
 
     return kernel
 

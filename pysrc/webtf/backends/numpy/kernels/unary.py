@@ -35,7 +35,9 @@ def _selu(x: np.ndarray) -> np.ndarray:
 
 
 def _softplus(x: np.ndarray) -> np.ndarray:
-    return np.where(x < _SOFTPLUS_THRESHOLD, np.exp(x), np.where(x > -_SOFTPLUS_THRESHOLD, x, np.log1p(np.exp(x))))
+    return np.where(
+        x < _SOFTPLUS_THRESHOLD, np.exp(x), np.where(x > -_SOFTPLUS_THRESHOLD, x, np.log1p(np.exp(x)))
+    )
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
