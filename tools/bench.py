@@ -54,7 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _fmt(ms: float | None) -> str:
+def fmt_ms(ms: float | None) -> str:
+    """Milliseconds as the tables print them: whole from 100 up, else one decimal."""
     if ms is None:
         return "-"
     return f"{ms:.0f}" if ms >= 100 else f"{ms:.1f}"
@@ -73,7 +74,7 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
         for impl, row in (("webtf", w), ("TF.js", t)):
             if row.get("error"):
                 errors.append(f"- {model}/{backend} {impl}: {row['error']}")
-        cell = lambda row, key: "error" if row.get("error") else _fmt(row.get(key))  # noqa: E731
+        cell = lambda row, key: "error" if row.get("error") else fmt_ms(row.get(key))  # noqa: E731
         ratio = f"{w['median_ms'] / t['median_ms']:.2f}" if w.get("median_ms") and t.get("median_ms") else "-"
         runs = f"{w.get('runs', 0)}/{t.get('runs', 0)}"
         cells = (model, backend, cell(w, "median_ms"), cell(t, "median_ms"), ratio)
@@ -161,8 +162,8 @@ def run(
     print()
     for impl, figures in report["boot"].items():
         print(
-            f"boot {impl}: ready {_fmt(figures['ready_ms'])} ms, "
-            f"ready -> first inference {_fmt(figures['first_inference_ms'])} ms ({figures['first_case']})"
+            f"boot {impl}: ready {fmt_ms(figures['ready_ms'])} ms, "
+            f"ready -> first inference {fmt_ms(figures['first_inference_ms'])} ms ({figures['first_case']})"
         )
     env = environment
     print(
@@ -171,7 +172,12 @@ def run(
         f"TF.js {env['tfjs']['wasm_simd']}/{env['tfjs']['wasm_threads']}; {report['settings']['wall_s']} s"
     )
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
-        print(f"wrote {args.json}")
+        write_json(args.json, report)
     return report
+
+
+def write_json(path: Path, report: dict[str, Any]) -> None:
+    """Write a bench report as indented JSON (parent folders made as needed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {path}")

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tools.bench import fmt_ms, write_json
+
 ROOT = Path(__file__).resolve().parent.parent
 #: case -> (kind, model path under dist/, input shape, input dtype): web/bench.js's CASES
 CASES: dict[str, tuple[str, str, tuple[int, ...], str]] = {
@@ -140,12 +142,6 @@ async def run_case(
     return [rows[b] for b in backends]
 
 
-def _fmt(ms: float | None) -> str:
-    if ms is None:
-        return "-"
-    return f"{ms:.0f}" if ms >= 100 else f"{ms:.1f}"
-
-
 def _tfjs_cpu(path: Path | None) -> dict[str, float]:
     """TF.js cpu medians per case from a browser bench JSON (empty without one)."""
     if path is None:
@@ -166,12 +162,12 @@ def format_table(rows: Sequence[dict[str, Any]], tfjs: dict[str, float]) -> str:
         nm, cm, tm = n.get("median_ms"), c.get("median_ms"), tfjs.get(name)
         cells = (
             name,
-            _fmt(nm),
-            _fmt(cm),
+            fmt_ms(nm),
+            fmt_ms(cm),
             f"{cm / nm:.1f}x" if nm and cm else "-",
-            _fmt(tm),
+            fmt_ms(tm),
             f"{tm / nm:.1f}x" if nm and tm else "-",
-            _fmt(n.get("first_ms")),
+            fmt_ms(n.get("first_ms")),
             f"{n.get('runs', 0)}/{c.get('runs', 0)}",
         )
         lines.append("| " + " | ".join(cells) + " |")
@@ -215,9 +211,7 @@ def run(args: argparse.Namespace, dist: Path) -> dict[str, Any]:
         f"\nPython {env['python']}, numpy {env['numpy']}, {env['cores']} cores; {report['settings']['wall_s']} s"
     )
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
-        print(f"wrote {args.json}")
+        write_json(args.json, report)
     return report
 
 
