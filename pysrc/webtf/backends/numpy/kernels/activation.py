@@ -40,16 +40,19 @@ def prelu(x: np.ndarray, alpha: np.ndarray) -> np.ndarray:
 def epilogue(
     x: np.ndarray, bias: Any, prelu_weights: Any, activation: str | None, leakyrelu_alpha: float
 ) -> np.ndarray:
-    """The fused kernels' tail: `x` plus a bias broadcast to it, then the fused activation (the caller stores
-    the result as the output dtype)."""
+    """The fused kernels' tail on their own fresh result `x` (updated in place where the dtypes allow): plus a
+    bias broadcast to it, then the fused activation. The caller stores the result as the output dtype."""
     if bias is not None:
-        x = x + bias
+        if np.result_type(x, bias) == x.dtype:
+            x += bias
+        else:
+            x = x + bias
     if activation is None or activation == "linear":
         return x
     if activation == "relu":
-        return relu(x)
+        return np.maximum(x, x.dtype.type(0), out=x)
     if activation == "relu6":
-        return relu6(x)
+        return np.minimum(np.maximum(x, x.dtype.type(0), out=x), x.dtype.type(6), out=x)
     if activation == "elu":
         return elu(x)
     if activation == "leakyrelu":

@@ -64,13 +64,14 @@ def _conv2d(x: np.ndarray, f: np.ndarray, info: ConvInfo) -> np.ndarray:
 
 def _depthwise(x: np.ndarray, f: np.ndarray, info: ConvInfo) -> np.ndarray:
     fh, fw, c, mult = f.shape
-    taps = windows(padded(x, info), info)
-    acc = np.zeros((*info.out_shape[:3], c, mult), np.result_type(x, f))
+    taps = windows(padded(x, info), info)[..., None]  # [b, oh, ow, fh, fw, c, 1] against f[i, j]: [c, mult]
+    acc = taps[:, :, :, 0, 0] * f[0, 0]
     tmp = np.empty_like(acc)
     for i in range(fh):
         for j in range(fw):
-            np.multiply(taps[:, :, :, i, j, :, None], f[i, j], out=tmp)
-            acc += tmp
+            if i or j:
+                np.multiply(taps[:, :, :, i, j], f[i, j], out=tmp)
+                acc += tmp
     return acc.reshape(info.out_shape)
 
 

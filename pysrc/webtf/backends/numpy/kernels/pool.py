@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+from numpy.lib.stride_tricks import as_strided, sliding_window_view
 
 from ....backend_util import ConvInfo, is_identity_pool, pool_info_from_attrs
 from ...base import TensorInfo
 from .common import F32, share, store
-from .conv import padded, windows
+from .conv import padded
 
 
 def _in_bounds(n_in: int, pad: int, n_out: int, stride: int, window: int, n_padded: int) -> np.ndarray:
@@ -21,25 +21,27 @@ def _in_bounds(n_in: int, pad: int, n_out: int, stride: int, window: int, n_padd
     return sliding_window_view(mask, window)[: (n_out - 1) * stride + 1 : stride].sum(axis=-1)
 
 
+def _reduce_windows(xp: np.ndarray, info: ConvInfo, ufunc: np.ufunc, dtype: Any = None) -> np.ndarray:
+    """`ufunc` over every window of the padded input, separably: along each row's windows, then down the
+    columns of those results (fh + fw taps per output instead of fh * fw)."""
+    b, hp, _, c = xp.shape
+    s0, s1, s2, s3 = xp.strides
+    fh, fw, oh, ow = info.filter_height, info.filter_width, info.out_height, info.out_width
+    rows = as_strided(xp, (b, hp, ow, fw, c), (s0, s1, info.stride_width * s2, info.dilation_width * s2, s3))
+    r = ufunc.reduce(rows, axis=3, dtype=dtype)
+    t0, t1, t2, t3 = r.strides
+    cols = as_strided(r, (b, oh, fh, ow, c), (t0, info.stride_height * t1, info.dilation_height * t1, t2, t3))
+    return ufunc.reduce(cols, axis=2)
+
+
 def _max(x: np.ndarray, info: ConvInfo) -> np.ndarray:
     lowest = -np.inf if x.dtype == F32 else np.iinfo(np.int32).min if x.dtype == np.int32 else False
-    taps = windows(padded(x, info, lowest), info)
-    acc = taps[:, :, :, 0, 0].copy()
-    for i in range(info.filter_height):
-        for j in range(info.filter_width):
-            if i or j:
-                np.maximum(acc, taps[:, :, :, i, j], out=acc)
-    return acc
+    return _reduce_windows(padded(x, info, lowest), info, np.maximum)
 
 
 def _avg(x: np.ndarray, info: ConvInfo) -> np.ndarray:
     xp = padded(x, info, 0)
-    taps = windows(xp, info)
-    acc = taps[:, :, :, 0, 0].astype(np.float32 if x.dtype == F32 else np.float64)
-    for i in range(info.filter_height):
-        for j in range(info.filter_width):
-            if i or j:
-                acc += taps[:, :, :, i, j]
+    sums = _reduce_windows(xp, info, np.add, np.float32 if x.dtype == F32 else np.float64)
     rows = _in_bounds(
         info.in_height, info.pad_top, info.out_height, info.stride_height, info.filter_height, xp.shape[1]
     )
@@ -47,7 +49,7 @@ def _avg(x: np.ndarray, info: ConvInfo) -> np.ndarray:
         info.in_width, info.pad_left, info.out_width, info.stride_width, info.filter_width, xp.shape[2]
     )
     counts = np.outer(rows, cols)[:, :, None]
-    return acc / np.where(counts > 0, counts, np.nan).astype(acc.dtype)
+    return sums / np.where(counts > 0, counts, np.nan).astype(sums.dtype)
 
 
 def _run(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -> TensorInfo:
