@@ -171,15 +171,16 @@ def make_tensor(
     value: Any, shape: Any = None, dtype: str | None = None, op: str = "tensor", arg: str = "values"
 ) -> Tensor:
     """Create a tracked tensor from Python values, optionally reshaped to `shape` and cast to `dtype`."""
+    buffer = not isinstance(value, (int, float, list, tuple)) and is_buffer(value)
     if dtype is None:
         if isinstance(value, array):
             dtype = "float32" if value.typecode in "fd" else "int32"
-        elif is_buffer(value):
+        elif buffer:
             dtype = buffer_dtype(value, op, arg)
         else:
             dtype = infer_dtype(value)
     check_dtype(dtype, op)
-    if is_buffer(value) and not (isinstance(value, array) and value.typecode == TYPECODE[dtype]):
+    if buffer and not (isinstance(value, array) and value.typecode == TYPECODE[dtype]):
         flat, inferred = buffer_values(value, dtype, op, arg)
     else:  # an array.array of the dtype's typecode is adopted as it is (as TF.js adopts a typed array)
         flat, inferred = to_flat(value, dtype, op, arg)

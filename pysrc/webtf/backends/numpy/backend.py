@@ -7,11 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import TYPECODE
+from ...dtypes import DTYPES, TYPECODE
+from ...interop import np_dtype
 from ..base import Backend, TensorInfo, new_data_id
 
-NP_DTYPE = {"float32": np.dtype(np.float32), "int32": np.dtype(np.int32), "bool": np.dtype(np.bool_)}
-_TYPECODE = {np.dtype(np.float32): "f", np.dtype(np.int32): "i", np.dtype(np.bool_): "B"}
+#: webtf dtype -> the numpy dtype of its buffers, and back; numpy dtype -> array.array typecode
+NP_DTYPE = {d: np.dtype(np_dtype(np, d)) for d in DTYPES}
+_DTYPE_NAME = {v: k for k, v in NP_DTYPE.items()}
+_TYPECODE = {v: TYPECODE[k] for k, v in NP_DTYPE.items()}
 
 
 def _adopt(values: Any, dtype: str) -> np.ndarray:
@@ -76,5 +79,3 @@ class NumpyBackend(Backend):
     def memory(self) -> dict[str, Any]:
         return {"unreliable": False, "num_bytes_in_cpu": sum(v.nbytes for v in self.data.values())}
 
-
-_DTYPE_NAME = {v: k for k, v in NP_DTYPE.items()}
