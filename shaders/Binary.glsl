@@ -105,6 +105,8 @@ float binary(float a, float b) { return a != 0.0 && b != 0.0 ? 1.0 : 0.0; }
 float binary(float a, float b) { return a != 0.0 || b != 0.0 ? 1.0 : 0.0; }
 #elif defined(OP_Prelu)
 float binary(float a, float b) { return a < 0.0 ? b * a : a; }
+#elif defined(OP_EluGrad)
+float binary(float a, float b) { return b >= 0.0 ? a : a * (b + 1.0); }  // a = dy, b = Elu's output
 #endif
 
 // ---- operand fetch ----------------------------------------------------------------------------------

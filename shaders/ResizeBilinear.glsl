@@ -1,17 +1,7 @@
-// ResizeBilinear: images [b, h, w, c] -> [b, nh, nw, c]. The source coordinate of output row o is the
-// rational num / den with num = rn * (2o + 1) - rd, den = 2 rd (half_pixel_centers) or num = rn * o,
-// den = rd, where rn / rd is the ratio (in - 1) / (out - 1) (align_corners) or in / out; integer math
-// keeps floor/ceil exact. uI[1..10]: h, w, c, nh, nw, half, rn_h, rd_h, rn_w, rd_w. VEC: c % 4 == 0.
+// ResizeBilinear: images [b, h, w, c] -> [b, nh, nw, c]; source coordinates as in resize_axis.glsl.
+// uI[1..10]: h, w, c, nh, nw, half, rn_h, rd_h, rn_w, rd_w. VEC: c % 4 == 0.
 uniform sampler2D X;
-
-// (low index, high index, fraction) along one axis of size n for output index o
-vec3 axis(int o, int n, int rn, int rd) {
-  int num = uI[6] == 1 ? rn * (2 * o + 1) - rd : rn * o;
-  int den = uI[6] == 1 ? 2 * rd : rd;
-  if (num < 0) return vec3(0.0, 0.0, float(num) / float(den));
-  int lo = num / den, rem = num - lo * den;
-  return vec3(float(lo), float(min(n - 1, rem == 0 ? lo : lo + 1)), float(rem) / float(den));
-}
+//#include resize_axis
 
 #ifdef VEC
 vec4 compute4(int i) {
@@ -24,7 +14,7 @@ float compute(int i) {
   int x = p % nw;
   p /= nw;
   int y = p % nh, b = p / nh;
-  vec3 ay = axis(y, h, uI[7], uI[8]), ax = axis(x, w, uI[9], uI[10]);
+  vec3 ay = bilinearAxis(y, h, uI[7], uI[8], uI[6] == 1), ax = bilinearAxis(x, w, uI[9], uI[10], uI[6] == 1);
   int row0 = (b * h + int(ay.x)) * w, row1 = (b * h + int(ay.y)) * w;
   int x0 = int(ax.x), x1 = int(ax.y);
 #ifdef VEC

@@ -15,6 +15,18 @@ from .backends import webgl as _webgl  # noqa: F401  (WEBGL_* flags; the webgl b
 from .backends.base import Backend, TensorInfo
 from .engine import ENGINE, KernelRecord, MemoryInfo, ProfileInfo, TimingInfo
 from .environment import ENV, Environment, env
+from .gradients import (
+    GradConfig,
+    custom_grad,
+    dispose_variables,
+    get_gradient,
+    grad,
+    grads,
+    register_gradient,
+    value_and_grad,
+    value_and_grads,
+    variable_grads,
+)
 from .interop import numpy_or_none
 from .kernel_registry import (
     get_kernel,
@@ -143,4 +155,6 @@ __all__ = [
     "env", "find_backend", "get_backend", "get_kernel", "get_kernels_for_backend", "keep", "memory",
     "profile", "ready", "register_backend", "register_kernel", "register_kernels", "remove_backend",
     "set_backend", "tidy", "time", "unregister_kernel", "wasm",
+    "GradConfig", "custom_grad", "dispose_variables", "get_gradient", "grad", "grads", "register_gradient",
+    "value_and_grad", "value_and_grads", "variable_grads",
 ] + list(_ops.__all__)  # fmt: skip

@@ -127,6 +127,8 @@ class Engine:
         self._timing_ms: float | None = None
         self._kernel_depth = 0
         self._recording: list[Any] | None = None
+        self._tape: Any = None  # the gradient tape while one is being recorded (see the tape section)
+        self.registered_variables: dict[str, Tensor] = {}
 
     # ---- backends -------------------------------------------------------------------------------
     def register_backend(self, name: str, factory: BackendFactory, priority: int = 1) -> bool:
@@ -352,7 +354,12 @@ class Engine:
         impl = self._kernels.get(name)
         if impl is None:
             raise NotImplementedError(f"Kernel '{name}' not registered for backend '{self.backend_name}'")
-        if self._profile is not None or self._timing_ms is not None or self._recording is not None:
+        if (
+            self._profile is not None
+            or self._timing_ms is not None
+            or self._recording is not None
+            or self._tape is not None
+        ):
             return self._run_hooked(name, impl, backend, inputs, attrs or {})
         if ENV.debug:
             return self._run_instrumented(name, impl, backend, inputs, attrs or {})
@@ -363,6 +370,7 @@ class Engine:
 
     def _run_hooked(self, name: str, impl: Any, backend: Backend, inputs: Any, attrs: dict) -> Any:
         recording, self._recording = self._recording, None  # kernels calling kernels are not recorded
+        tape, self._tape = self._tape, None
         try:
             if self._profile is not None or self._timing_ms is not None or ENV.debug:
                 out = self._run_instrumented(name, impl, backend, inputs, attrs)
@@ -375,8 +383,11 @@ class Engine:
                 )
         finally:
             self._recording = recording
+            self._tape = tape
         if recording is not None:
             recording.append((name, inputs, attrs, out))
+        if tape is not None:
+            tape.record(name, inputs, attrs, out)
         return out
 
     def record_kernels(self, into: list[Any] | None) -> list[Any] | None:
@@ -427,6 +438,32 @@ class Engine:
         for t in outs:
             if t.dtype == "float32" and any(v != v for v in self.read_sync(t.data_id)):
                 raise FloatingPointError(f"Debug mode: the result of kernel '{record.name}' contains NaN")
+
+    # ---- tape and variables (gradients/tape.py records and backpropagates) ------------------------
+    def use_tape(self, tape: Any) -> Any:
+        """Record every kernel call on `tape` (tape.record(name, inputs, attrs, outputs)) until the next
+        call; None stops. Returns the previous tape. Inference never pays for it: one check per kernel."""
+        previous, self._tape = self._tape, tape
+        return previous
+
+    def register_variable(self, v: Tensor) -> None:
+        """Add a variable under its name (tf.variable_grads differentiates all trainable ones)."""
+        name = v.name  # type: ignore[attr-defined]
+        if name in self.registered_variables:
+            raise ValueError(f"Variable with name {name} was already registered")
+        self.registered_variables[name] = v
+
+    def dispose_variable(self, v: Tensor) -> None:
+        """Unregister and free a variable."""
+        name = v.name  # type: ignore[attr-defined]
+        if self.registered_variables.get(name) is v:
+            del self.registered_variables[name]
+        self.dispose_tensor(v)
+
+    def dispose_variables(self) -> None:
+        """Free every registered variable."""
+        for v in list(self.registered_variables.values()):
+            self.dispose_variable(v)
 
     # ---- profile and time ----------------------------------------------------------------------
     async def profile(self, fn: Callable[[], Any]) -> ProfileInfo:

@@ -145,12 +145,17 @@ class Variable(Tensor):
     __slots__ = ("name", "trainable")
 
     def __init__(self, initial: Tensor, trainable: bool = True, name: str | None = None) -> None:
-        data_id = _engine.share_data(initial.data_id)
-        super().__init__(initial.shape, initial.dtype, data_id, _engine.next_tensor_id())
+        tensor_id = _engine.next_tensor_id()
         self.trainable = trainable
-        self.name = name or f"variable{self.id}"
+        self.name = name or f"variable{tensor_id}"
+        _engine.register_variable(self)  # a taken name raises before any memory is shared
+        super().__init__(initial.shape, initial.dtype, _engine.share_data(initial.data_id), tensor_id)
         _engine.track(self)
         self.kept = True
+
+    def dispose(self) -> None:
+        """Free the variable and remove it from the registered variables."""
+        _engine.dispose_variable(self)
 
     def assign(self, new_value: Tensor) -> None:
         """Replace the value; shape and dtype must match."""

@@ -18,9 +18,11 @@ from .conv_info import (
     compute_conv_info,
     compute_pool_info,
     conv_info_from_attrs,
+    flipped_conv_pads,
     is_identity_pool,
     parse_pair,
     pool_info_from_attrs,
+    window_counts,
 )
 from .gather import GatherInfo, check_gather_indices, check_gather_nd_indices, gather_info
 from .image import ResizeInfo, bilinear_axis, crop_coords, js_round, nearest_axis, resize_info, resize_ratio
@@ -28,6 +30,8 @@ from .nms import NmsResult, non_max_suppression_impl
 from .slice_info import SliceInfo, flat_slice, slice_info, slice_info_from_attrs, slice_info_from_size
 
 __all__ = [
+    "flipped_conv_pads",
+    "window_counts",
     "ConvInfo",
     "GatherInfo",
     "NmsResult",

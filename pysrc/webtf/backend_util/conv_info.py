@@ -306,3 +306,19 @@ def is_identity_pool(info: ConvInfo) -> bool:
         and info.out_shape == info.in_shape
         and not info.pad_top + info.pad_left
     )
+
+
+def flipped_conv_pads(info: ConvInfo) -> tuple[int, int, int, int] | None:
+    """(top, bottom, left, right): the padding under which a stride-1 conv2d of dy (info.out_shape) with the
+    filter flipped spatially (in and out channels swapped) gives dx (info.in_shape), the gradient of a
+    stride-1, dilation-1 conv2d; None when that would need negative padding."""
+    fh, fw = info.filter_height, info.filter_width
+    top, left = fh - 1 - info.pad_top, fw - 1 - info.pad_left
+    bottom = info.in_height - info.out_height + fh - 1 - top
+    right = info.in_width - info.out_width + fw - 1 - left
+    return None if min(top, bottom, left, right) < 0 else (top, bottom, left, right)
+
+
+def window_counts(n_out: int, stride: int, pad: int, size: int, window: int) -> list[int]:
+    """How many of each output position's window taps fall inside [0, size) (avg-pool divisors)."""
+    return [min(k * stride - pad + window, size) - max(k * stride - pad, 0) for k in range(n_out)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from .. import kernel_names as kn
 from ..dtypes import infer_dtype, upcast
 from ..engine import ENGINE
 from ..shapes import broadcast_shapes, fmt
@@ -94,16 +95,16 @@ def _logical_op(kernel: str, name: str, doc: str) -> BinaryOp:
     return named_op(logical_op, name, doc)
 
 
-add = _binary_op("Add", "add", "a + b element-wise with broadcasting (kernel Add).")
-sub = _binary_op("Sub", "sub", "a - b element-wise with broadcasting (kernel Sub).")
-mul = _binary_op("Multiply", "mul", "a * b element-wise with broadcasting (kernel Multiply).")
+add = _binary_op(kn.Add, "add", "a + b element-wise with broadcasting (kernel Add).")
+sub = _binary_op(kn.Sub, "sub", "a - b element-wise with broadcasting (kernel Sub).")
+mul = _binary_op(kn.Multiply, "mul", "a * b element-wise with broadcasting (kernel Multiply).")
 
 
 @op
 def div(a: TensorLike, b: TensorLike) -> Tensor:
     """a / b (kernel RealDiv; FloorDiv when both are int32, as TF.js): x / 0 = +-inf, 0 / 0 = nan."""
     ta, tb = convert_pair(a, b, "div")
-    kernel = "FloorDiv" if ta.dtype == "int32" else "RealDiv"
+    kernel = kn.FloorDiv if ta.dtype == "int32" else kn.RealDiv
     return ENGINE.run_kernel(kernel, {"a": ta, "b": tb})
 
 
@@ -116,44 +117,44 @@ def div_no_nan(a: TensorLike, b: TensorLike) -> Tensor:
 
 
 floor_div = _binary_op(
-    "FloorDiv",
+    kn.FloorDiv,
     "floor_div",
     "floor(a / b) as int32, whatever the input dtype (kernel FloorDiv, as TF.js); x // 0 = 0.",
 )
 mod = _binary_op(
-    "Mod", "mod", "Remainder with the sign of the divisor, like Python's % (kernel Mod); int32 x % 0 = 0."
+    kn.Mod, "mod", "Remainder with the sign of the divisor, like Python's % (kernel Mod); int32 x % 0 = 0."
 )
 pow = _binary_op(
-    "Pow", "pow", "a ** b (kernel Pow); int32 ** int32 stays int32 (fractional results truncate)."
+    kn.Pow, "pow", "a ** b (kernel Pow); int32 ** int32 stays int32 (fractional results truncate)."
 )
 maximum = _binary_op(
-    "Maximum",
+    kn.Maximum,
     "maximum",
     "Element-wise max, nan if either is nan (kernel Maximum); bool is compared as int32.",
 )
 minimum = _binary_op(
-    "Minimum",
+    kn.Minimum,
     "minimum",
     "Element-wise min, nan if either is nan (kernel Minimum); bool is compared as int32.",
 )
 squared_difference = _binary_op(
-    "SquaredDifference", "squared_difference", "(a - b) ** 2 element-wise (kernel SquaredDifference)."
+    kn.SquaredDifference, "squared_difference", "(a - b) ** 2 element-wise (kernel SquaredDifference)."
 )
 atan2 = _binary_op(
-    "Atan2", "atan2", "The angle of the point (b, a), in (-pi, pi] (kernel Atan2); float32 output."
+    kn.Atan2, "atan2", "The angle of the point (b, a), in (-pi, pi] (kernel Atan2); float32 output."
 )
-equal = _compare_op("Equal", "equal", "a == b element-wise (kernel Equal); bool output.")
-not_equal = _compare_op("NotEqual", "not_equal", "a != b element-wise (kernel NotEqual); bool output.")
-less = _compare_op("Less", "less", "a < b element-wise (kernel Less); bool output.")
-less_equal = _compare_op("LessEqual", "less_equal", "a <= b element-wise (kernel LessEqual); bool output.")
-greater = _compare_op("Greater", "greater", "a > b element-wise (kernel Greater); bool output.")
+equal = _compare_op(kn.Equal, "equal", "a == b element-wise (kernel Equal); bool output.")
+not_equal = _compare_op(kn.NotEqual, "not_equal", "a != b element-wise (kernel NotEqual); bool output.")
+less = _compare_op(kn.Less, "less", "a < b element-wise (kernel Less); bool output.")
+less_equal = _compare_op(kn.LessEqual, "less_equal", "a <= b element-wise (kernel LessEqual); bool output.")
+greater = _compare_op(kn.Greater, "greater", "a > b element-wise (kernel Greater); bool output.")
 greater_equal = _compare_op(
-    "GreaterEqual", "greater_equal", "a >= b element-wise (kernel GreaterEqual); bool output."
+    kn.GreaterEqual, "greater_equal", "a >= b element-wise (kernel GreaterEqual); bool output."
 )
-logical_and = _logical_op("LogicalAnd", "logical_and", "a and b on bool tensors (kernel LogicalAnd).")
-logical_or = _logical_op("LogicalOr", "logical_or", "a or b on bool tensors (kernel LogicalOr).")
+logical_and = _logical_op(kn.LogicalAnd, "logical_and", "a and b on bool tensors (kernel LogicalAnd).")
+logical_or = _logical_op(kn.LogicalOr, "logical_or", "a or b on bool tensors (kernel LogicalOr).")
 logical_xor = _logical_op(
-    "NotEqual",
+    kn.NotEqual,
     "logical_xor",
     "a xor b on bool tensors (kernel NotEqual on bools; TF.js composes and / or / not).",
 )
@@ -179,7 +180,7 @@ def add_n(tensors: Sequence[TensorLike]) -> Tensor:
             )
     if first.dtype == "bool":
         ts = [cast(t, "int32") for t in ts]
-    return ENGINE.run_kernel("AddN", ts)
+    return ENGINE.run_kernel(kn.AddN, ts)
 
 
 @op
@@ -194,4 +195,4 @@ def where(condition: TensorLike, a: TensorLike, b: TensorLike) -> Tensor:
             f"Error in where: condition, a and b could not be broadcast together with shapes "
             f"{fmt(c.shape)}, {fmt(ta.shape)} and {fmt(tb.shape)}"
         ) from None
-    return ENGINE.run_kernel("Select", {"condition": c, "t": ta, "e": tb})
+    return ENGINE.run_kernel(kn.Select, {"condition": c, "t": ta, "e": tb})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import kernel_names as kn
 from ..dtypes import check_dtype
 from ..engine import ENGINE
 from ..tensor import Tensor
@@ -13,4 +14,4 @@ def cast(x: TensorLike, dtype: str) -> Tensor:
     """x converted to `dtype` (float->int truncates toward zero, non-zero->True for bool)."""
     x = convert_to_tensor(x, "x", "cast")
     check_dtype(dtype, "cast")
-    return ENGINE.run_kernel("Cast", {"x": x}, {"dtype": dtype})
+    return ENGINE.run_kernel(kn.Cast, {"x": x}, {"dtype": dtype})

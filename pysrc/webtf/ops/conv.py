@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .. import kernel_names as kn
 from ..backend_util import ConvInfo, check_conv_args, check_data_format, compute_conv_info, parse_pair
 from ..engine import ENGINE
 from ..shapes import fmt
@@ -18,7 +19,7 @@ Pad = Any  # 'same' | 'valid' | int | [[0, 0], [top, bottom], [left, right], [0,
 
 def reshape(x: Tensor, shape: tuple[int, ...]) -> Tensor:
     """x viewed with another shape of the same size (kernel Reshape)."""
-    return ENGINE.run_kernel("Reshape", {"x": x}, {"shape": shape})
+    return ENGINE.run_kernel(kn.Reshape, {"x": x}, {"shape": shape})
 
 
 def normalize_pad(pad: Pad) -> Pad:
@@ -124,10 +125,10 @@ def _conv_op(kernel: str, depthwise: bool, name: str, doc: str) -> Callable[...,
 
 
 conv2d = _conv_op(
-    "Conv2D", False, "conv2d", "2-D convolution of NHWC x with filter [fh, fw, in, out] (kernel Conv2D)."
+    kn.Conv2D, False, "conv2d", "2-D convolution of NHWC x with filter [fh, fw, in, out] (kernel Conv2D)."
 )
 depthwise_conv2d = _conv_op(
-    "DepthwiseConv2dNative",
+    kn.DepthwiseConv2dNative,
     True,
     "depthwise_conv2d",
     "Depthwise 2-D convolution: filter [fh, fw, in, multiplier] gives in*multiplier channels.",
@@ -175,7 +176,7 @@ def conv2d_transpose(
         )
     attrs["input_shape"] = out4
     del attrs["dilations"]
-    return from_4d(ENGINE.run_kernel("Conv2DBackpropInput", {"dy": x4, "filter": tf_}, attrs), tx)
+    return from_4d(ENGINE.run_kernel(kn.Conv2DBackpropInput, {"dy": x4, "filter": tf_}, attrs), tx)
 
 
 @op

@@ -8,10 +8,12 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
+from .. import kernel_names as kn
 from ..dtypes import TYPECODE, check_dtype
 from ..engine import ENGINE
 from ..shapes import fmt, size_of
 from ..tensor import Tensor, Variable
+from .cast import cast
 from .op import TensorLike, convert_to_tensor, make_tensor, op
 
 __all__ = [
@@ -63,19 +65,19 @@ def fill(shape: Sequence[int], value: float | int | bool, dtype: str | None = No
     if dtype is None:
         dtype = "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else "float32"
     check_dtype(dtype, "fill")
-    return ENGINE.run_kernel("Fill", (), {"shape": _shape(shape, "fill"), "value": value, "dtype": dtype})
+    return ENGINE.run_kernel(kn.Fill, (), {"shape": _shape(shape, "fill"), "value": value, "dtype": dtype})
 
 
 @op
 def zeros_like(x: TensorLike) -> Tensor:
     """Zeros with the shape and dtype of x (kernel ZerosLike)."""
-    return ENGINE.run_kernel("ZerosLike", {"x": convert_to_tensor(x, "x", "zeros_like")})
+    return ENGINE.run_kernel(kn.ZerosLike, {"x": convert_to_tensor(x, "x", "zeros_like")})
 
 
 @op
 def ones_like(x: TensorLike) -> Tensor:
     """Ones with the shape and dtype of x (kernel OnesLike)."""
-    return ENGINE.run_kernel("OnesLike", {"x": convert_to_tensor(x, "x", "ones_like")})
+    return ENGINE.run_kernel(kn.OnesLike, {"x": convert_to_tensor(x, "x", "ones_like")})
 
 
 def range(start: float, stop: float | None = None, step: float = 1, dtype: str = "float32") -> Tensor:  # noqa: A001
@@ -85,14 +87,14 @@ def range(start: float, stop: float | None = None, step: float = 1, dtype: str =
     if step == 0:
         raise ValueError("Error in range: step cannot be 0")
     check_dtype(dtype, "range")
-    return ENGINE.run_kernel("Range", (), {"start": start, "stop": stop, "step": step, "dtype": dtype})
+    return ENGINE.run_kernel(kn.Range, (), {"start": start, "stop": stop, "step": step, "dtype": dtype})
 
 
 def linspace(start: float, stop: float, num: int) -> Tensor:
     """`num` evenly spaced float32 values from start to stop inclusive (kernel LinSpace)."""
     if num <= 0:
         raise ValueError(f"Error in linspace: num must be positive, got {num}")
-    return ENGINE.run_kernel("LinSpace", (), {"start": start, "stop": stop, "num": int(num)})
+    return ENGINE.run_kernel(kn.LinSpace, (), {"start": start, "stop": stop, "num": int(num)})
 
 
 def eye(
@@ -167,15 +169,19 @@ def truncated_normal(
 def variable(
     initial_value: TensorLike, trainable: bool = True, name: str | None = None, dtype: str | None = None
 ) -> Variable:
-    """A mutable Variable initialized from a tensor or value."""
+    """A mutable Variable initialized from a tensor or value (cast to `dtype` when given), registered under
+    its name; tf.variable_grads differentiates the trainable ones."""
     init = convert_to_tensor(initial_value, "initial_value", "variable", dtype)
-    v = Variable(init, trainable, name)
-    if init is not initial_value:
-        init.dispose()
-    return v
+    if dtype is not None and init.dtype != dtype:
+        init = cast(init, dtype)
+    try:
+        return Variable(init, trainable, name)
+    finally:
+        if init is not initial_value:
+            init.dispose()
 
 
 @op
 def clone(x: TensorLike) -> Tensor:
     """A new tensor sharing x's values (kernel Identity)."""
-    return ENGINE.run_kernel("Identity", {"x": convert_to_tensor(x, "x", "clone")})
+    return ENGINE.run_kernel(kn.Identity, {"x": convert_to_tensor(x, "x", "clone")})

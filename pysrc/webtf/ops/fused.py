@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .. import kernel_names as kn
 from ..dtypes import upcast
 from ..engine import ENGINE
 from ..shapes import broadcast_shapes, fmt
@@ -75,7 +76,7 @@ def mat_mul(
         name, shape, ta.dtype, bias, activation, prelu_activation_weights, leakyrelu_alpha
     )
     attrs.update(transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
-    return ENGINE.run_kernel("_FusedMatMul", {"a": ta, "b": tb, **extra}, attrs)
+    return ENGINE.run_kernel(kn._FusedMatMul, {"a": ta, "b": tb, **extra}, attrs)
 
 
 def _fused_conv_op(kernel: str, depthwise: bool, name: str, doc: str) -> Callable[..., Tensor]:
@@ -107,10 +108,10 @@ def _fused_conv_op(kernel: str, depthwise: bool, name: str, doc: str) -> Callabl
 
 
 conv2d = _fused_conv_op(
-    "FusedConv2D", False, "conv2d", "activation(conv2d(x, filter) + bias) in one kernel (FusedConv2D)."
+    kn.FusedConv2D, False, "conv2d", "activation(conv2d(x, filter) + bias) in one kernel (FusedConv2D)."
 )
 depthwise_conv2d = _fused_conv_op(
-    "FusedDepthwiseConv2D",
+    kn.FusedDepthwiseConv2D,
     True,
     "depthwise_conv2d",
     "activation(depthwise_conv2d(x, filter) + bias) in one kernel (FusedDepthwiseConv2D).",

@@ -10,6 +10,7 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
+from .. import kernel_names as kn
 from ..backend_util import non_max_suppression_impl
 from ..engine import ENGINE
 from ..shapes import fmt
@@ -38,7 +39,7 @@ def _size(size: Any, arg: str, name: str, minimum: int = 0) -> tuple[int, int]:
 
 
 def _reshape(x: Tensor, shape: tuple[int, ...]) -> Tensor:
-    return ENGINE.run_kernel("Reshape", {"x": x}, {"shape": shape})
+    return ENGINE.run_kernel(kn.Reshape, {"x": x}, {"shape": shape})
 
 
 def _resize(
@@ -79,7 +80,7 @@ def resize_bilinear(
     images: TensorLike, size: Sequence[int], align_corners: bool = False, half_pixel_centers: bool = False
 ) -> Tensor:
     """Bilinear resize of [h,w,c] or [b,h,w,c] images to size=[new_h, new_w]; float32 result."""
-    return _resize("ResizeBilinear", "resize_bilinear", images, size, align_corners, half_pixel_centers)
+    return _resize(kn.ResizeBilinear, "resize_bilinear", images, size, align_corners, half_pixel_centers)
 
 
 @op
@@ -91,7 +92,7 @@ def resize_nearest_neighbor(
     x = convert_to_tensor(images, "images", name)
     if x.dtype not in ("float32", "int32"):
         raise TypeError(f"Error in {name}: images must have dtype int32 or float32, but got {x.dtype}")
-    return _resize("ResizeNearestNeighbor", name, x, size, align_corners, half_pixel_centers)
+    return _resize(kn.ResizeNearestNeighbor, name, x, size, align_corners, half_pixel_centers)
 
 
 @op
@@ -129,7 +130,7 @@ def crop_and_resize(
     if method not in ("bilinear", "nearest"):
         raise ValueError(f"Error in {name}: method must be 'bilinear' or 'nearest', but was {method!r}")
     attrs = {"crop_size": crop, "method": method, "extrapolation_value": float(extrapolation_value or 0)}
-    return ENGINE.run_kernel("CropAndResize", {"image": img, "boxes": bx, "box_ind": bi}, attrs)
+    return ENGINE.run_kernel(kn.CropAndResize, {"image": img, "boxes": bx, "box_ind": bi}, attrs)
 
 
 # ---- non max suppression -------------------------------------------------------------------------
@@ -195,7 +196,7 @@ def non_max_suppression(
     b, s = _nms_inputs(name, boxes, scores)
     attrs = _nms_check(name, b, s, max_output_size, iou_threshold, score_threshold)
     del attrs["soft_nms_sigma"]
-    return ENGINE.run_kernel("NonMaxSuppressionV3", {"boxes": b, "scores": s}, attrs)
+    return ENGINE.run_kernel(kn.NonMaxSuppressionV3, {"boxes": b, "scores": s}, attrs)
 
 
 @op
@@ -213,7 +214,7 @@ def non_max_suppression_padded(
     attrs = _nms_check(name, b, s, max_output_size, iou_threshold, score_threshold)
     del attrs["soft_nms_sigma"]
     attrs["pad_to_max_output_size"] = bool(pad_to_max_output_size)
-    idx, valid = ENGINE.run_kernel("NonMaxSuppressionV4", {"boxes": b, "scores": s}, attrs)
+    idx, valid = ENGINE.run_kernel(kn.NonMaxSuppressionV4, {"boxes": b, "scores": s}, attrs)
     return {"selected_indices": idx, "valid_outputs": valid}
 
 
@@ -230,7 +231,7 @@ def non_max_suppression_with_score(
     name = "non_max_suppression_with_score"
     b, s = _nms_inputs(name, boxes, scores)
     attrs = _nms_check(name, b, s, max_output_size, iou_threshold, score_threshold, soft_nms_sigma)
-    idx, sel = ENGINE.run_kernel("NonMaxSuppressionV5", {"boxes": b, "scores": s}, attrs)
+    idx, sel = ENGINE.run_kernel(kn.NonMaxSuppressionV5, {"boxes": b, "scores": s}, attrs)
     return {"selected_indices": idx, "selected_scores": sel}
 
 
@@ -357,7 +358,7 @@ def _numbers(value: Any, length: int, arg: str, name: str) -> Any:
 def flip_left_right(image: TensorLike) -> Tensor:
     """Mirror [b,h,w,c] images horizontally."""
     img = _image4d(image, "flip_left_right", numeric=False)
-    return ENGINE.run_kernel("FlipLeftRight", {"image": img}, {})
+    return ENGINE.run_kernel(kn.FlipLeftRight, {"image": img}, {})
 
 
 @op
@@ -372,7 +373,7 @@ def rotate_with_offset(image: TensorLike, radians: float, fill_value: Any = 0, c
         "fill_value": _numbers(fill_value, 3, "fill_value", name),
         "center": _numbers(center, 2, "center", name),
     }
-    return ENGINE.run_kernel("RotateWithOffset", {"image": img}, attrs)
+    return ENGINE.run_kernel(kn.RotateWithOffset, {"image": img}, attrs)
 
 
 @op
@@ -409,7 +410,7 @@ def transform(
         "fill_value": float(fill_value),
         "output_shape": out_shape,
     }
-    return ENGINE.run_kernel("Transform", {"image": img, "transforms": tr}, attrs)
+    return ENGINE.run_kernel(kn.Transform, {"image": img, "transforms": tr}, attrs)
 
 
 _PUBLIC = (

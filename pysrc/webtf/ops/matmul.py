@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import kernel_names as kn
 from ..dtypes import upcast
 from ..engine import ENGINE
 from ..shapes import broadcast_shapes, fmt
@@ -58,7 +59,7 @@ def mat_mul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b
     ta, tb = convert_matching(a, b, "mat_mul")
     matmul_shape(ta, tb, bool(transpose_a), bool(transpose_b), "mat_mul")
     return ENGINE.run_kernel(
-        "BatchMatMul",
+        kn.BatchMatMul,
         {"a": ta, "b": tb},
         {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)},
     )

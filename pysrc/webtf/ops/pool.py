@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .. import kernel_names as kn
 from ..backend_util import check_conv_args, compute_pool_info, parse_pair
 from ..engine import ENGINE
 from ..tensor import Tensor
@@ -43,10 +44,10 @@ def _pool_op(kernel: str, name: str, doc: str) -> Callable[..., Tensor]:
 
 
 max_pool = _pool_op(
-    "MaxPool", "max_pool", "The maximum over each filter_size window of NHWC x (padding never wins)."
+    kn.MaxPool, "max_pool", "The maximum over each filter_size window of NHWC x (padding never wins)."
 )
 avg_pool = _pool_op(
-    "AvgPool",
+    kn.AvgPool,
     "avg_pool",
     "The mean over each filter_size window of NHWC x, counting only in-bounds elements.",
 )

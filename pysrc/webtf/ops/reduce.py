@@ -7,6 +7,7 @@ import operator
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from .. import kernel_names as kn
 from ..engine import ENGINE
 from ..shapes import normalize_axes, normalize_axis
 from ..tensor import Tensor
@@ -51,29 +52,29 @@ def _reduce_op(kernel: str, name: str, doc: str, key: str = "axis", logical: boo
         t = convert_to_tensor(x, "x", name, "bool" if logical else None)
         axes = parse_axes(axis, t.rank, name)
         if logical and t.dtype != "bool":
-            t = ENGINE.run_kernel("Cast", {"x": t}, {"dtype": "bool"})
+            t = ENGINE.run_kernel(kn.Cast, {"x": t}, {"dtype": "bool"})
         return ENGINE.run_kernel(kernel, {"x": t}, {key: axes, "keep_dims": bool(keep_dims)})
 
     return named_op(reduce_op, name, doc)
 
 
-sum = _reduce_op("Sum", "sum", "Sum over `axis` (None = all); bool and int32 sum to int32 (kernel Sum).")
-mean = _reduce_op("Mean", "mean", "Mean over `axis` (None = all), always float32 (kernel Mean).")
+sum = _reduce_op(kn.Sum, "sum", "Sum over `axis` (None = all); bool and int32 sum to int32 (kernel Sum).")
+mean = _reduce_op(kn.Mean, "mean", "Mean over `axis` (None = all), always float32 (kernel Mean).")
 max = _reduce_op(
-    "Max", "max", "Maximum over `axis` (None = all); NaN propagates (kernel Max).", "reduction_indices"
+    kn.Max, "max", "Maximum over `axis` (None = all); NaN propagates (kernel Max).", "reduction_indices"
 )
-min = _reduce_op("Min", "min", "Minimum over `axis` (None = all); NaN propagates (kernel Min).")
+min = _reduce_op(kn.Min, "min", "Minimum over `axis` (None = all); NaN propagates (kernel Min).")
 prod = _reduce_op(
-    "Prod", "prod", "Product over `axis` (None = all); bool and int32 multiply to int32 (kernel Prod)."
+    kn.Prod, "prod", "Product over `axis` (None = all); bool and int32 multiply to int32 (kernel Prod)."
 )
 all = _reduce_op(
-    "All",
+    kn.All,
     "all",
     "Logical AND over `axis` (None = all); non-bool input counts non-zero as true (kernel All).",
     logical=True,
 )
 any = _reduce_op(
-    "Any",
+    kn.Any,
     "any",
     "Logical OR over `axis` (None = all); non-bool input counts non-zero as true (kernel Any).",
     logical=True,
@@ -94,8 +95,8 @@ def _arg_op(kernel: str, name: str, doc: str) -> ArgOp:
     return named_op(arg_op, name, doc)
 
 
-arg_max = _arg_op("ArgMax", "arg_max", "int32 index of the first maximum along `axis` (kernel ArgMax).")
-arg_min = _arg_op("ArgMin", "arg_min", "int32 index of the first minimum along `axis` (kernel ArgMin).")
+arg_max = _arg_op(kn.ArgMax, "arg_max", "int32 index of the first maximum along `axis` (kernel ArgMax).")
+arg_min = _arg_op(kn.ArgMin, "arg_min", "int32 index of the first minimum along `axis` (kernel ArgMin).")
 
 
 @op
@@ -104,13 +105,13 @@ def log_sum_exp(x: TensorLike, axis: Axis = None, keep_dims: bool = False) -> Te
     t = convert_to_tensor(x, "x", "log_sum_exp")
     axes = parse_axes(axis, t.rank, "log_sum_exp")
     if t.dtype != "float32":
-        t = ENGINE.run_kernel("Cast", {"x": t}, {"dtype": "float32"})
+        t = ENGINE.run_kernel(kn.Cast, {"x": t}, {"dtype": "float32"})
     run: Any = ENGINE.run_kernel
-    x_max = run("Max", {"x": t}, {"reduction_indices": axes, "keep_dims": True})
-    shifted = run("Sub", {"a": t, "b": x_max})
-    summed = run("Sum", {"x": run("Exp", {"x": shifted})}, {"axis": axes, "keep_dims": True})
-    res = run("Add", {"a": x_max, "b": run("Log", {"x": summed})})
+    x_max = run(kn.Max, {"x": t}, {"reduction_indices": axes, "keep_dims": True})
+    shifted = run(kn.Sub, {"a": t, "b": x_max})
+    summed = run(kn.Sum, {"x": run(kn.Exp, {"x": shifted})}, {"axis": axes, "keep_dims": True})
+    res = run(kn.Add, {"a": x_max, "b": run(kn.Log, {"x": summed})})
     if keep_dims:
         return res
     # Summing the size-1 kept axes away drops them without needing a Reshape kernel.
-    return run("Sum", {"x": res}, {"axis": axes, "keep_dims": False})
+    return run(kn.Sum, {"x": res}, {"axis": axes, "keep_dims": False})

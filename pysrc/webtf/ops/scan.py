@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 
+from .. import kernel_names as kn
 from ..engine import ENGINE
 from ..shapes import normalize_axis
 from ..tensor import Tensor
@@ -25,10 +26,10 @@ def _scan(kernel: str, x: TensorLike, axis: int, exclusive: bool, reverse: bool,
 @op
 def cumsum(x: TensorLike, axis: int = 0, exclusive: bool = False, reverse: bool = False) -> Tensor:
     """Cumulative sum along `axis`; bool and int32 give int32 (kernel Cumsum)."""
-    return _scan("Cumsum", x, axis, exclusive, reverse, "cumsum")
+    return _scan(kn.Cumsum, x, axis, exclusive, reverse, "cumsum")
 
 
 @op
 def cumprod(x: TensorLike, axis: int = 0, exclusive: bool = False, reverse: bool = False) -> Tensor:
     """Cumulative product along `axis`; bool and int32 give int32 (kernel Cumprod)."""
-    return _scan("Cumprod", x, axis, exclusive, reverse, "cumprod")
+    return _scan(kn.Cumprod, x, axis, exclusive, reverse, "cumprod")

@@ -6,6 +6,7 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
+from .. import kernel_names as kn
 from ..dtypes import infer_dtype, upcast
 from ..engine import ENGINE
 from ..shapes import fmt, normalize_axes, normalize_axis
@@ -96,7 +97,7 @@ def reshape(x: TensorLike, shape: Sequence[int]) -> Tensor:
     """x with a new shape of the same size; one dim may be -1 (inferred) (kernel Reshape)."""
     x = convert_to_tensor(x, "x", "reshape")
     new_shape = resolve_shape(int_list(shape, "shape", "reshape"), x.size, "reshape", x.shape)
-    return ENGINE.run_kernel("Reshape", {"x": x}, {"shape": new_shape})
+    return ENGINE.run_kernel(kn.Reshape, {"x": x}, {"shape": new_shape})
 
 
 @op
@@ -115,7 +116,7 @@ def transpose(x: TensorLike, perm: Sequence[int] | None = None) -> Tensor:
         )
     if len(set(p)) != len(p):
         raise ValueError(f"Error in transpose: 'perm' {fmt(p)} has repeated axes")
-    return ENGINE.run_kernel("Transpose", {"x": x}, {"perm": tuple(p)})
+    return ENGINE.run_kernel(kn.Transpose, {"x": x}, {"perm": tuple(p)})
 
 
 @op
@@ -128,7 +129,7 @@ def expand_dims(x: TensorLike, axis: int = 0) -> Tensor:
             f"Error in expand_dims: axis {axis} must be in the interval [{-(x.rank + 1)}, {x.rank}] "
             f"for x of shape {fmt(x.shape)}"
         )
-    return ENGINE.run_kernel("ExpandDims", {"input": x}, {"dim": axis % (x.rank + 1)})
+    return ENGINE.run_kernel(kn.ExpandDims, {"input": x}, {"dim": axis % (x.rank + 1)})
 
 
 @op
@@ -148,7 +149,7 @@ def squeeze(x: TensorLike, axis: int | Sequence[int] | None = None) -> Tensor:
                     f"(x has shape {fmt(x.shape)})"
                 )
         new_shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    return ENGINE.run_kernel("Reshape", {"x": x}, {"shape": new_shape})
+    return ENGINE.run_kernel(kn.Reshape, {"x": x}, {"shape": new_shape})
 
 
 def _matching(tensors: list[Tensor]) -> list[Tensor]:
@@ -181,7 +182,7 @@ def concat(tensors: Sequence[TensorLike], axis: int = 0) -> Tensor:
                     f"Error in concat: shape of tensors[{i}] ({fmt(t.shape)}) does not match the shape of "
                     f"the rest ({fmt(first)}) along the non-concatenated axis {r}"
                 )
-    return ENGINE.run_kernel("Concat", _matching(ts), {"axis": axis})
+    return ENGINE.run_kernel(kn.Concat, _matching(ts), {"axis": axis})
 
 
 @op
@@ -203,7 +204,7 @@ def stack(tensors: Sequence[TensorLike], axis: int = 0) -> Tensor:
                 f"Error in stack: all tensors passed to stack must have matching dtypes, but tensors[{i}] "
                 f"has dtype {t.dtype} and tensors[0] has dtype {first.dtype}"
             )
-    return ENGINE.run_kernel("Pack", ts, {"axis": axis})
+    return ENGINE.run_kernel(kn.Pack, ts, {"axis": axis})
 
 
 @op
@@ -211,7 +212,7 @@ def unstack(x: TensorLike, axis: int = 0) -> list[Tensor]:
     """The rank-(R-1) tensors along `axis` of a rank-R tensor, as a list (kernel Unpack)."""
     x = convert_to_tensor(x, "x", "unstack")
     axis = normalize_axis(int_arg(axis, "axis", "unstack"), x.rank, "unstack")
-    return ENGINE.run_kernel("Unpack", {"value": x}, {"axis": axis})
+    return ENGINE.run_kernel(kn.Unpack, {"value": x}, {"axis": axis})
 
 
 @op
@@ -241,7 +242,7 @@ def split(x: TensorLike, num_or_size_splits: int | Sequence[int], axis: int = 0)
                 f"of x with shape {fmt(x.shape)}"
             )
         sizes = [dim // n] * n
-    return ENGINE.run_kernel("SplitV", {"x": x}, {"num_or_size_splits": sizes, "axis": axis})
+    return ENGINE.run_kernel(kn.SplitV, {"x": x}, {"num_or_size_splits": sizes, "axis": axis})
 
 
 @op
@@ -256,7 +257,7 @@ def tile(x: TensorLike, reps: Sequence[int]) -> Tensor:
         )
     if any(n < 0 for n in r):
         raise ValueError(f"Error in tile: reps must be non-negative, got {fmt(r)}")
-    return ENGINE.run_kernel("Tile", {"x": x}, {"reps": tuple(r)})
+    return ENGINE.run_kernel(kn.Tile, {"x": x}, {"reps": tuple(r)})
 
 
 @op
@@ -265,4 +266,4 @@ def reverse(x: TensorLike, axis: int | Sequence[int] | None = None) -> Tensor:
     x = convert_to_tensor(x, "x", "reverse")
     spec = axis if axis is None or isinstance(axis, int) else int_list(axis, "axis", "reverse")
     dims = normalize_axes(spec, x.rank, "reverse")
-    return ENGINE.run_kernel("Reverse", {"x": x}, {"dims": dims})
+    return ENGINE.run_kernel(kn.Reverse, {"x": x}, {"dims": dims})

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .. import kernel_names as kn
 from ..backend_util import slice_info
 from ..dtypes import check_dtype
 from ..engine import ENGINE
@@ -66,7 +67,7 @@ def slice(x: TensorLike, begin: int | Sequence[int], size: int | Sequence[int] |
                 f"Error in slice: begin[{i}] + size[{i}] ({bi + si}) would overflow x.shape[{i}] ({d}) "
                 f"for x of shape {fmt(x.shape)}"
             )
-    return ENGINE.run_kernel("Slice", {"x": x}, {"begin": tuple(b), "size": tuple(s)})
+    return ENGINE.run_kernel(kn.Slice, {"x": x}, {"begin": tuple(b), "size": tuple(s)})
 
 
 @op
@@ -95,7 +96,7 @@ def strided_slice(
         "shrink_axis_mask": int_arg(shrink_axis_mask, "shrink_axis_mask", "strided_slice"),
     }
     slice_info(x.shape, *attrs.values())  # validates: raises before the kernel runs
-    return ENGINE.run_kernel("StridedSlice", {"x": x}, attrs)
+    return ENGINE.run_kernel(kn.StridedSlice, {"x": x}, attrs)
 
 
 def _paddings(paddings: Any, x: Tensor, op_name: str) -> tuple[tuple[int, int], ...]:
@@ -126,7 +127,7 @@ def pad(x: TensorLike, paddings: Sequence[Sequence[int]], constant_value: float 
     if x.rank == 0:
         raise ValueError("Error in pad: pad(scalar) is not defined. Pass non-scalar to pad")
     pads = _paddings(paddings, x, "pad")
-    return ENGINE.run_kernel("PadV2", {"x": x}, {"paddings": pads, "constant_value": constant_value})
+    return ENGINE.run_kernel(kn.PadV2, {"x": x}, {"paddings": pads, "constant_value": constant_value})
 
 
 @op
@@ -148,7 +149,7 @@ def mirror_pad(x: TensorLike, paddings: Sequence[Sequence[int]], mode: str = "re
                 f"Error in mirror_pad: padding in dimension {i} must be between 0 and {max(limit, 0)} in "
                 f"'{mode}' mode for x of shape {fmt(x.shape)}, got {fmt((lo, hi))}"
             )
-    return ENGINE.run_kernel("MirrorPad", {"x": x}, {"paddings": pads, "mode": mode})
+    return ENGINE.run_kernel(kn.MirrorPad, {"x": x}, {"paddings": pads, "mode": mode})
 
 
 @op
@@ -173,7 +174,7 @@ def gather(x: TensorLike, indices: TensorLike, axis: int = 0, batch_dims: int = 
                 f"Error in gather: x.shape[{i}]: {x.shape[i]} should be equal to indices.shape[{i}]: "
                 f"{idx.shape[i]} (x has shape {fmt(x.shape)}, indices {fmt(idx.shape)})"
             )
-    return ENGINE.run_kernel("GatherV2", {"x": x, "indices": idx}, {"axis": axis, "batch_dims": b})
+    return ENGINE.run_kernel(kn.GatherV2, {"x": x, "indices": idx}, {"axis": axis, "batch_dims": b})
 
 
 @op
@@ -192,7 +193,7 @@ def gather_nd(x: TensorLike, indices: TensorLike) -> Tensor:
             f"Error in gather_nd: index innermost dimension length must be <= x rank; saw: "
             f"{idx.shape[-1]} vs. {x.rank} (x has shape {fmt(x.shape)}, indices {fmt(idx.shape)})"
         )
-    return ENGINE.run_kernel("GatherNd", {"params": x, "indices": idx})
+    return ENGINE.run_kernel(kn.GatherNd, {"params": x, "indices": idx})
 
 
 @op
@@ -207,4 +208,4 @@ def one_hot(
         raise ValueError(f"Error in one_hot: depth must be >=2, but it is {depth}")
     check_dtype(dtype, "one_hot")
     attrs = {"depth": depth, "on_value": on_value, "off_value": off_value, "dtype": dtype}
-    return ENGINE.run_kernel("OneHot", {"indices": idx}, attrs)
+    return ENGINE.run_kernel(kn.OneHot, {"indices": idx}, attrs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 
+from .. import kernel_names as kn
 from ..engine import ENGINE
 from ..shapes import fmt, normalize_axis
 from ..tensor import Tensor
@@ -26,7 +27,7 @@ def _prepare(logits: TensorLike, dim: int, arg: str, op_name: str, what: str) ->
             f"Logits was rank {t.rank} and {arg} was {dim}"
         )
     if t.dtype != "float32":
-        t = ENGINE.run_kernel("Cast", {"x": t}, {"dtype": "float32"})
+        t = ENGINE.run_kernel(kn.Cast, {"x": t}, {"dtype": "float32"})
     return t
 
 
@@ -34,11 +35,11 @@ def _prepare(logits: TensorLike, dim: int, arg: str, op_name: str, what: str) ->
 def softmax(logits: TensorLike, dim: int = -1) -> Tensor:
     """exp(logits) / sum(exp(logits)) along the last axis, computed stably (float32; kernel Softmax)."""
     t = _prepare(logits, dim, "dim", "softmax", "Softmax")
-    return ENGINE.run_kernel("Softmax", {"logits": t}, {"dim": t.rank - 1})
+    return ENGINE.run_kernel(kn.Softmax, {"logits": t}, {"dim": t.rank - 1})
 
 
 @op
 def log_softmax(logits: TensorLike, axis: int = -1) -> Tensor:
     """logits - log(sum(exp(logits))) along the last axis, computed stably (float32; kernel LogSoftmax)."""
     t = _prepare(logits, axis, "axis", "log_softmax", "Log Softmax")
-    return ENGINE.run_kernel("LogSoftmax", {"logits": t}, {"axis": t.rank - 1})
+    return ENGINE.run_kernel(kn.LogSoftmax, {"logits": t}, {"axis": t.rank - 1})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 from typing import NamedTuple
 
+from .. import kernel_names as kn
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
@@ -37,4 +38,4 @@ def top_k(x: TensorLike, k: int = 1, sorted: bool = True) -> TopK:  # noqa: A002
             f"Error in top_k: 'k' passed to top_k() must be <= the last dimension ({last}) but got {k} "
             f"(x has shape {fmt(t.shape)})"
         )
-    return TopK(*ENGINE.run_kernel("TopK", {"x": t}, {"k": k, "sorted": bool(sorted)}))
+    return TopK(*ENGINE.run_kernel(kn.TopK, {"x": t}, {"k": k, "sorted": bool(sorted)}))

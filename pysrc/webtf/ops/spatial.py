@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from math import prod
 from typing import Any
 
+from .. import kernel_names as kn
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
@@ -71,7 +72,7 @@ def depth_to_space(x: TensorLike, block_size: int, data_format: str = "NHWC") ->
             f"{depth} for depth_to_space with input shape {fmt(x.shape)}"
         )
     attrs = {"block_size": int(block_size), "data_format": data_format}
-    return ENGINE.run_kernel("DepthToSpace", {"x": x}, attrs)
+    return ENGINE.run_kernel(kn.DepthToSpace, {"x": x}, attrs)
 
 
 @op
@@ -86,7 +87,7 @@ def space_to_batch_nd(x: TensorLike, block_shape: Sequence[int], paddings: Seque
             f"divisible by block_shape {fmt(block)}"
         )
     attrs = {"block_shape": tuple(block), "paddings": tuple(tuple(p) for p in pads)}
-    return ENGINE.run_kernel("SpaceToBatchND", {"x": x}, attrs)
+    return ENGINE.run_kernel(kn.SpaceToBatchND, {"x": x}, attrs)
 
 
 @op
@@ -107,4 +108,4 @@ def batch_to_space_nd(x: TensorLike, block_shape: Sequence[int], crops: Sequence
                 f"of spatial dimension {i} (input shape {fmt(x.shape)}, block_shape {fmt(block)})"
             )
     attrs = {"block_shape": tuple(block), "crops": tuple(tuple(c) for c in crop)}
-    return ENGINE.run_kernel("BatchToSpaceND", {"x": x}, attrs)
+    return ENGINE.run_kernel(kn.BatchToSpaceND, {"x": x}, attrs)

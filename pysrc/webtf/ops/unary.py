@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from .. import kernel_names as kn
 from ..engine import ENGINE
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor
@@ -58,30 +59,30 @@ def _number(value: object, arg: str, op_name: str) -> float:
     return value if isinstance(value, int) else float(value)  # type: ignore[arg-type]
 
 
-abs = _unary_op("Abs", "abs", "|x| element-wise (kernel Abs); int32 stays int32.")
-neg = _unary_op("Neg", "neg", "-x element-wise (kernel Neg).")
-exp = _unary_op("Exp", "exp", "e ** x element-wise (kernel Exp); float32 output, overflow gives inf.")
-expm1 = _unary_op("Expm1", "expm1", "e ** x - 1 element-wise, accurate near 0 (kernel Expm1).")
-log = _unary_op("Log", "log", "Natural logarithm (kernel Log): log(0) = -inf, log(x < 0) = nan.")
-log1p = _unary_op("Log1p", "log1p", "log(1 + x), accurate near 0 (kernel Log1p).")
-sqrt = _unary_op("Sqrt", "sqrt", "Square root (kernel Sqrt): sqrt(x < 0) = nan.")
-rsqrt = _unary_op("Rsqrt", "rsqrt", "1 / sqrt(x) (kernel Rsqrt): rsqrt(0) = inf.")
-square = _unary_op("Square", "square", "x * x element-wise (kernel Square); int32 stays int32.")
-reciprocal = _unary_op("Reciprocal", "reciprocal", "1 / x (kernel Reciprocal): 1 / 0 = inf.")
-sigmoid = _unary_op("Sigmoid", "sigmoid", "1 / (1 + e ** -x) (kernel Sigmoid).")
-tanh = _unary_op("Tanh", "tanh", "Hyperbolic tangent (kernel Tanh).")
-relu = _unary_op("Relu", "relu", "max(x, 0) (kernel Relu); int32 stays int32.")
-relu6 = _unary_op("Relu6", "relu6", "min(max(x, 0), 6) (kernel Relu6); int32 stays int32.")
-elu = _unary_op("Elu", "elu", "x for x >= 0, e ** x - 1 below (kernel Elu).")
+abs = _unary_op(kn.Abs, "abs", "|x| element-wise (kernel Abs); int32 stays int32.")
+neg = _unary_op(kn.Neg, "neg", "-x element-wise (kernel Neg).")
+exp = _unary_op(kn.Exp, "exp", "e ** x element-wise (kernel Exp); float32 output, overflow gives inf.")
+expm1 = _unary_op(kn.Expm1, "expm1", "e ** x - 1 element-wise, accurate near 0 (kernel Expm1).")
+log = _unary_op(kn.Log, "log", "Natural logarithm (kernel Log): log(0) = -inf, log(x < 0) = nan.")
+log1p = _unary_op(kn.Log1p, "log1p", "log(1 + x), accurate near 0 (kernel Log1p).")
+sqrt = _unary_op(kn.Sqrt, "sqrt", "Square root (kernel Sqrt): sqrt(x < 0) = nan.")
+rsqrt = _unary_op(kn.Rsqrt, "rsqrt", "1 / sqrt(x) (kernel Rsqrt): rsqrt(0) = inf.")
+square = _unary_op(kn.Square, "square", "x * x element-wise (kernel Square); int32 stays int32.")
+reciprocal = _unary_op(kn.Reciprocal, "reciprocal", "1 / x (kernel Reciprocal): 1 / 0 = inf.")
+sigmoid = _unary_op(kn.Sigmoid, "sigmoid", "1 / (1 + e ** -x) (kernel Sigmoid).")
+tanh = _unary_op(kn.Tanh, "tanh", "Hyperbolic tangent (kernel Tanh).")
+relu = _unary_op(kn.Relu, "relu", "max(x, 0) (kernel Relu); int32 stays int32.")
+relu6 = _unary_op(kn.Relu6, "relu6", "min(max(x, 0), 6) (kernel Relu6); int32 stays int32.")
+elu = _unary_op(kn.Elu, "elu", "x for x >= 0, e ** x - 1 below (kernel Elu).")
 selu = _unary_op(
-    "Selu", "selu", "Scaled elu: scale * x for x >= 0, scale * alpha * (e ** x - 1) below (kernel Selu)."
+    kn.Selu, "selu", "Scaled elu: scale * x for x >= 0, scale * alpha * (e ** x - 1) below (kernel Selu)."
 )
 
 
 @op
 def leaky_relu(x: TensorLike, alpha: float = 0.2) -> Tensor:
     """x for x >= 0, alpha * x below (kernel LeakyRelu, attr alpha)."""
-    return _unary("LeakyRelu", x, "leaky_relu", {"alpha": _number(alpha, "alpha", "leaky_relu")})
+    return _unary(kn.LeakyRelu, x, "leaky_relu", {"alpha": _number(alpha, "alpha", "leaky_relu")})
 
 
 @op
@@ -89,37 +90,37 @@ def prelu(x: TensorLike, alpha: TensorLike) -> Tensor:
     """x for x >= 0, alpha * x below, with alpha broadcast against x (kernel Prelu)."""
     tx, ta = _convert_bool_as_int(x, "x", "prelu"), _convert_bool_as_int(alpha, "alpha", "prelu")
     broadcast_shapes(tx.shape, ta.shape, "prelu")
-    return ENGINE.run_kernel("Prelu", {"x": tx, "alpha": ta})
+    return ENGINE.run_kernel(kn.Prelu, {"x": tx, "alpha": ta})
 
 
-softplus = _unary_op("Softplus", "softplus", "log(1 + e ** x), without overflow (kernel Softplus).")
-floor = _unary_op("Floor", "floor", "Largest integer <= x (kernel Floor); int32 stays int32.")
-ceil = _unary_op("Ceil", "ceil", "Smallest integer >= x (kernel Ceil); int32 stays int32.")
+softplus = _unary_op(kn.Softplus, "softplus", "log(1 + e ** x), without overflow (kernel Softplus).")
+floor = _unary_op(kn.Floor, "floor", "Largest integer <= x (kernel Floor); int32 stays int32.")
+ceil = _unary_op(kn.Ceil, "ceil", "Smallest integer >= x (kernel Ceil); int32 stays int32.")
 round = _unary_op(
-    "Round", "round", "Nearest integer, halves to even (kernel Round): round(2.5) = 2, round(3.5) = 4."
+    kn.Round, "round", "Nearest integer, halves to even (kernel Round): round(2.5) = 2, round(3.5) = 4."
 )
-sign = _unary_op("Sign", "sign", "-1, 0 or 1 by the sign of x, 0 for nan (kernel Sign); int32 stays int32.")
-sin = _unary_op("Sin", "sin", "Sine (kernel Sin).")
-cos = _unary_op("Cos", "cos", "Cosine (kernel Cos).")
-tan = _unary_op("Tan", "tan", "Tangent (kernel Tan).")
-asin = _unary_op("Asin", "asin", "Inverse sine (kernel Asin): nan outside [-1, 1].")
-acos = _unary_op("Acos", "acos", "Inverse cosine (kernel Acos): nan outside [-1, 1].")
-atan = _unary_op("Atan", "atan", "Inverse tangent (kernel Atan).")
-sinh = _unary_op("Sinh", "sinh", "Hyperbolic sine (kernel Sinh).")
-cosh = _unary_op("Cosh", "cosh", "Hyperbolic cosine (kernel Cosh).")
-erf = _unary_op("Erf", "erf", "Gauss error function (kernel Erf).")
-is_nan = _unary_op("IsNan", "is_nan", "True where x is nan (kernel IsNan); bool output.", convert_to_tensor)
+sign = _unary_op(kn.Sign, "sign", "-1, 0 or 1 by the sign of x, 0 for nan (kernel Sign); int32 stays int32.")
+sin = _unary_op(kn.Sin, "sin", "Sine (kernel Sin).")
+cos = _unary_op(kn.Cos, "cos", "Cosine (kernel Cos).")
+tan = _unary_op(kn.Tan, "tan", "Tangent (kernel Tan).")
+asin = _unary_op(kn.Asin, "asin", "Inverse sine (kernel Asin): nan outside [-1, 1].")
+acos = _unary_op(kn.Acos, "acos", "Inverse cosine (kernel Acos): nan outside [-1, 1].")
+atan = _unary_op(kn.Atan, "atan", "Inverse tangent (kernel Atan).")
+sinh = _unary_op(kn.Sinh, "sinh", "Hyperbolic sine (kernel Sinh).")
+cosh = _unary_op(kn.Cosh, "cosh", "Hyperbolic cosine (kernel Cosh).")
+erf = _unary_op(kn.Erf, "erf", "Gauss error function (kernel Erf).")
+is_nan = _unary_op(kn.IsNan, "is_nan", "True where x is nan (kernel IsNan); bool output.", convert_to_tensor)
 is_finite = _unary_op(
-    "IsFinite",
+    kn.IsFinite,
     "is_finite",
     "True where x is neither nan nor +-inf (kernel IsFinite); bool output.",
     convert_to_tensor,
 )
 is_inf = _unary_op(
-    "IsInf", "is_inf", "True where x is +inf or -inf (kernel IsInf); bool output.", convert_to_tensor
+    kn.IsInf, "is_inf", "True where x is +inf or -inf (kernel IsInf); bool output.", convert_to_tensor
 )
 logical_not = _unary_op(
-    "LogicalNot", "logical_not", "not x on a bool tensor (kernel LogicalNot).", convert_bool_only
+    kn.LogicalNot, "logical_not", "not x on a bool tensor (kernel LogicalNot).", convert_bool_only
 )
 
 
@@ -133,10 +134,10 @@ def clip_by_value(x: TensorLike, clip_value_min: float, clip_value_max: float) -
             f"Error in clip_by_value: clip_value_min ({lo}) must be less than or equal to "
             f"clip_value_max ({hi})"
         )
-    return _unary("ClipByValue", x, "clip_by_value", {"clip_value_min": lo, "clip_value_max": hi})
+    return _unary(kn.ClipByValue, x, "clip_by_value", {"clip_value_min": lo, "clip_value_max": hi})
 
 
 @op
 def step(x: TensorLike, alpha: float = 0.0) -> Tensor:
     """1 where x > 0, alpha elsewhere, nan kept (kernel Step, attr alpha); dtype kept."""
-    return _unary("Step", x, "step", {"alpha": _number(alpha, "alpha", "step")})
+    return _unary(kn.Step, x, "step", {"alpha": _number(alpha, "alpha", "step")})

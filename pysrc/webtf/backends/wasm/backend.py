@@ -68,6 +68,7 @@ class WasmBackend(Backend):
         self._flags: TensorInfo | None = None  # scratch bool buffer for has_nan, grown as needed
         self._flags_capacity = 0
         self._any = self.make_output((), "bool")
+        self._heap_functions: dict[str, Any] = {}
 
     # ---- heap blocks ----------------------------------------------------------------------------
     def malloc(self, nbytes: int) -> int:
@@ -236,6 +237,16 @@ class WasmBackend(Backend):
                     self.dispose_data(t.data_id)
             self.constants.clear()
         self.constants[key] = tensors
+
+    def heap_function(self, source: str) -> Any:
+        """The JS function made by `source`, a `(memory) => (...args) => ...` over the heap (compiled once):
+        kernels the binary has no export for run there, on the tensors' heap addresses."""
+        fn = self._heap_functions.get(source)
+        if fn is None:
+            from pyodide.code import run_js  # type: ignore[import-not-found]
+
+            fn = self._heap_functions[source] = run_js(source)(self.module.memory)
+        return fn
 
     def pointer(self, t: Any) -> int:
         """The heap address of a tensor's buffer (moving it here first if needed)."""

@@ -7,8 +7,10 @@ from typing import Any
 from . import (
     binary,
     conv,
+    conv_grad,
     creation,
     image,
+    image_grad,
     matmul,
     pool,
     reduce,
@@ -32,9 +34,11 @@ FAMILIES = (
     matmul,
     conv,
     pool,
+    conv_grad,
     shape,
     slicing,
     image,
+    image_grad,
     spatial,
 )
 

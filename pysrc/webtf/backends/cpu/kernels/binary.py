@@ -1,12 +1,8 @@
 """cpu kernels for element-wise binary math, comparisons, logical ops, AddN and Select, with broadcasting.
 
-Binary kernels take inputs {a, b} of one dtype (the ops upcast with Cast first) whose shapes broadcast
-NumPy-style; the output has the broadcast shape. Output dtypes: arithmetic keeps the input dtype (int32
-wraps like an Int32Array), RealDiv and Atan2 give float32, FloorDiv gives int32 (as TF.js), comparisons
-and logical ops give bool. Division by zero never raises: float x / 0 -> +-inf (0 / 0 -> nan); int32
-FloorDiv and Mod by 0 -> 0 (what JS stores for nan / inf in an Int32Array).
-AddN takes a list of same-shape, same-dtype tensors. Select takes {condition (bool), t, e}; t and e share
-a dtype, and the three shapes broadcast together (TF.js 4.x broadcasts in the op; here the kernel does it).
+Inputs, attrs and output dtypes: webtf.kernel_names. Division by zero never raises: int32 FloorDiv and Mod by
+0 give 0 (what JS stores for nan / inf in an Int32Array). Select broadcasts its three inputs here (TF.js 4.x
+broadcasts in the op).
 """
 
 from __future__ import annotations
@@ -17,6 +13,7 @@ from array import array
 from collections.abc import Callable
 from typing import Any
 
+from .... import kernel_names as kn
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from .broadcast import operand, to_typed
@@ -185,25 +182,25 @@ def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS: dict[str, Any] = {
-    "Add": _kernel(operator.add),
-    "Sub": _kernel(operator.sub),
-    "Multiply": _kernel(operator.mul),
-    "RealDiv": _kernel(operator.truediv, _js_div, "float32"),
-    "FloorDiv": floor_div,
-    "Mod": _kernel(_js_mod, None, None, operator.mod, _int_mod),
-    "Pow": pow_,
-    "Maximum": _extremum(True),
-    "Minimum": _extremum(False),
-    "SquaredDifference": squared_difference,
-    "Atan2": _kernel(math.atan2, None, "float32"),
-    "Equal": _kernel(operator.eq, None, "bool"),
-    "NotEqual": _kernel(operator.ne, None, "bool"),
-    "Less": _kernel(operator.lt, None, "bool"),
-    "LessEqual": _kernel(operator.le, None, "bool"),
-    "Greater": _kernel(operator.gt, None, "bool"),
-    "GreaterEqual": _kernel(operator.ge, None, "bool"),
-    "LogicalAnd": _kernel(operator.and_, None, "bool"),
-    "LogicalOr": _kernel(operator.or_, None, "bool"),
-    "AddN": add_n,
-    "Select": select,
+    kn.Add: _kernel(operator.add),
+    kn.Sub: _kernel(operator.sub),
+    kn.Multiply: _kernel(operator.mul),
+    kn.RealDiv: _kernel(operator.truediv, _js_div, "float32"),
+    kn.FloorDiv: floor_div,
+    kn.Mod: _kernel(_js_mod, None, None, operator.mod, _int_mod),
+    kn.Pow: pow_,
+    kn.Maximum: _extremum(True),
+    kn.Minimum: _extremum(False),
+    kn.SquaredDifference: squared_difference,
+    kn.Atan2: _kernel(math.atan2, None, "float32"),
+    kn.Equal: _kernel(operator.eq, None, "bool"),
+    kn.NotEqual: _kernel(operator.ne, None, "bool"),
+    kn.Less: _kernel(operator.lt, None, "bool"),
+    kn.LessEqual: _kernel(operator.le, None, "bool"),
+    kn.Greater: _kernel(operator.gt, None, "bool"),
+    kn.GreaterEqual: _kernel(operator.ge, None, "bool"),
+    kn.LogicalAnd: _kernel(operator.and_, None, "bool"),
+    kn.LogicalOr: _kernel(operator.or_, None, "bool"),
+    kn.AddN: add_n,
+    kn.Select: select,
 }

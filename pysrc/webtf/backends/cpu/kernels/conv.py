@@ -17,27 +17,35 @@ whole output row (all channels interleaved) and reduce the taps element-wise wit
 from __future__ import annotations
 
 import operator
+from array import array
 from itertools import chain, cycle, product, repeat, starmap
 from typing import Any
 
-from ....backend_util import ConvInfo, conv_info_from_attrs
+from .... import kernel_names as kn
+from ....backend_util import ConvInfo, conv_info_from_attrs, flipped_conv_pads
 from .matmul import dot, epilogue, to_array
 from .packed import conv_packed
 
 
-def padded_rows(xv: Any, b: int, info: ConvInfo, fill: float = 0.0) -> list[list]:
-    """Batch b of the input as rows of (width * channels) values, padded by `fill` on every side.
-
-    The padded size also covers windows that a 'ceil' rounding mode pushes past the stated padding.
-    """
-    h, w, c = info.in_height, info.in_width, info.in_channels
-    top, left = info.pad_top, info.pad_left
+def padded_size(info: ConvInfo) -> tuple[int, int]:
+    """(height, width) of the padded input: the stated padding, or more where a 'ceil' rounding mode pushes
+    windows past it."""
     hp = max(
-        top + h + info.pad_bottom, (info.out_height - 1) * info.stride_height + info.effective_filter_height
+        info.pad_top + info.in_height + info.pad_bottom,
+        (info.out_height - 1) * info.stride_height + info.effective_filter_height,
     )
     wp = max(
-        left + w + info.pad_right, (info.out_width - 1) * info.stride_width + info.effective_filter_width
+        info.pad_left + info.in_width + info.pad_right,
+        (info.out_width - 1) * info.stride_width + info.effective_filter_width,
     )
+    return hp, wp
+
+
+def padded_rows(xv: Any, b: int, info: ConvInfo, fill: float = 0.0) -> list[list]:
+    """Batch b of the input as rows of (width * channels) values, padded by `fill` on every side."""
+    h, w, c = info.in_height, info.in_width, info.in_channels
+    top, left = info.pad_top, info.pad_left
+    hp, wp = padded_size(info)
     zero = [fill] * (wp * c)
     lz, rz = [fill] * (left * c), [fill] * ((wp - left - w) * c)
     row, off = w * c, b * h * w * c
@@ -193,17 +201,17 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
 
 
 def conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """Conv2D: inputs x [b, h, w, in], filter [fh, fw, in, out]; output dtype = x's."""
+    """Conv2D: the packed path for finite float32, else the float path."""
     return _conv(backend, inputs, attrs, False, False)
 
 
 def depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """DepthwiseConv2dNative: inputs x [b, h, w, in], filter [fh, fw, in, multiplier]."""
+    """DepthwiseConv2dNative: the packed path for finite float32, else the float path."""
     return _conv(backend, inputs, attrs, True, False)
 
 
 def fused_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """FusedConv2D: Conv2D + bias + activation (see the module docstring for the attrs)."""
+    """FusedConv2D: Conv2D + bias + activation."""
     return _conv(backend, inputs, attrs, False, True)
 
 
@@ -213,13 +221,14 @@ def fused_depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> 
 
 
 def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """Conv2DBackpropInput: dx of shape attrs['input_shape'] for a conv2d (dilation 1) with output grad dy.
-
-    Inputs dy [b, oh, ow, out], filter [fh, fw, in, out]; output float32. Each dy pixel's contribution
-    (one dot per filter row) is scatter-added, a filter row at a time, into a padded dx.
-    """
+    """Conv2DBackpropInput (dilation 1): each dy pixel's contribution (one dot per filter row) is
+    scatter-added, a filter row at a time, into a padded dx."""
     dy, f = inputs["dy"], inputs["filter"]
     info = conv_info_from_attrs(tuple(attrs["input_shape"]), f.shape, attrs)
+    if (info.stride_height, info.stride_width) == (1, 1) and dy.dtype == "float32":
+        out = _backprop_input_as_conv(backend, dy, f, info)
+        if out is not None:
+            return out
     dyv, fv = backend.values(dy), backend.values(f)
     fh, fw, c, o = f.shape
     sh, sw = info.stride_height, info.stride_width
@@ -252,10 +261,32 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> A
     return backend.output(to_array(out, "float32"), info.in_shape, "float32")
 
 
+def _backprop_input_as_conv(backend: Any, dy: Any, f: Any, info: ConvInfo) -> Any:
+    """A stride-1 Conv2DBackpropInput as the Conv2D of dy with the filter flipped spatially and its channels
+    swapped (the packed fast path), or None when that needs negative padding."""
+    pads = flipped_conv_pads(info)
+    if pads is None:
+        return None
+    fh, fw, c, o = f.shape
+    fv, block = backend.values(f), c * o
+    flipped = array("f")
+    for t in range(fh * fw - 1, -1, -1):  # tap (r, s) takes the filter's tap (fh - 1 - r, fw - 1 - s)
+        taps = fv[t * block : (t + 1) * block]
+        for j in range(o):
+            flipped.extend(taps[j::o])
+    g = backend.output(flipped, (fh, fw, o, c), "float32")
+    top, bottom, left, right = pads
+    attrs = {"strides": (1, 1), "pad": ((0, 0), (top, bottom), (left, right), (0, 0)), "dilations": (1, 1)}
+    try:
+        return conv2d(backend, {"x": dy, "filter": g}, attrs)
+    finally:
+        backend.dispose_data(g.data_id)
+
+
 KERNELS = {
-    "Conv2D": conv2d,
-    "DepthwiseConv2dNative": depthwise_conv2d,
-    "Conv2DBackpropInput": conv2d_backprop_input,
-    "FusedConv2D": fused_conv2d,
-    "FusedDepthwiseConv2D": fused_depthwise_conv2d,
+    kn.Conv2D: conv2d,
+    kn.DepthwiseConv2dNative: depthwise_conv2d,
+    kn.Conv2DBackpropInput: conv2d_backprop_input,
+    kn.FusedConv2D: fused_conv2d,
+    kn.FusedDepthwiseConv2D: fused_depthwise_conv2d,
 }

@@ -6,6 +6,7 @@ import math
 from array import array
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import cast_values, filled
 from ....dtypes import TYPECODE
 from ....shapes import size_of
@@ -58,11 +59,11 @@ def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "Fill": fill,
-    "ZerosLike": zeros_like,
-    "OnesLike": ones_like,
-    "Range": range_,
-    "LinSpace": linspace,
-    "Identity": identity,
-    "Cast": cast,
+    kn.Fill: fill,
+    kn.ZerosLike: zeros_like,
+    kn.OnesLike: ones_like,
+    kn.Range: range_,
+    kn.LinSpace: linspace,
+    kn.Identity: identity,
+    kn.Cast: cast,
 }

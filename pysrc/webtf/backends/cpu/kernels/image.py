@@ -15,6 +15,7 @@ from itertools import repeat
 from operator import add, mul, sub
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import (
     NmsResult,
     bilinear_axis,
@@ -39,10 +40,7 @@ def _expand(cols: list[int], channels: int) -> list[int]:
 
 # ---- resize ----------------------------------------------------------------------------------------
 def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """images [b,h,w,c] -> float32 [b,new_h,new_w,c].
-
-    attrs: size=(new_h, new_w), align_corners, half_pixel_centers (TF.js's source-coordinate rules).
-    """
+    """ResizeBilinear with TF.js's source-coordinate rules."""
     images = inputs["images"]
     batch, h, w, c, new_h, new_w, align, half = resize_info(images.shape, attrs)
     vals = backend.values(images)
@@ -67,7 +65,7 @@ def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
 
 
 def resize_nearest_neighbor(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """images [b,h,w,c] -> [b,new_h,new_w,c] of the same dtype; attrs as ResizeBilinear."""
+    """ResizeNearestNeighbor with TF.js's source-coordinate rules."""
     images = inputs["images"]
     batch, h, w, c, new_h, new_w, align, half = resize_info(images.shape, attrs)
     vals = backend.values(images)
@@ -91,11 +89,8 @@ def resize_nearest_neighbor(backend: Any, inputs: Any, attrs: dict[str, Any]) ->
 
 # ---- crop and resize -------------------------------------------------------------------------------
 def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """image [b,h,w,c], boxes [n,4] (y1,x1,y2,x2 normalized), box_ind [n] -> float32 [n,crop_h,crop_w,c].
-
-    attrs: crop_size=(crop_h, crop_w), method ('bilinear' | 'nearest'), extrapolation_value (for samples
-    outside the image). Boxes whose box_ind is outside [0, batch) give zeros, as in TF.js.
-    """
+    """CropAndResize -> [n, crop_h, crop_w, c]; samples outside the image get extrapolation_value, and boxes
+    whose box_ind is outside [0, batch) give zeros, as in TF.js."""
     image, boxes, box_ind = inputs["image"], inputs["boxes"], inputs["box_ind"]
     batch, h, w, c = image.shape
     n = boxes.shape[0]
@@ -180,18 +175,18 @@ def _indices(backend: Any, res: NmsResult) -> TensorInfo:
 
 
 def non_max_suppression_v3(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """boxes [n,4], scores [n] -> int32 indices; attrs max_output_size, iou_threshold, score_threshold."""
+    """NonMaxSuppressionV3: the selected indices."""
     return _indices(backend, _nms(backend, inputs, attrs))
 
 
 def non_max_suppression_v4(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
-    """As V3 plus attr pad_to_max_output_size -> [int32 indices (zero-padded), int32 scalar valid_outputs]."""
+    """NonMaxSuppressionV4: V3, indices zero-padded to max_output_size when asked, and their count."""
     res = _nms(backend, inputs, attrs, pad=attrs["pad_to_max_output_size"])
     return [_indices(backend, res), backend.output(array("i", [res.valid_outputs]), (), "int32")]
 
 
 def non_max_suppression_v5(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
-    """As V3 plus attr soft_nms_sigma -> [int32 indices, float32 selected (soft-suppressed) scores]."""
+    """NonMaxSuppressionV5: V3 with soft suppression (sigma), and the selected scores."""
     res = _nms(backend, inputs, attrs, sigma=attrs["soft_nms_sigma"])
     scores = array("f", res.selected_scores)
     return [_indices(backend, res), backend.output(scores, (len(scores),), "float32")]
@@ -221,8 +216,7 @@ def flip_left_right(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
 
 
 def rotate_with_offset(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """image [b,h,w,c] rotated by attr radians about attr center (fraction of width/height, a number or
-    [cx, cy]); pixels from outside get attr fill_value (a number, or [r, g, b] with 255 for channel 3)."""
+    """RotateWithOffset: pixels from outside get fill_value (an [r, g, b] fill gives 255 in channel 3)."""
     image = inputs["image"]
     b, h, w, c = image.shape
     radians, fill, center = attrs["radians"], attrs["fill_value"], attrs["center"]
@@ -282,11 +276,10 @@ def _map_coord(v: float, n: int, mode: str) -> float:
 
 
 def transform(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """image [b,h,w,c], transforms [b or 1, 8] -> projectively transformed images, same dtype.
+    """Transform: projectively transformed images, same dtype.
 
     Row [a0,a1,a2,b0,b1,b2,c0,c1] maps output (x, y) to input ((a0x+a1y+a2)/k, (b0x+b1y+b2)/k) with
-    k = c0x+c1y+1. attrs: interpolation ('nearest' | 'bilinear'), fill_mode ('constant' | 'reflect' |
-    'wrap' | 'nearest'), fill_value, output_shape ((out_h, out_w) or None for the input size).
+    k = c0x+c1y+1.
     """
     image, transforms = inputs["image"], inputs["transforms"]
     b, h, w, c = image.shape
@@ -341,13 +334,13 @@ def transform(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "ResizeBilinear": resize_bilinear,
-    "ResizeNearestNeighbor": resize_nearest_neighbor,
-    "CropAndResize": crop_and_resize,
-    "NonMaxSuppressionV3": non_max_suppression_v3,
-    "NonMaxSuppressionV4": non_max_suppression_v4,
-    "NonMaxSuppressionV5": non_max_suppression_v5,
-    "FlipLeftRight": flip_left_right,
-    "RotateWithOffset": rotate_with_offset,
-    "Transform": transform,
+    kn.ResizeBilinear: resize_bilinear,
+    kn.ResizeNearestNeighbor: resize_nearest_neighbor,
+    kn.CropAndResize: crop_and_resize,
+    kn.NonMaxSuppressionV3: non_max_suppression_v3,
+    kn.NonMaxSuppressionV4: non_max_suppression_v4,
+    kn.NonMaxSuppressionV5: non_max_suppression_v5,
+    kn.FlipLeftRight: flip_left_right,
+    kn.RotateWithOffset: rotate_with_offset,
+    kn.Transform: transform,
 }

@@ -12,6 +12,7 @@ from array import array
 from itertools import cycle, product, repeat, starmap
 from typing import Any
 
+from .... import kernel_names as kn
 from ....shapes import broadcast_shapes, size_of, strides_of
 from .activation import apply_activation
 
@@ -142,7 +143,7 @@ def matmul_values(backend: Any, a: Any, b: Any, ta: bool, tb: bool) -> tuple[lis
 
 
 def batch_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """BatchMatMul: a @ b over rank >= 2 inputs of one dtype; attrs transpose_a, transpose_b (bools)."""
+    """BatchMatMul: one C-level dot product per output."""
     a, b = inputs["a"], inputs["b"]
     out, shape = matmul_values(backend, a, b, bool(attrs.get("transpose_a")), bool(attrs.get("transpose_b")))
     return backend.output(to_array(out, a.dtype), shape, a.dtype)
@@ -164,4 +165,4 @@ def fused_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
     return backend.output(to_array(out, a.dtype), shape, a.dtype)
 
 
-KERNELS = {"BatchMatMul": batch_mat_mul, "_FusedMatMul": fused_mat_mul}
+KERNELS = {kn.BatchMatMul: batch_mat_mul, kn._FusedMatMul: fused_mat_mul}

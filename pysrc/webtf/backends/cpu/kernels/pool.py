@@ -1,9 +1,7 @@
 """cpu kernels MaxPool and AvgPool (NHWC).
 
-Attrs (shared by every backend): filter_size (fh, fw), strides (sh, sw), pad ('same' | 'valid' | int |
-((0, 0), (top, bottom), (left, right), (0, 0))), dim_rounding_mode. Padding never takes part: MaxPool pads
-with -inf, AvgPool divides each window's sum by its count of in-bounds elements (as TF.js). Output dtype =
-x's.
+Inputs and attrs: webtf.kernel_names. Padding never takes part: MaxPool pads with -inf, AvgPool divides each
+window's sum by its count of in-bounds elements (as TF.js).
 """
 
 from __future__ import annotations
@@ -13,15 +11,11 @@ import operator
 from itertools import chain, repeat
 from typing import Any
 
-from ....backend_util import ConvInfo, is_identity_pool, pool_info_from_attrs
+from .... import kernel_names as kn
+from ....backend_util import ConvInfo, is_identity_pool, pool_info_from_attrs, window_counts
 from ...base import TensorInfo
 from .conv import TapRows, padded_rows
 from .matmul import to_array
-
-
-def _counts(n_out: int, stride: int, pad: int, size: int, window: int) -> list[int]:
-    """How many of each output position's window taps fall inside [0, size)."""
-    return [min(k * stride - pad + window, size) - max(k * stride - pad, 0) for k in range(n_out)]
 
 
 def _pool(backend: Any, x: Any, info: ConvInfo, is_max: bool) -> list:
@@ -30,8 +24,8 @@ def _pool(backend: Any, x: Any, info: ConvInfo, is_max: bool) -> list:
     single = fh * fw == 1
     out: list = []
     if not is_max:
-        ch = _counts(info.out_height, info.stride_height, info.pad_top, info.in_height, fh)
-        cw = _counts(info.out_width, info.stride_width, info.pad_left, info.in_width, fw)
+        ch = window_counts(info.out_height, info.stride_height, info.pad_top, info.in_height, fh)
+        cw = window_counts(info.out_width, info.stride_width, info.pad_left, info.in_width, fw)
         cw_rep = list(chain.from_iterable(map(repeat, cw, repeat(c))))
         divisors: dict[int, list] = {}
     for b in range(info.batch):
@@ -67,4 +61,4 @@ def avg_pool(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
     return _run(backend, inputs, attrs, False)
 
 
-KERNELS = {"MaxPool": max_pool, "AvgPool": avg_pool}
+KERNELS = {kn.MaxPool: max_pool, kn.AvgPool: avg_pool}

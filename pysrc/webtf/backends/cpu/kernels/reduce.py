@@ -1,9 +1,7 @@
 """cpu reduction kernels: Sum, Mean, Max, Min, Prod, All, Any, ArgMax, ArgMin.
 
-Attrs (shared by every backend): Sum, Mean, Min, Prod, All, Any take `axis` and `keep_dims`; Max takes
-`reduction_indices` and `keep_dims` (TF.js's attr names); ArgMax/ArgMin take a single int `axis`. The ops pass
-axes already normalized (a sorted tuple of non-negative ints); kernels accept None / an int / negative axes
-too. Reducing no axes (axis=()) is an identity (same values, the kernel's output dtype).
+Inputs and attrs: webtf.kernel_names. Besides the normalized axes the ops pass, these kernels accept None / an
+int / negative axes too. Reducing no axes (axis=()) is an identity (same values, the kernel's output dtype).
 
 Strategy: the input is viewed as kept/reduced dimension groups (adjacent dims of one kind merged, size-1 dims
 dropped). One reduced group becomes one slice per output element (contiguous, or strided with step `inner`
@@ -22,6 +20,7 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import Any
 
+from .... import kernel_names as kn
 from ....shapes import normalize_axes, normalize_axis, size_of
 from ...base import TensorInfo
 
@@ -259,13 +258,13 @@ def arg_min(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "Sum": sum_,
-    "Mean": mean,
-    "Max": max_,
-    "Min": min_,
-    "Prod": prod,
-    "All": all_,
-    "Any": any_,
-    "ArgMax": arg_max,
-    "ArgMin": arg_min,
+    kn.Sum: sum_,
+    kn.Mean: mean,
+    kn.Max: max_,
+    kn.Min: min_,
+    kn.Prod: prod,
+    kn.All: all_,
+    kn.Any: any_,
+    kn.ArgMax: arg_max,
+    kn.ArgMin: arg_min,
 }

@@ -1,9 +1,8 @@
-"""cpu scan kernels: Cumsum and Cumprod. Attrs: `axis` (an int), `exclusive`, `reverse` (bools).
+"""cpu scan kernels: Cumsum and Cumprod (inputs and attrs: webtf.kernel_names).
 
-bool and int32 inputs give int32 (wrapping like a JS Int32Array), float32 gives float32. The input is viewed
-as [outer, n, inner] around `axis`; whichever loop is shorter runs in Python: one itertools.accumulate per
-(outer, inner) line taken with a strided slice, one map() over an inner-long row per (outer, step), or, for
-many short last-axis rows, one map() per strided column.
+The input is viewed as [outer, n, inner] around `axis`; whichever loop is shorter runs in Python: one
+itertools.accumulate per (outer, inner) line taken with a strided slice, one map() over an inner-long row per
+(outer, step), or, for many short last-axis rows, one map() per strided column.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from collections.abc import Callable
 from itertools import accumulate
 from typing import Any
 
+from .... import kernel_names as kn
 from ....shapes import normalize_axis, size_of
 from ...base import TensorInfo
 from .reduce import to_int32
@@ -85,4 +85,4 @@ def cumprod(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return _run(backend, inputs, attrs, operator.mul, 1, "cumprod")
 
 
-KERNELS = {"Cumsum": cumsum, "Cumprod": cumprod}
+KERNELS = {kn.Cumsum: cumsum, kn.Cumprod: cumprod}

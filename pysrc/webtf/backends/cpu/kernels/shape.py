@@ -13,6 +13,7 @@ from array import array
 from math import prod
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import concat_bands, concat_shape, pack_shape, split_sizes
 from ....dtypes import TYPECODE
 from ....shapes import strides_of
@@ -141,13 +142,13 @@ def contiguous_axes(shape: tuple[int, ...]) -> list[Axis]:
 
 
 def reshape(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """attrs: shape (fully resolved, same size as x). Shares x's buffer."""
+    """Reshape: shares x's buffer."""
     x = inputs["x"]
     return TensorInfo(x.data_id, tuple(attrs["shape"]), x.dtype)
 
 
 def expand_dims(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """inputs: input; attrs: dim (in [-(rank+1), rank]). Shares the input's buffer."""
+    """ExpandDims (dim may be negative): shares the input's buffer."""
     x = inputs["input"]
     dim = attrs["dim"]
     if dim < 0:
@@ -156,7 +157,7 @@ def expand_dims(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def transpose(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """attrs: perm (a permutation of range(rank)); output dim k is input dim perm[k]."""
+    """Transpose: output dim k is input dim perm[k]."""
     x, perm = inputs["x"], tuple(attrs["perm"])
     out_shape = tuple(x.shape[p] for p in perm)
     if perm == tuple(range(len(perm))):
@@ -186,7 +187,7 @@ def _concat(backend: Any, tensors: list[Any], axis: int, out_shape: tuple[int, .
 
 
 def concat(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """inputs: a list of tensors of one dtype and rank, equal except along `axis`; attrs: axis (>= 0)."""
+    """Concat: the inputs joined along `axis`."""
     axis = attrs["axis"]
     return _concat(backend, list(inputs), axis, concat_shape([t.shape for t in inputs], axis))
 
@@ -198,7 +199,7 @@ def pack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def unpack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
-    """inputs: value; attrs: axis (>= 0). One output per index along `axis`, that dim removed."""
+    """Unpack: one output per index along `axis`, that dim removed."""
     x, axis = inputs["value"], attrs["axis"]
     vals = backend.values(x)
     axes = contiguous_axes(x.shape)
@@ -229,7 +230,7 @@ def split_v(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo
 
 
 def tile(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """attrs: reps (one non-negative count per dim)."""
+    """Tile: x repeated reps[d] times along each dim d."""
     x, reps = inputs["x"], tuple(attrs["reps"])
     out_shape = tuple(d * r for d, r in zip(x.shape, reps, strict=True))
     if all(r == 1 for r in reps):
@@ -241,7 +242,7 @@ def tile(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def reverse(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """attrs: dims (the axes to reverse, >= 0)."""
+    """Reverse: x reversed along each axis in `dims`."""
     x = inputs["x"]
     dims = {d for d in attrs["dims"] if x.shape[d] > 1}
     if not dims or x.size == 0:
@@ -260,13 +261,13 @@ def reverse(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "Reshape": reshape,
-    "ExpandDims": expand_dims,
-    "Transpose": transpose,
-    "Concat": concat,
-    "Pack": pack,
-    "Unpack": unpack,
-    "SplitV": split_v,
-    "Tile": tile,
-    "Reverse": reverse,
+    kn.Reshape: reshape,
+    kn.ExpandDims: expand_dims,
+    kn.Transpose: transpose,
+    kn.Concat: concat,
+    kn.Pack: pack,
+    kn.Unpack: unpack,
+    kn.SplitV: split_v,
+    kn.Tile: tile,
+    kn.Reverse: reverse,
 }

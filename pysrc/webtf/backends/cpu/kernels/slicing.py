@@ -8,6 +8,7 @@ from math import prod
 from operator import add, mul
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import (
     check_gather_indices,
     check_gather_nd_indices,
@@ -41,7 +42,7 @@ def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """attrs: paddings ([before, after] per dim, non-negative), constant_value."""
+    """PadV2: x padded with constant_value."""
     x, paddings = inputs["x"], [tuple(p) for p in attrs["paddings"]]
     out_shape = tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, paddings, strict=True))
     if out_shape == x.shape:
@@ -62,7 +63,7 @@ def _mirror_index(n: int, lo: int, hi: int, reflect: bool) -> list[int]:
 
 
 def mirror_pad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """attrs: paddings ([before, after] per dim, at most dim - 1 for 'reflect', dim for 'symmetric'), mode."""
+    """MirrorPad: x padded with its own mirror image, one pass per padded axis."""
     x, paddings = inputs["x"], [tuple(p) for p in attrs["paddings"]]
     reflect = attrs["mode"] == "reflect"
     shape = x.shape
@@ -82,8 +83,7 @@ def mirror_pad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """inputs: x, indices (int32); attrs: axis (>= 0), batch_dims (>= 0, <= axis). Raises for an index
-    outside [0, x.shape[axis])."""
+    """GatherV2: raises for an index outside [0, x.shape[axis])."""
     x, indices = inputs["x"], inputs["indices"]
     axis, batch_dims = attrs["axis"], attrs.get("batch_dims", 0)
     idx = backend.values(indices)
@@ -99,7 +99,7 @@ def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """inputs: params, indices (int32, last dim <= rank of params). Raises for an index out of range."""
+    """GatherNd (indices' last dim <= rank of params): raises for an index out of range."""
     params, indices = inputs["params"], inputs["indices"]
     depth = indices.shape[-1]
     out_shape = (*indices.shape[:-1], *params.shape[depth:])
@@ -115,8 +115,7 @@ def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """inputs: indices (int32); attrs: depth, on_value, off_value, dtype. Indices outside [0, depth) give a
-    row of off_value."""
+    """OneHot: indices outside [0, depth) give a row of off_value."""
     indices = inputs["indices"]
     depth, dtype = attrs["depth"], attrs.get("dtype", "int32")
     on, off = _fill_value(attrs.get("on_value", 1), dtype), _fill_value(attrs.get("off_value", 0), dtype)
@@ -128,11 +127,11 @@ def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "Slice": slice_,
-    "StridedSlice": slice_,
-    "PadV2": pad_v2,
-    "MirrorPad": mirror_pad,
-    "GatherV2": gather_v2,
-    "GatherNd": gather_nd,
-    "OneHot": one_hot,
+    kn.Slice: slice_,
+    kn.StridedSlice: slice_,
+    kn.PadV2: pad_v2,
+    kn.MirrorPad: mirror_pad,
+    kn.GatherV2: gather_v2,
+    kn.GatherNd: gather_nd,
+    kn.OneHot: one_hot,
 }

@@ -1,4 +1,4 @@
-"""cpu kernels Softmax (attr `dim`) and LogSoftmax (attr `axis`), both over the last axis of float32 logits.
+"""cpu kernels Softmax and LogSoftmax, over the last axis of float32 logits (attrs: webtf.kernel_names).
 
 Numerically stable: each row is shifted by its max before exp, so exp never overflows. Row maxima and sums
 are per-row C builtins; the element-wise work is map() over the whole buffer with the per-row values
@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from itertools import chain, repeat
 from typing import Any
 
+from .... import kernel_names as kn
 from ...base import TensorInfo
 
 _NAN, _NEG_INF = float("nan"), float("-inf")
@@ -80,4 +81,4 @@ def log_softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return _over_rows(backend, inputs, _log_softmax_rows)
 
 
-KERNELS = {"Softmax": softmax, "LogSoftmax": log_softmax}
+KERNELS = {kn.Softmax: softmax, kn.LogSoftmax: log_softmax}

@@ -1,4 +1,4 @@
-"""cpu kernel TopK: the k largest entries along the last axis. Attrs: `k` (int), `sorted` (bool).
+"""cpu kernel TopK: the k largest entries along the last axis (inputs and attrs: webtf.kernel_names).
 
 Returns [values (x's dtype), indices (int32)], each of shape x.shape[:-1] + [k]. Equal values keep the lower
 index first (a stable descending sort); NaN ranks above every number. With sorted=False the order is
@@ -10,6 +10,7 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
+from .... import kernel_names as kn
 from ...base import TensorInfo
 from .reduce import may_have_nan
 
@@ -37,4 +38,4 @@ def top_k(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
     return [backend.output(out_vals, out_shape, x.dtype), backend.output(out_idx, out_shape, "int32")]
 
 
-KERNELS = {"TopK": top_k}
+KERNELS = {kn.TopK: top_k}

@@ -11,6 +11,7 @@ from itertools import product, repeat
 from math import prod
 from typing import Any
 
+from .... import kernel_names as kn
 from ....shapes import strides_of
 from ...base import TensorInfo
 
@@ -52,11 +53,8 @@ def _gather(vals: array, axes: list[list[int]], out: array | None = None) -> arr
 
 
 def depth_to_space(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """x [b,h,w,c] (NHWC) or [b,c,h,w] (NCHW) -> depth moved into block_size x block_size spatial blocks.
-
-    attrs: block_size (>1, block_size^2 divides the depth), data_format ('NHWC' | 'NCHW'; TF.js's cpu
-    kernel only does NHWC, this one does both).
-    """
+    """DepthToSpace: depth moved into block_size x block_size spatial blocks (block_size > 1, its square
+    divides the depth); TF.js's cpu kernel only does NHWC, this one does NCHW too."""
     x = inputs["x"]
     bs, fmt = attrs["block_size"], attrs["data_format"]
     s0, s1, s2, s3 = strides_of(x.shape)
@@ -91,8 +89,8 @@ def depth_to_space(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorIn
 def space_to_batch_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """x [batch, *spatial(M), *rest] -> [batch*prod(block_shape), *(padded spatial / block), *rest].
 
-    attrs: block_shape (M ints >= 1), paddings (M pairs [start, end] >= 0; padded dims divisible by the
-    block). Output batch index = block_position * batch + b, block positions in row-major order.
+    block_shape: M ints >= 1; paddings: M pairs [start, end] >= 0, the padded dims divisible by the block.
+    Block positions are in row-major order.
     """
     x = inputs["x"]
     block, pads = list(attrs["block_shape"]), [tuple(p) for p in attrs["paddings"]]
@@ -121,8 +119,8 @@ def space_to_batch_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tenso
 def batch_to_space_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """x [batch, *spatial(M), *rest] -> [batch/prod(block_shape), *(spatial*block - crops), *rest].
 
-    attrs: block_shape (M ints >= 1, their product divides batch), crops (M pairs [start, end] >= 0 with
-    start + end <= spatial * block). The inverse of SpaceToBatchND.
+    block_shape: M ints >= 1 whose product divides batch; crops: M pairs [start, end] >= 0 with
+    start + end <= spatial * block.
     """
     x = inputs["x"]
     block, crops = list(attrs["block_shape"]), [tuple(c) for c in attrs["crops"]]
@@ -141,7 +139,7 @@ def batch_to_space_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tenso
 
 
 KERNELS = {
-    "DepthToSpace": depth_to_space,
-    "SpaceToBatchND": space_to_batch_nd,
-    "BatchToSpaceND": batch_to_space_nd,
+    kn.DepthToSpace: depth_to_space,
+    kn.SpaceToBatchND: space_to_batch_nd,
+    kn.BatchToSpaceND: batch_to_space_nd,
 }

@@ -1,11 +1,7 @@
 """cpu kernels for element-wise unary math, activations, tests (IsNan, ...) and LogicalNot.
 
-Input x is float32 or int32 (the ops cast bool to int32 first), except IsNan/IsFinite/IsInf (any dtype) and
-LogicalNot (bool). Output dtypes: the transcendental kernels (Exp, Log, Sqrt, Sigmoid, Tanh, Sin, Erf, ...)
-and LeakyRelu / Prelu always give float32; Abs, Neg, Square, Sign, Relu, Relu6, Floor, Ceil, Round,
-ClipByValue and Step keep x's dtype (int32 results wrap like an Int32Array); the tests give bool.
-Attrs: LeakyRelu {alpha}, Step {alpha}, ClipByValue {clip_value_min, clip_value_max}. Prelu takes inputs
-{x, alpha} and broadcasts alpha against x. Math follows float32 JS: no exceptions, nan / +-inf instead.
+Inputs, attrs and output dtypes: webtf.kernel_names. Math follows float32 JS: no exceptions, nan / +-inf
+instead.
 """
 
 from __future__ import annotations
@@ -16,6 +12,7 @@ from array import array
 from collections.abc import Callable
 from typing import Any
 
+from .... import kernel_names as kn
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from .activation import elu, leaky_relu, prelu, relu, relu6, sigmoid
@@ -98,25 +95,25 @@ def _vector_kernel(fn: Callable[[Any], list]) -> Callable[..., TensorInfo]:
 
 
 _FLOAT_FUNCS: dict[str, tuple[Callable[[Any], float], Callable[[Any, Exception], float]]] = {
-    "Exp": (math.exp, lambda v, e: _INF),
-    "Expm1": (math.expm1, lambda v, e: _INF),
-    "Log": (math.log, _log_error),
-    "Log1p": (math.log1p, _log1p_error),
-    "Sqrt": (math.sqrt, _nan),
-    "Rsqrt": (_inv_sqrt, lambda v, e: math.copysign(_INF, v) if v == 0 else _NAN),
-    "Reciprocal": (_reciprocal, _signed_inf),
-    "Tanh": (math.tanh, _nan),
-    "Selu": (_selu1, _nan),
-    "Softplus": (_softplus1, lambda v, e: _INF),
-    "Sin": (math.sin, _nan),
-    "Cos": (math.cos, _nan),
-    "Tan": (math.tan, _nan),
-    "Asin": (math.asin, _nan),
-    "Acos": (math.acos, _nan),
-    "Atan": (math.atan, _nan),
-    "Sinh": (math.sinh, _signed_inf),
-    "Cosh": (math.cosh, lambda v, e: _INF),
-    "Erf": (math.erf, _nan),
+    kn.Exp: (math.exp, lambda v, e: _INF),
+    kn.Expm1: (math.expm1, lambda v, e: _INF),
+    kn.Log: (math.log, _log_error),
+    kn.Log1p: (math.log1p, _log1p_error),
+    kn.Sqrt: (math.sqrt, _nan),
+    kn.Rsqrt: (_inv_sqrt, lambda v, e: math.copysign(_INF, v) if v == 0 else _NAN),
+    kn.Reciprocal: (_reciprocal, _signed_inf),
+    kn.Tanh: (math.tanh, _nan),
+    kn.Selu: (_selu1, _nan),
+    kn.Softplus: (_softplus1, lambda v, e: _INF),
+    kn.Sin: (math.sin, _nan),
+    kn.Cos: (math.cos, _nan),
+    kn.Tan: (math.tan, _nan),
+    kn.Asin: (math.asin, _nan),
+    kn.Acos: (math.acos, _nan),
+    kn.Atan: (math.atan, _nan),
+    kn.Sinh: (math.sinh, _signed_inf),
+    kn.Cosh: (math.cosh, lambda v, e: _INF),
+    kn.Erf: (math.erf, _nan),
 }
 
 
@@ -226,29 +223,37 @@ def logical_not(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return backend.output(array("B", map(operator.not_, backend.values(x))), x.shape, "bool")
 
 
+def elu_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """EluGrad {dy, y}: dy where y >= 0, dy * (y + 1) below (y is Elu's output); float32."""
+    dy, y = inputs["dy"], inputs["y"]
+    out = [d if v >= 0 else d * (v + 1) for d, v in zip(backend.values(dy), backend.values(y), strict=True)]
+    return backend.output(array("f", out), y.shape, "float32")
+
+
 KERNELS: dict[str, Any] = {
     name: _float_kernel(fn, _guard(fn, on_error)) for name, (fn, on_error) in _FLOAT_FUNCS.items()
 }
 KERNELS.update(
     {
-        "Sigmoid": _vector_kernel(sigmoid),
-        "Elu": _vector_kernel(elu),
-        "Abs": abs_,
-        "Neg": neg,
-        "Square": square,
-        "Relu": relu_,
-        "Relu6": relu6_,
-        "Sign": sign,
-        "Floor": _rounding(math.floor),
-        "Ceil": _rounding(math.ceil),
-        "Round": _rounding(round),  # Python rounds half to even, as TF.js does
-        "ClipByValue": clip_by_value,
-        "Step": step,
-        "LeakyRelu": leaky_relu_,
-        "Prelu": prelu_,
-        "IsNan": _bool_test(math.isnan, 0),
-        "IsInf": _bool_test(math.isinf, 0),
-        "IsFinite": _bool_test(math.isfinite, 1),
-        "LogicalNot": logical_not,
+        kn.Sigmoid: _vector_kernel(sigmoid),
+        kn.Elu: _vector_kernel(elu),
+        kn.EluGrad: elu_grad,
+        kn.Abs: abs_,
+        kn.Neg: neg,
+        kn.Square: square,
+        kn.Relu: relu_,
+        kn.Relu6: relu6_,
+        kn.Sign: sign,
+        kn.Floor: _rounding(math.floor),
+        kn.Ceil: _rounding(math.ceil),
+        kn.Round: _rounding(round),  # Python rounds half to even, as TF.js does
+        kn.ClipByValue: clip_by_value,
+        kn.Step: step,
+        kn.LeakyRelu: leaky_relu_,
+        kn.Prelu: prelu_,
+        kn.IsNan: _bool_test(math.isnan, 0),
+        kn.IsInf: _bool_test(math.isinf, 0),
+        kn.IsFinite: _bool_test(math.isfinite, 1),
+        kn.LogicalNot: logical_not,
     }
 )

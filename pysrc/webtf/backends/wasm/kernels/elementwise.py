@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .... import kernel_names as kn
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from .common import Kernel, call_export, cpu, has_nan, with_fallback
@@ -21,24 +22,24 @@ BOOL = frozenset({"bool"})
 
 #: binary kernel -> (input dtypes run natively, output dtype or None for the input's)
 BINARY: dict[str, tuple[frozenset, str | None]] = {
-    "Add": (F32_I32, None),
-    "Sub": (F32_I32, None),
-    "Multiply": (F32_I32, None),
-    "RealDiv": (F32, "float32"),
-    "FloorDiv": (frozenset(), "int32"),
-    "Maximum": (F32_I32, None),  # float32: only without NaN (XNNPACK's max drops a NaN)
-    "Minimum": (F32_I32, None),
-    "Mod": (F32, None),
-    "SquaredDifference": (F32_I32, None),
-    "Atan2": (F32, "float32"),
-    "Equal": (ALL, "bool"),
-    "NotEqual": (ALL, "bool"),
-    "Less": (ALL, "bool"),
-    "LessEqual": (ALL, "bool"),
-    "Greater": (ALL, "bool"),
-    "GreaterEqual": (ALL, "bool"),
-    "LogicalAnd": (BOOL, "bool"),
-    "LogicalOr": (BOOL, "bool"),
+    kn.Add: (F32_I32, None),
+    kn.Sub: (F32_I32, None),
+    kn.Multiply: (F32_I32, None),
+    kn.RealDiv: (F32, "float32"),
+    kn.FloorDiv: (frozenset(), "int32"),
+    kn.Maximum: (F32_I32, None),  # float32: only without NaN (XNNPACK's max drops a NaN)
+    kn.Minimum: (F32_I32, None),
+    kn.Mod: (F32, None),
+    kn.SquaredDifference: (F32_I32, None),
+    kn.Atan2: (F32, "float32"),
+    kn.Equal: (ALL, "bool"),
+    kn.NotEqual: (ALL, "bool"),
+    kn.Less: (ALL, "bool"),
+    kn.LessEqual: (ALL, "bool"),
+    kn.Greater: (ALL, "bool"),
+    kn.GreaterEqual: (ALL, "bool"),
+    kn.LogicalAnd: (BOOL, "bool"),
+    kn.LogicalOr: (BOOL, "bool"),
 }
 
 #: unary kernel -> (input dtypes run natively, output dtype or None for the input's)
@@ -46,28 +47,28 @@ UNARY: dict[str, tuple[frozenset, str | None]] = {
     **{
         name: (F32, "float32")
         for name in (
-            "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Reciprocal", "Tanh", "Selu", "Softplus", "Sin",
-            "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Erf", "Elu",
+            kn.Exp, kn.Expm1, kn.Log, kn.Log1p, kn.Sqrt, kn.Rsqrt, kn.Reciprocal, kn.Tanh, kn.Selu,
+            kn.Softplus, kn.Sin, kn.Cos, kn.Tan, kn.Asin, kn.Acos, kn.Atan, kn.Sinh, kn.Cosh, kn.Erf, kn.Elu,
         )
     },
-    "Abs": (F32, None),
-    "Neg": (F32, None),
-    "Square": (F32, None),
-    "Relu": (F32, None),
-    "Relu6": (F32, None),
-    "Sign": (F32, None),
-    "Floor": (F32, None),
-    "Ceil": (F32, None),
-    "Round": (F32, None),
-    "IsNan": (F32, "bool"),
-    "IsInf": (F32, "bool"),
-    "IsFinite": (F32, "bool"),
-    "LogicalNot": (BOOL, "bool"),
+    kn.Abs: (F32, None),
+    kn.Neg: (F32, None),
+    kn.Square: (F32, None),
+    kn.Relu: (F32, None),
+    kn.Relu6: (F32, None),
+    kn.Sign: (F32, None),
+    kn.Floor: (F32, None),
+    kn.Ceil: (F32, None),
+    kn.Round: (F32, None),
+    kn.IsNan: (F32, "bool"),
+    kn.IsInf: (F32, "bool"),
+    kn.IsFinite: (F32, "bool"),
+    kn.LogicalNot: (BOOL, "bool"),
 }  # fmt: skip
 
 
 #: kernels whose native float32 result differs from the cpu kernel's when an input holds a NaN
-NAN_SENSITIVE = frozenset({"Maximum", "Minimum", "Relu6"})
+NAN_SENSITIVE = frozenset({kn.Maximum, kn.Minimum, kn.Relu6})
 
 
 def binary_kernel(name: str, dtypes: frozenset, out_dtype: str | None) -> Kernel:
@@ -112,7 +113,7 @@ def pow_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Pow: float32 natively when every exponent is finite (C pow differs from Math.pow for 1 ** nan)."""
     b = inputs["b"]
     if inputs["a"].dtype != "float32" or not all(map(math.isfinite, backend.values(b))):
-        return cpu("Pow")(backend, inputs, attrs)
+        return cpu(kn.Pow)(backend, inputs, attrs)
     return _pow_native(backend, inputs, attrs)
 
 
@@ -120,61 +121,61 @@ def sigmoid(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Sigmoid: float32 natively (XNNPACK)."""
     x = inputs["x"]
     if x.dtype != "float32":
-        return cpu("Sigmoid")(backend, inputs, attrs)
+        return cpu(kn.Sigmoid)(backend, inputs, attrs)
     return call_export(backend, "Sigmoid", x.shape, "float32", x)
 
 
 def leaky_relu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """LeakyRelu {alpha}: float32 natively; float32 output."""
+    """LeakyRelu: float32 natively."""
     x = inputs["x"]
     if x.dtype != "float32":
-        return cpu("LeakyRelu")(backend, inputs, attrs)
+        return cpu(kn.LeakyRelu)(backend, inputs, attrs)
     return call_export(backend, "LeakyRelu", x.shape, "float32", x, x.dtype, attrs["alpha"])
 
 
 def step(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Step {alpha}: float32 natively; dtype kept."""
+    """Step: float32 natively."""
     x = inputs["x"]
     if x.dtype != "float32":
-        return cpu("Step")(backend, inputs, attrs)
+        return cpu(kn.Step)(backend, inputs, attrs)
     return call_export(backend, "Step", x.shape, "float32", x, attrs.get("alpha", 0.0), x.dtype)
 
 
 def clip_by_value(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """ClipByValue {clip_value_min, clip_value_max}: float32 natively (XNNPACK clamp) unless x holds a NaN."""
+    """ClipByValue: float32 natively (XNNPACK clamp) unless x holds a NaN."""
     x = inputs["x"]
     if x.dtype != "float32" or has_nan(backend, x):
-        return cpu("ClipByValue")(backend, inputs, attrs)
+        return cpu(kn.ClipByValue)(backend, inputs, attrs)
     return call_export(
         backend, "ClipByValue", x.shape, "float32", x, attrs["clip_value_min"], attrs["clip_value_max"]
     )
 
 
 def prelu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Prelu {x, alpha}: natively for float32 with one alpha, or one per channel of x's last axis."""
+    """Prelu: natively for float32 with one alpha, or one per channel of x's last axis."""
     x, alpha = inputs["x"], inputs["alpha"]
     core = alpha.shape
     while core and core[0] == 1:
         core = core[1:]
     per_channel = core == () or (len(core) == 1 and x.shape[-1:] == core)
     if x.dtype != "float32" or alpha.dtype != "float32" or not per_channel or len(alpha.shape) > len(x.shape):
-        return cpu("Prelu")(backend, inputs, attrs)
+        return cpu(kn.Prelu)(backend, inputs, attrs)
     return call_export(backend, "Prelu", x.shape, "float32", x, alpha)
 
 
 def add_n(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """AddN [tensors]: float32 natively; one input shares its buffer."""
+    """AddN: float32 natively; one input shares its buffer."""
     first = inputs[0]
     if len(inputs) == 1 or first.dtype != "float32":
-        return cpu("AddN")(backend, inputs, attrs)
+        return cpu(kn.AddN)(backend, inputs, attrs)
     return call_export(backend, "AddN", first.shape, first.dtype, inputs, first.dtype)
 
 
 def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Select {condition, t, e}: natively when t and e match and condition matches them or is their axis 0."""
+    """Select: natively when t and e match and condition matches them or is their axis 0."""
     c, t, e = inputs["condition"], inputs["t"], inputs["e"]
     if t.shape != e.shape or c.dtype != "bool":
-        return cpu("Select")(backend, inputs, attrs)
+        return cpu(kn.Select)(backend, inputs, attrs)
     if c.shape == t.shape:
         offset = 1
     elif len(c.shape) == 1 and len(t.shape) > 1 and c.shape[0] == t.shape[0]:
@@ -182,7 +183,7 @@ def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         for d in t.shape[1:]:
             offset *= d
     else:
-        return cpu("Select")(backend, inputs, attrs)
+        return cpu(kn.Select)(backend, inputs, attrs)
     return call_export(backend, "SelectV2", t.shape, t.dtype, c, t, e, offset)
 
 
@@ -191,15 +192,15 @@ for _name, (_dtypes, _out) in BINARY.items():
     KERNELS[_name] = with_fallback(_name, binary_kernel(_name, _dtypes, _out))
 for _name, (_dtypes, _out) in UNARY.items():
     KERNELS[_name] = with_fallback(_name, unary_kernel(_name, _dtypes, _out))
-_pow_native = binary_kernel("Pow", F32, None)
+_pow_native = binary_kernel(kn.Pow, F32, None)
 for _name, _fn in {
-    "Pow": pow_,
-    "Sigmoid": sigmoid,
-    "LeakyRelu": leaky_relu,
-    "Step": step,
-    "ClipByValue": clip_by_value,
-    "Prelu": prelu,
-    "AddN": add_n,
-    "Select": select,
+    kn.Pow: pow_,
+    kn.Sigmoid: sigmoid,
+    kn.LeakyRelu: leaky_relu,
+    kn.Step: step,
+    kn.ClipByValue: clip_by_value,
+    kn.Prelu: prelu,
+    kn.AddN: add_n,
+    kn.Select: select,
 }.items():
     KERNELS[_name] = with_fallback(_name, _fn)

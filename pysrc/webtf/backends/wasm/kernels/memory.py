@@ -2,8 +2,7 @@
 
 The binary has no exports for these (TF.js does them in JS), so they copy within the heap with
 WasmBackend.copy: one JS call per output (or per concat input) whatever the dtype, no host round trip.
-Contracts are the cpu kernels' (backends/cpu/kernels/shape.py and slicing.py); a result that is all of an
-input shares its buffer, as there.
+Contracts: webtf.kernel_names; a result that is all of an input shares its buffer, as on cpu.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import (
     concat_bands,
     concat_shape,
@@ -61,7 +61,7 @@ def _concat(backend: Any, tensors: list[Any], axis: int, out_shape: tuple[int, .
 
 
 def concat(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Concat [tensors] attr axis (>= 0)."""
+    """Concat: one heap copy per input."""
     axis = attrs["axis"]
     return _concat(backend, list(inputs), axis, concat_shape([t.shape for t in inputs], axis))
 
@@ -73,7 +73,7 @@ def pack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def unpack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
-    """Unpack {value} attr axis (>= 0): one output per index along `axis`."""
+    """Unpack: one heap copy per output."""
     x, axis = inputs["value"], attrs["axis"]
     strides = strides_of(x.shape)
     counts = x.shape[:axis] + x.shape[axis + 1 :]
@@ -95,7 +95,7 @@ def split_v(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo
 
 
 def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Cast {x} attr dtype: float32 -> int32 truncates toward zero, anything -> bool is x != 0."""
+    """Cast: converted within the heap (backend.cast)."""
     x, dtype = inputs["x"], attrs["dtype"]
     if dtype == x.dtype:
         return TensorInfo(x.data_id, x.shape, x.dtype)
@@ -105,12 +105,12 @@ def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 KERNELS: dict[str, Kernel] = {
     name: with_fallback(name, fn)
     for name, fn in {
-        "Slice": slice_,
-        "StridedSlice": slice_,
-        "Concat": concat,
-        "Pack": pack,
-        "Unpack": unpack,
-        "SplitV": split_v,
-        "Cast": cast,
+        kn.Slice: slice_,
+        kn.StridedSlice: slice_,
+        kn.Concat: concat,
+        kn.Pack: pack,
+        kn.Unpack: unpack,
+        kn.SplitV: split_v,
+        kn.Cast: cast,
     }.items()
 }

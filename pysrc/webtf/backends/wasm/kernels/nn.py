@@ -1,9 +1,8 @@
 """wasm kernels for the heavy float32 work (XNNPACK): convolutions, matmuls, pooling, softmax.
 
-Contracts are the cpu kernels' (see backends/cpu/kernels/conv.py, matmul.py, pool.py, softmax.py). The
-binary runs float32 only, with a rank-1 bias of out_channels values and per-channel prelu weights; other
-dtypes, broadcast biases and geometries XNNPACK computes differently (a 'ceil' rounding mode that adds an
-output row) go to the cpu kernels.
+Contracts: webtf.kernel_names. The binary runs float32 only, with a rank-1 bias of out_channels values and
+per-channel prelu weights; other dtypes, broadcast biases and geometries XNNPACK computes differently (a
+'ceil' rounding mode that adds an output row) go to the cpu kernels.
 """
 
 from __future__ import annotations
@@ -11,11 +10,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ....backend_util import ConvInfo, conv_info_from_attrs, pool_info_from_attrs
+from .... import kernel_names as kn
+from ....backend_util import ConvInfo, conv_info_from_attrs, flipped_conv_pads, pool_info_from_attrs
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from . import elementwise
 from .common import Kernel, cpu, nonempty, with_fallback
+from .reduce import transpose_info
 
 
 def _implied_out(size: int, before: int, after: int, eff: int, stride: int) -> int:
@@ -79,7 +80,7 @@ def _plain_conv(name: str, depthwise: bool) -> Kernel:
 
 def _fused_conv(name: str, depthwise: bool) -> Kernel:
     fallback = cpu(name)
-    plain = _plain_conv("DepthwiseConv2dNative" if depthwise else "Conv2D", depthwise)
+    plain = _plain_conv(kn.DepthwiseConv2dNative if depthwise else kn.Conv2D, depthwise)
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         x, f = inputs["x"], inputs["filter"]
@@ -112,14 +113,18 @@ def _fused_conv(name: str, depthwise: bool) -> Kernel:
 
 
 def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Conv2DBackpropInput {dy, filter} attrs input_shape, strides, pad: float32 natively."""
+    """Conv2DBackpropInput: float32 natively."""
     dy, f = inputs["dy"], inputs["filter"]
     if dy.dtype != "float32" or f.dtype != "float32":
-        return cpu("Conv2DBackpropInput")(backend, inputs, attrs)
+        return cpu(kn.Conv2DBackpropInput)(backend, inputs, attrs)
     in_shape = tuple(int(d) for d in attrs["input_shape"])
     info = conv_info_from_attrs(in_shape, f.shape, attrs)
     if (info.out_height, info.out_width) != tuple(dy.shape[1:3]):
-        return cpu("Conv2DBackpropInput")(backend, inputs, attrs)
+        return cpu(kn.Conv2DBackpropInput)(backend, inputs, attrs)
+    if (info.stride_height, info.stride_width) == (1, 1) and nonempty(in_shape) and nonempty(dy.shape):
+        out = _backprop_input_as_conv(backend, dy, f, info)
+        if out is not None:
+            return out
     out = backend.make_output(in_shape, "float32")
     if nonempty(in_shape) and nonempty(dy.shape):
         b, h, w, c = in_shape
@@ -132,6 +137,34 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> T
         )  # fmt: skip
     elif nonempty(in_shape):
         out = backend.output(_zeros(in_shape), in_shape, "float32")
+    return out
+
+
+def _backprop_input_as_conv(backend: Any, dy: Any, f: Any, info: ConvInfo) -> TensorInfo | None:
+    """A stride-1 Conv2DBackpropInput as XNNPACK's Conv2D of dy with the filter flipped spatially and its
+    channels swapped (far faster than the binary's scalar loop), or None when the padding that needs is
+    negative."""
+    pads = flipped_conv_pads(info)
+    if pads is None:
+        return None
+    top, bottom, left, right = pads
+    fh, fw, ci, co = f.shape
+    flipped, temps = f, []
+    axes = tuple(a for a in (0, 1) if f.shape[a] > 1)
+    if axes:
+        flipped = backend.make_output(f.shape, "float32")
+        backend.abi.Reverse(f, axes, f.shape, flipped)
+        temps.append(flipped)
+    g, made = transpose_info(backend, flipped, (0, 1, 3, 2))
+    if made:
+        temps.append(g)
+    out = backend.make_output(info.in_shape, "float32")
+    backend.abi.Conv2D(
+        dy, info.batch, info.out_height, info.out_width, g, fh, fw, top, right, bottom, left, False, 1, 1, 1, 1,
+        co, ci, out,
+    )  # fmt: skip
+    for t in temps:
+        backend.dispose_data(t.data_id)
     return out
 
 
@@ -155,12 +188,12 @@ def _matmul_shapes(a: Any, b: Any, ta: bool, tb: bool) -> tuple | None:
 
 
 def batch_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """BatchMatMul {a, b} attrs transpose_a, transpose_b: float32 natively (batch dims equal, or one is 1)."""
+    """BatchMatMul: float32 natively (batch dims equal, or one is 1)."""
     a, b = inputs["a"], inputs["b"]
     ta, tb = bool(attrs.get("transpose_a")), bool(attrs.get("transpose_b"))
     shapes = None if a.dtype != "float32" or b.dtype != "float32" else _matmul_shapes(a, b, ta, tb)
     if shapes is None:
-        return cpu("BatchMatMul")(backend, inputs, attrs)
+        return cpu(kn.BatchMatMul)(backend, inputs, attrs)
     a3, b3, out_shape = shapes
     if not nonempty(out_shape):
         return backend.make_output(out_shape, "float32")
@@ -173,22 +206,22 @@ def batch_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInf
 
 #: fused activations the binary's XNNPACK matmul path applies (the others go through epilogue())
 XNN_MATMUL_ACTIVATIONS = frozenset({"linear", "relu", "relu6", "prelu"})
-_ACTIVATION_KERNELS = {"relu": "Relu", "relu6": "Relu6", "elu": "Elu", "sigmoid": "Sigmoid"}
+_ACTIVATION_KERNELS = {"relu": kn.Relu, "relu6": kn.Relu6, "elu": kn.Elu, "sigmoid": kn.Sigmoid}
 
 
 def epilogue(backend: Any, t: TensorInfo, bias: Any, prelu: Any, activation: str, alpha: float) -> TensorInfo:
     """Bias add and fused activation as separate (native where possible) kernels; t is consumed."""
     steps: list[tuple[str, dict, dict]] = []
     if bias is not None:
-        steps.append(("Add", {"b": bias}, {}))
+        steps.append((kn.Add, {"b": bias}, {}))
     if activation in _ACTIVATION_KERNELS:
         steps.append((_ACTIVATION_KERNELS[activation], {}, {}))
     elif activation == "leakyrelu":
-        steps.append(("LeakyRelu", {}, {"alpha": alpha}))
+        steps.append((kn.LeakyRelu, {}, {"alpha": alpha}))
     elif activation == "prelu":
-        steps.append(("Prelu", {"alpha": prelu}, {}))
+        steps.append((kn.Prelu, {"alpha": prelu}, {}))
     for name, extra, attrs in steps:
-        key = "a" if name == "Add" else "x"
+        key = "a" if name == kn.Add else "x"
         try:
             nxt = elementwise.KERNELS[name](backend, {key: t, **extra}, attrs)
         finally:
@@ -209,7 +242,7 @@ def fused_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInf
     if a.dtype == "float32" and b.dtype == "float32" and activation in backend.abi_activations:
         shapes = _matmul_shapes(a, b, ta, tb)
     if shapes is None or not nonempty(shapes[2]) or 0 in shapes[0] or 0 in shapes[1]:
-        return cpu("_FusedMatMul")(backend, inputs, attrs)
+        return cpu(kn._FusedMatMul)(backend, inputs, attrs)
     a3, b3, out_shape = shapes
     n = out_shape[-1]
     if (
@@ -232,7 +265,7 @@ def fused_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInf
 
 def _pool(name: str) -> Kernel:
     fallback = cpu(name)
-    is_max = name == "MaxPool"
+    is_max = name == kn.MaxPool
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         x = inputs["x"]
@@ -262,11 +295,11 @@ def _pool(name: str) -> Kernel:
 
 
 def softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Softmax {logits} attr dim (the last axis): float32 natively."""
+    """Softmax: float32 natively."""
     x = inputs["logits"]
     rank = len(x.shape)
     if x.dtype != "float32" or rank == 0 or attrs.get("dim", rank - 1) % rank != rank - 1:
-        return cpu("Softmax")(backend, inputs, attrs)
+        return cpu(kn.Softmax)(backend, inputs, attrs)
     out = backend.make_output(x.shape, "float32")
     if nonempty(x.shape):
         channels = x.shape[-1]
@@ -275,16 +308,18 @@ def softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS: dict[str, Kernel] = {
-    "Conv2D": with_fallback("Conv2D", _plain_conv("Conv2D", False)),
-    "DepthwiseConv2dNative": with_fallback(
-        "DepthwiseConv2dNative", _plain_conv("DepthwiseConv2dNative", True)
+    kn.Conv2D: with_fallback(kn.Conv2D, _plain_conv(kn.Conv2D, False)),
+    kn.DepthwiseConv2dNative: with_fallback(
+        kn.DepthwiseConv2dNative, _plain_conv(kn.DepthwiseConv2dNative, True)
     ),
-    "FusedConv2D": with_fallback("FusedConv2D", _fused_conv("FusedConv2D", False)),
-    "FusedDepthwiseConv2D": with_fallback("FusedDepthwiseConv2D", _fused_conv("FusedDepthwiseConv2D", True)),
-    "Conv2DBackpropInput": with_fallback("Conv2DBackpropInput", conv2d_backprop_input),
-    "BatchMatMul": with_fallback("BatchMatMul", batch_mat_mul),
-    "_FusedMatMul": with_fallback("_FusedMatMul", fused_mat_mul),
-    "MaxPool": with_fallback("MaxPool", _pool("MaxPool")),
-    "AvgPool": with_fallback("AvgPool", _pool("AvgPool")),
-    "Softmax": with_fallback("Softmax", softmax),
+    kn.FusedConv2D: with_fallback(kn.FusedConv2D, _fused_conv(kn.FusedConv2D, False)),
+    kn.FusedDepthwiseConv2D: with_fallback(
+        kn.FusedDepthwiseConv2D, _fused_conv(kn.FusedDepthwiseConv2D, True)
+    ),
+    kn.Conv2DBackpropInput: with_fallback(kn.Conv2DBackpropInput, conv2d_backprop_input),
+    kn.BatchMatMul: with_fallback(kn.BatchMatMul, batch_mat_mul),
+    kn._FusedMatMul: with_fallback(kn._FusedMatMul, fused_mat_mul),
+    kn.MaxPool: with_fallback(kn.MaxPool, _pool(kn.MaxPool)),
+    kn.AvgPool: with_fallback(kn.AvgPool, _pool(kn.AvgPool)),
+    kn.Softmax: with_fallback(kn.Softmax, softmax),
 }

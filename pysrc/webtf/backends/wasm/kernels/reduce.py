@@ -1,9 +1,9 @@
 """wasm kernels Transpose, reductions (Sum, Mean, Max, Min, Prod, All, Any, ArgMax, ArgMin), Cumsum,
 Cumprod and TopK.
 
-The binary reduces (and scans) over the innermost axes only, so other axes are first moved last with a
-native Transpose, as TF.js's wasm backend does. Contracts are the cpu kernels' (backends/cpu/kernels/
-reduce.py, scan.py, sort.py); empty reductions and dtypes the binary lacks go to them.
+The binary reduces (and scans) over the innermost axes only, so other axes are first moved last with a native
+Transpose, as TF.js's wasm backend does. Contracts: webtf.kernel_names; empty reductions and dtypes the binary
+lacks go to the cpu kernels.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from .... import kernel_names as kn
 from ....shapes import normalize_axes, normalize_axis
 from ...base import TensorInfo
 from .common import Kernel, call_export, cpu, has_nan, with_fallback
@@ -33,7 +34,7 @@ def transpose_info(backend: Any, x: Any, perm: tuple[int, ...]) -> tuple[TensorI
 
 
 def transpose(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Transpose {x} attr perm: natively for every dtype (a pure relabeling shares x's buffer)."""
+    """Transpose: natively for every dtype (a pure relabeling shares x's buffer)."""
     return transpose_info(backend, inputs["x"], tuple(int(p) for p in attrs["perm"]))[0]
 
 
@@ -58,7 +59,7 @@ def _reduce(name: str, key: str, dtypes: frozenset, out_dtype: str | None) -> Ke
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         x = inputs["x"]
-        if x.dtype not in dtypes or 0 in x.shape or (name in ("Max", "Min") and has_nan(backend, x)):
+        if x.dtype not in dtypes or 0 in x.shape or (name in (kn.Max, kn.Min) and has_nan(backend, x)):
             return fallback(backend, inputs, attrs)
         axes = normalize_axes(attrs.get(key), len(x.shape), name.lower())
         if not axes:
@@ -69,9 +70,9 @@ def _reduce(name: str, key: str, dtypes: frozenset, out_dtype: str | None) -> Ke
         with _innermost(backend, x, axes) as src:
             out = backend.make_output(out_shape, out_dtype or x.dtype)
             call = getattr(backend.abi, name)
-            if name in ("Sum", "Prod"):
+            if name in (kn.Sum, kn.Prod):
                 call(src, reduce_size, x.dtype, out)
-            elif name in ("Max", "Min"):
+            elif name in (kn.Max, kn.Min):
                 call(src, x.dtype, reduce_size, out)
             else:
                 call(src, reduce_size, out)
@@ -126,11 +127,11 @@ def _scan(name: str) -> Kernel:
 
 
 def top_k(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
-    """TopK {x} attrs k, sorted: [values, indices] of the k largest along the last axis."""
+    """TopK: natively for float32 and int32 without NaN."""
     x = inputs["x"]
     k = int(attrs["k"])
     if x.dtype not in ("float32", "int32") or not x.shape or 0 in x.shape or k == 0 or has_nan(backend, x):
-        return cpu("TopK")(backend, inputs, attrs)
+        return cpu(kn.TopK)(backend, inputs, attrs)
     out_shape = (*x.shape[:-1], k)
     values = backend.make_output(out_shape, x.dtype)
     indices = backend.make_output(out_shape, "int32")
@@ -139,17 +140,19 @@ def top_k(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
 
 
 KERNELS: dict[str, Kernel] = {
-    "Transpose": with_fallback("Transpose", transpose),
-    "Sum": with_fallback("Sum", _reduce("Sum", "axis", frozenset({"float32", "int32"}), None)),
-    "Mean": with_fallback("Mean", _reduce("Mean", "axis", frozenset({"float32"}), "float32")),
-    "Max": with_fallback("Max", _reduce("Max", "reduction_indices", frozenset({"float32", "int32"}), None)),
-    "Min": with_fallback("Min", _reduce("Min", "axis", frozenset({"float32", "int32"}), None)),
-    "Prod": with_fallback("Prod", _reduce("Prod", "axis", frozenset({"float32", "int32"}), None)),
-    "All": with_fallback("All", _reduce("All", "axis", frozenset({"bool"}), "bool")),
-    "Any": with_fallback("Any", _reduce("Any", "axis", frozenset({"bool"}), "bool")),
-    "ArgMax": with_fallback("ArgMax", _arg("ArgMax")),
-    "ArgMin": with_fallback("ArgMin", _arg("ArgMin")),
-    "Cumsum": with_fallback("Cumsum", _scan("Cumsum")),
-    "Cumprod": with_fallback("Cumprod", _scan("Cumprod")),
-    "TopK": with_fallback("TopK", top_k),
+    kn.Transpose: with_fallback(kn.Transpose, transpose),
+    kn.Sum: with_fallback(kn.Sum, _reduce(kn.Sum, "axis", frozenset({"float32", "int32"}), None)),
+    kn.Mean: with_fallback(kn.Mean, _reduce(kn.Mean, "axis", frozenset({"float32"}), "float32")),
+    kn.Max: with_fallback(
+        kn.Max, _reduce(kn.Max, "reduction_indices", frozenset({"float32", "int32"}), None)
+    ),
+    kn.Min: with_fallback(kn.Min, _reduce(kn.Min, "axis", frozenset({"float32", "int32"}), None)),
+    kn.Prod: with_fallback(kn.Prod, _reduce(kn.Prod, "axis", frozenset({"float32", "int32"}), None)),
+    kn.All: with_fallback(kn.All, _reduce(kn.All, "axis", frozenset({"bool"}), "bool")),
+    kn.Any: with_fallback(kn.Any, _reduce(kn.Any, "axis", frozenset({"bool"}), "bool")),
+    kn.ArgMax: with_fallback(kn.ArgMax, _arg(kn.ArgMax)),
+    kn.ArgMin: with_fallback(kn.ArgMin, _arg(kn.ArgMin)),
+    kn.Cumsum: with_fallback(kn.Cumsum, _scan(kn.Cumsum)),
+    kn.Cumprod: with_fallback(kn.Cumprod, _scan(kn.Cumprod)),
+    kn.TopK: with_fallback(kn.TopK, top_k),
 }

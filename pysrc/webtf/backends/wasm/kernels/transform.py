@@ -1,9 +1,8 @@
 """wasm kernels that move or resample elements: Tile, Reverse, PadV2, MirrorPad, GatherV2, GatherNd, OneHot,
 DepthToSpace and the image kernels (resize, crop, flip, rotate, transform, non-max suppression).
 
-Contracts are the cpu kernels' (backends/cpu/kernels/shape.py, slicing.py, spatial.py, image.py). Index
-inputs are checked on the host first (a bad index raises the cpu kernel's error instead of reading outside
-a buffer).
+Contracts: webtf.kernel_names. Index inputs are checked on the host first (a bad index raises the cpu kernel's
+error instead of reading outside a buffer).
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ import math
 from array import array
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import ResizeInfo, bilinear_axis, resize_info
 from ....shapes import strides_of
 from ...base import TensorInfo
@@ -22,21 +22,21 @@ _ANY = frozenset({"float32", "int32", "bool"})
 
 
 def tile(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Tile {x} attr reps."""
+    """Tile: natively."""
     x = inputs["x"]
     reps = tuple(int(r) for r in attrs["reps"])
     out_shape = tuple(d * r for d, r in zip(x.shape, reps, strict=True))
     if x.dtype not in _ANY or not x.shape:
-        return cpu("Tile")(backend, inputs, attrs)
+        return cpu(kn.Tile)(backend, inputs, attrs)
     return call_export(backend, "Tile", out_shape, x.dtype, x, x.shape, out_shape, x.dtype)
 
 
 def reverse(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Reverse {x} attr dims (axes >= 0)."""
+    """Reverse: natively."""
     x = inputs["x"]
     dims = tuple(sorted({int(d) for d in attrs["dims"] if x.shape[int(d)] > 1}))
     if not dims or x.dtype not in _NUMERIC:
-        return cpu("Reverse")(backend, inputs, attrs)
+        return cpu(kn.Reverse)(backend, inputs, attrs)
     return call_export(backend, "Reverse", x.shape, x.dtype, x, dims, x.shape)
 
 
@@ -46,25 +46,25 @@ def _pads(attrs: dict[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 
 def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """PadV2 {x} attrs paddings, constant_value."""
+    """PadV2: natively."""
     x = inputs["x"]
     pre, post = _pads(attrs)
     out_shape = tuple(d + lo + hi for d, lo, hi in zip(x.shape, pre, post, strict=True))
     value = attrs.get("constant_value", 0)
     if x.dtype != "float32" or out_shape == x.shape or not nonempty(x.shape) or not x.shape:
-        return cpu("PadV2")(backend, inputs, attrs)
+        return cpu(kn.PadV2)(backend, inputs, attrs)
     out = backend.make_output(out_shape, x.dtype)
     backend.abi.PadV2(x, x.shape, x.dtype, pre, post, value, out)
     return out
 
 
 def mirror_pad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """MirrorPad {x} attrs paddings, mode ('reflect' | 'symmetric')."""
+    """MirrorPad: natively."""
     x = inputs["x"]
     pre, post = _pads(attrs)
     out_shape = tuple(d + lo + hi for d, lo, hi in zip(x.shape, pre, post, strict=True))
     if x.dtype not in _NUMERIC or out_shape == x.shape or not nonempty(x.shape) or not x.shape:
-        return cpu("MirrorPad")(backend, inputs, attrs)
+        return cpu(kn.MirrorPad)(backend, inputs, attrs)
     out = backend.make_output(out_shape, x.dtype)
     backend.abi.MirrorPad(x, x.shape, x.dtype, pre, post, 0 if attrs["mode"] == "reflect" else 1, out)
     return out
@@ -75,7 +75,7 @@ def _in_range(values: array, lo: int, hi: int) -> bool:
 
 
 def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """GatherV2 {x, indices} attrs axis, batch_dims; indices are checked on the host first."""
+    """GatherV2: indices are checked on the host first."""
     x, indices = inputs["x"], inputs["indices"]
     axis, batch_dims = int(attrs["axis"]), int(attrs.get("batch_dims", 0))
     dim = x.shape[axis]
@@ -87,13 +87,13 @@ def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         or not nonempty(indices.shape)
         or not _in_range(backend.values(indices), 0, dim)
     ):
-        return cpu("GatherV2")(backend, inputs, attrs)
+        return cpu(kn.GatherV2)(backend, inputs, attrs)
     out = backend.gather(x, indices, axis)
     return TensorInfo(out.data_id, (*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :]), x.dtype)
 
 
 def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """GatherNd {params, indices}; indices are checked on the host first."""
+    """GatherNd: indices are checked on the host first."""
     params, indices = inputs["params"], inputs["indices"]
     depth = indices.shape[-1] if indices.shape else 0
     n = math.prod(indices.shape[:-1])
@@ -104,10 +104,10 @@ def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         or not n
         or not nonempty(params.shape)
     ):
-        return cpu("GatherNd")(backend, inputs, attrs)
+        return cpu(kn.GatherNd)(backend, inputs, attrs)
     idx = backend.values(indices)
     if not all(_in_range(idx[j::depth], 0, params.shape[j]) for j in range(depth)):
-        return cpu("GatherNd")(backend, inputs, attrs)
+        return cpu(kn.GatherNd)(backend, inputs, attrs)
     slice_size = math.prod(params.shape[depth:])
     out_shape = (*indices.shape[:-1], *params.shape[depth:])
     out = backend.make_output(out_shape, params.dtype)
@@ -117,22 +117,22 @@ def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """OneHot {indices} attrs depth, on_value, off_value, dtype: natively for int32 outputs."""
+    """OneHot: natively for int32 outputs."""
     indices = inputs["indices"]
     depth, dtype = int(attrs["depth"]), attrs.get("dtype", "int32")
     on, off = attrs.get("on_value", 1), attrs.get("off_value", 0)
     if dtype != "int32" or indices.dtype != "int32" or on != int(on) or off != int(off):
-        return cpu("OneHot")(backend, inputs, attrs)
+        return cpu(kn.OneHot)(backend, inputs, attrs)
     out_shape = (*indices.shape, depth)
     return call_export(backend, "OneHot", out_shape, "int32", indices, depth, int(on), int(off))
 
 
 def depth_to_space(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """DepthToSpace {x} attrs block_size, data_format."""
+    """DepthToSpace: natively."""
     x = inputs["x"]
     bs, fmt = int(attrs["block_size"]), attrs.get("data_format", "NHWC")
     if x.dtype != "float32":
-        return cpu("DepthToSpace")(backend, inputs, attrs)
+        return cpu(kn.DepthToSpace)(backend, inputs, attrs)
     if fmt == "NHWC":
         b, h, w, c = x.shape
         out_shape = (b, h * bs, w * bs, c // (bs * bs))
@@ -157,7 +157,7 @@ def _resize(name: str) -> Kernel:
         info = resize_info(images.shape, attrs)  # the export takes its fields in their order
         return call_export(backend, name, info.out_shape, "float32", images, *info)
 
-    kernel.__doc__ = f"{name} {{images}} attrs size, align_corners, half_pixel_centers (float32 natively)."
+    kernel.__doc__ = f"{name} (float32 natively)."
     return kernel
 
 
@@ -206,7 +206,7 @@ def _bilinear_tables(backend: Any, info: ResizeInfo) -> tuple:
 
 
 def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """ResizeBilinear {images} attrs size, align_corners, half_pixel_centers, float32 natively.
+    """ResizeBilinear: float32 natively.
 
     Not XNNPACK's resize (its weights differ from TF.js's by float32 rounding): backend_util.bilinear_axis's
     source rows/columns and fractions (the cpu kernel's), applied as native gathers and lerps (columns first,
@@ -215,7 +215,7 @@ def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
     images = inputs["images"]
     info = resize_info(images.shape, attrs)
     if images.dtype != "float32" or not nonempty(images.shape) or not nonempty(info.out_shape):
-        return cpu("ResizeBilinear")(backend, inputs, attrs)
+        return cpu(kn.ResizeBilinear)(backend, inputs, attrs)
     top, bottom, yf, left, right, xf = _bilinear_tables(backend, info)
     rows = _lerp_along(backend, images, left, right, xf, 2)
     try:
@@ -225,10 +225,10 @@ def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
 
 
 def flip_left_right(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """FlipLeftRight {image}: float32 natively."""
+    """FlipLeftRight: float32 natively."""
     image = inputs["image"]
     if image.dtype != "float32":
-        return cpu("FlipLeftRight")(backend, inputs, attrs)
+        return cpu(kn.FlipLeftRight)(backend, inputs, attrs)
     return call_export(backend, "FlipLeftRight", image.shape, "float32", image, *image.shape)
 
 
@@ -240,7 +240,7 @@ def _upright(boxes: array) -> bool:
 
 
 def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """CropAndResize {image, boxes, box_ind} attrs crop_size, method, extrapolation_value."""
+    """CropAndResize: natively."""
     image, boxes, box_ind = inputs["image"], inputs["boxes"], inputs["box_ind"]
     ch, cw = (int(v) for v in attrs["crop_size"])
     n = boxes.shape[0]
@@ -252,7 +252,7 @@ def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
         or not _in_range(backend.values(box_ind), 0, image.shape[0])
         or not _upright(backend.values(boxes))
     ):
-        return cpu("CropAndResize")(backend, inputs, attrs)
+        return cpu(kn.CropAndResize)(backend, inputs, attrs)
     out_shape = (n, ch, cw, image.shape[3])
     out = backend.make_output(out_shape, "float32")
     if nonempty(out_shape):
@@ -276,9 +276,9 @@ def _nms_ok(inputs: Any) -> bool:
 
 
 def nms_v3(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """NonMaxSuppressionV3 {boxes, scores} attrs max_output_size, iou_threshold, score_threshold."""
+    """NonMaxSuppressionV3: natively."""
     if not _nms_ok(inputs):
-        return cpu("NonMaxSuppressionV3")(backend, inputs, attrs)
+        return cpu(kn.NonMaxSuppressionV3)(backend, inputs, attrs)
     ptr = backend.abi.NonMaxSuppressionV3(
         inputs["boxes"], inputs["scores"], int(attrs["max_output_size"]), attrs["iou_threshold"],
         attrs["score_threshold"],
@@ -290,9 +290,9 @@ def nms_v3(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def nms_v4(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
-    """NonMaxSuppressionV4: as V3 plus pad_to_max_output_size -> [indices, valid_outputs scalar]."""
+    """NonMaxSuppressionV4: natively."""
     if not _nms_ok(inputs):
-        return cpu("NonMaxSuppressionV4")(backend, inputs, attrs)
+        return cpu(kn.NonMaxSuppressionV4)(backend, inputs, attrs)
     ptr = backend.abi.NonMaxSuppressionV4(
         inputs["boxes"], inputs["scores"], int(attrs["max_output_size"]), attrs["iou_threshold"],
         attrs["score_threshold"], bool(attrs["pad_to_max_output_size"]),
@@ -303,9 +303,9 @@ def nms_v4(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]
 
 
 def nms_v5(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
-    """NonMaxSuppressionV5: as V3 plus soft_nms_sigma -> [indices, selected scores]."""
+    """NonMaxSuppressionV5: natively."""
     if not _nms_ok(inputs):
-        return cpu("NonMaxSuppressionV5")(backend, inputs, attrs)
+        return cpu(kn.NonMaxSuppressionV5)(backend, inputs, attrs)
     ptr = backend.abi.NonMaxSuppressionV5(
         inputs["boxes"], inputs["scores"], int(attrs["max_output_size"]), attrs["iou_threshold"],
         attrs["score_threshold"], attrs["soft_nms_sigma"],
@@ -318,20 +318,20 @@ def nms_v5(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]
 KERNELS: dict[str, Kernel] = {
     name: with_fallback(name, fn)
     for name, fn in {
-        "Tile": tile,
-        "Reverse": reverse,
-        "PadV2": pad_v2,
-        "MirrorPad": mirror_pad,
-        "GatherV2": gather_v2,
-        "GatherNd": gather_nd,
-        "OneHot": one_hot,
-        "DepthToSpace": depth_to_space,
-        "ResizeBilinear": resize_bilinear,
-        "ResizeNearestNeighbor": _resize("ResizeNearestNeighbor"),
-        "FlipLeftRight": flip_left_right,
-        "CropAndResize": crop_and_resize,
-        "NonMaxSuppressionV3": nms_v3,
-        "NonMaxSuppressionV4": nms_v4,
-        "NonMaxSuppressionV5": nms_v5,
+        kn.Tile: tile,
+        kn.Reverse: reverse,
+        kn.PadV2: pad_v2,
+        kn.MirrorPad: mirror_pad,
+        kn.GatherV2: gather_v2,
+        kn.GatherNd: gather_nd,
+        kn.OneHot: one_hot,
+        kn.DepthToSpace: depth_to_space,
+        kn.ResizeBilinear: resize_bilinear,
+        kn.ResizeNearestNeighbor: _resize(kn.ResizeNearestNeighbor),
+        kn.FlipLeftRight: flip_left_right,
+        kn.CropAndResize: crop_and_resize,
+        kn.NonMaxSuppressionV3: nms_v3,
+        kn.NonMaxSuppressionV4: nms_v4,
+        kn.NonMaxSuppressionV5: nms_v5,
     }.items()
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import ConvInfo, conv_info_from_attrs, is_identity_pool, pool_info_from_attrs
 from ...base import TensorInfo
 from .elementwise import _View
@@ -87,7 +88,7 @@ def _conv_out4(backend: Any, inputs: Any, attrs: dict[str, Any], fused: bool) ->
 
 
 def conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Conv2D: x [b, h, w, in], filter [fh, fw, in, out]; attrs strides, pad, dilations, dim_rounding_mode."""
+    """Conv2D: each output loops over its own window."""
     return _conv_out4(backend, inputs, attrs, False)
 
 
@@ -97,7 +98,7 @@ def fused_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo
 
 
 def depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """DepthwiseConv2dNative: x [b, h, w, in], filter [fh, fw, in, multiplier]."""
+    """DepthwiseConv2dNative: each output loops over its own window."""
     return _conv(backend, inputs, attrs, True, False)
 
 
@@ -107,7 +108,7 @@ def fused_depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> 
 
 
 def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Conv2DBackpropInput: dy [b, oh, ow, out], filter [fh, fw, in, out] -> dx of attrs input_shape."""
+    """Conv2DBackpropInput: shaders/Conv2DBackpropInput.glsl."""
     dy, f = inputs["dy"], inputs["filter"]
     info = conv_info_from_attrs(tuple(attrs["input_shape"]), f.shape, attrs)
     fh, fw, ci, co = f.shape
@@ -144,7 +145,7 @@ def _pool(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -> Ten
 
 
 def max_pool(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """MaxPool: attrs filter_size, strides, pad, dim_rounding_mode."""
+    """MaxPool: shaders/Pool.glsl."""
     return _pool(backend, inputs, attrs, True)
 
 
@@ -154,11 +155,11 @@ def avg_pool(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "Conv2D": conv2d,
-    "FusedConv2D": fused_conv2d,
-    "DepthwiseConv2dNative": depthwise_conv2d,
-    "FusedDepthwiseConv2D": fused_depthwise_conv2d,
-    "Conv2DBackpropInput": conv2d_backprop_input,
-    "MaxPool": max_pool,
-    "AvgPool": avg_pool,
+    kn.Conv2D: conv2d,
+    kn.FusedConv2D: fused_conv2d,
+    kn.DepthwiseConv2dNative: depthwise_conv2d,
+    kn.FusedDepthwiseConv2D: fused_depthwise_conv2d,
+    kn.Conv2DBackpropInput: conv2d_backprop_input,
+    kn.MaxPool: max_pool,
+    kn.AvgPool: avg_pool,
 }

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import cast_values, filled
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from .common import broadcast_ints, read_mode, size_of
 
 UNARY = (
-    "Abs", "Neg", "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Square", "Reciprocal", "Relu", "Relu6",
-    "Elu", "Selu", "Sigmoid", "Tanh", "Softplus", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
-    "Floor", "Ceil", "Round", "Sign", "Erf", "IsNan", "IsInf", "IsFinite", "LogicalNot",
+    kn.Abs, kn.Neg, kn.Exp, kn.Expm1, kn.Log, kn.Log1p, kn.Sqrt, kn.Rsqrt, kn.Square, kn.Reciprocal, kn.Relu,
+    kn.Relu6, kn.Elu, kn.Selu, kn.Sigmoid, kn.Tanh, kn.Softplus, kn.Sin, kn.Cos, kn.Tan, kn.Asin, kn.Acos,
+    kn.Atan, kn.Sinh, kn.Cosh, kn.Floor, kn.Ceil, kn.Round, kn.Sign, kn.Erf, kn.IsNan, kn.IsInf, kn.IsFinite,
+    kn.LogicalNot,
 )  # fmt: skip
 _BOOL_UNARY = {"IsNan", "IsInf", "IsFinite", "LogicalNot"}
 #: unary kernels whose output is float32 whatever x's dtype (the others keep it)
@@ -24,8 +26,9 @@ _FLOAT_UNARY = {
 }  # fmt: skip
 
 BINARY = (
-    "Add", "Sub", "Multiply", "RealDiv", "FloorDiv", "Mod", "Pow", "SquaredDifference", "Maximum", "Minimum",
-    "Atan2", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
+    kn.Add, kn.Sub, kn.Multiply, kn.RealDiv, kn.FloorDiv, kn.Mod, kn.Pow, kn.SquaredDifference, kn.Maximum,
+    kn.Minimum, kn.Atan2, kn.Equal, kn.NotEqual, kn.Less, kn.LessEqual, kn.Greater, kn.GreaterEqual,
+    kn.LogicalAnd, kn.LogicalOr,
 )  # fmt: skip
 _BOOL_BINARY = {
     "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
@@ -59,13 +62,13 @@ def _unary_kernel(op: str) -> Any:
 
 
 def leaky_relu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """LeakyRelu: x < 0 ? alpha * x : x (attr alpha)."""
+    """LeakyRelu: x < 0 ? alpha * x : x."""
     x = inputs["x"]
     return unary(backend, x, "LeakyRelu", "float32", (float(attrs.get("alpha", 0.2)),))
 
 
 def step(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Step: x > 0 ? 1 : alpha (attr alpha); NaN stays NaN."""
+    """Step: x > 0 ? 1 : alpha; NaN stays NaN."""
     x = inputs["x"]
     return unary(backend, x, "Step", x.dtype, (float(attrs.get("alpha", 0.0)),))
 
@@ -103,7 +106,7 @@ def fill_value(backend: Any, shape: tuple[int, ...], dtype: str, value: Any) -> 
 
 
 def fill(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Fill: attrs shape, value, dtype."""
+    """Fill: on the host when small, else drawn on the GPU."""
     return fill_value(backend, tuple(attrs["shape"]), attrs["dtype"], attrs["value"])
 
 
@@ -204,15 +207,15 @@ KERNELS: dict[str, Any] = {op: _unary_kernel(op) for op in UNARY}
 KERNELS.update({op: _binary_kernel(op) for op in BINARY})
 KERNELS.update(
     {
-        "LeakyRelu": leaky_relu,
-        "Step": step,
-        "ClipByValue": clip_by_value,
-        "Cast": cast,
-        "Fill": fill,
-        "ZerosLike": zeros_like,
-        "OnesLike": ones_like,
-        "Prelu": prelu,
-        "Select": select,
-        "AddN": add_n,
+        kn.LeakyRelu: leaky_relu,
+        kn.Step: step,
+        kn.ClipByValue: clip_by_value,
+        kn.Cast: cast,
+        kn.Fill: fill,
+        kn.ZerosLike: zeros_like,
+        kn.OnesLike: ones_like,
+        kn.Prelu: prelu,
+        kn.Select: select,
+        kn.AddN: add_n,
     }
 )

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from math import prod
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import (
     check_gather_indices,
     check_gather_nd_indices,
@@ -90,7 +91,7 @@ def _share(x: Any, shape: tuple[int, ...]) -> TensorInfo:
 
 # ---- kernels ------------------------------------------------------------------------------------
 def transpose(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Transpose: attrs perm; output dim k is input dim perm[k]."""
+    """Transpose: output dim k is input dim perm[k]; one strided gather."""
     x, perm = inputs["x"], tuple(attrs["perm"])
     out_shape = tuple(x.shape[p] for p in perm)
     if [p for p in perm if x.shape[p] != 1] == sorted(p for p in perm if x.shape[p] != 1):
@@ -109,7 +110,7 @@ def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def reverse(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Reverse: attrs dims (axes to reverse, >= 0)."""
+    """Reverse: one strided gather."""
     x = inputs["x"]
     dims = {d for d in attrs["dims"] if x.shape[d] > 1}
     if not dims or x.size == 0:
@@ -120,7 +121,7 @@ def reverse(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def tile(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Tile: attrs reps (one count per dim)."""
+    """Tile: one strided gather."""
     x, reps = inputs["x"], tuple(attrs["reps"])
     out_shape = tuple(d * r for d, r in zip(x.shape, reps, strict=True))
     if all(r == 1 for r in reps):
@@ -130,7 +131,7 @@ def tile(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """PadV2: attrs paddings ([before, after] per dim), constant_value."""
+    """PadV2: one strided gather."""
     x, paddings = inputs["x"], [tuple(p) for p in attrs["paddings"]]
     out_shape = tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, paddings, strict=True))
     if out_shape == x.shape:
@@ -145,7 +146,7 @@ def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def mirror_pad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """MirrorPad: attrs paddings, mode ('reflect' | 'symmetric')."""
+    """MirrorPad: one strided gather."""
     x, paddings = inputs["x"], [tuple(p) for p in attrs["paddings"]]
     out_shape = tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, paddings, strict=True))
     if out_shape == x.shape:
@@ -156,7 +157,7 @@ def mirror_pad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def depth_to_space(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """DepthToSpace: attrs block_size, data_format ('NHWC' | 'NCHW')."""
+    """DepthToSpace: one strided gather."""
     x = inputs["x"]
     bs = attrs["block_size"]
     if attrs["data_format"] == "NHWC":
@@ -173,7 +174,7 @@ def depth_to_space(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorIn
 
 
 def space_to_batch_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """SpaceToBatchND: attrs block_shape, paddings; output batch = block position * batch + b."""
+    """SpaceToBatchND: one strided gather."""
     x = inputs["x"]
     block, pads = list(attrs["block_shape"]), [tuple(p) for p in attrs["paddings"]]
     m, shape = len(block), x.shape
@@ -188,7 +189,7 @@ def space_to_batch_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tenso
 
 
 def batch_to_space_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """BatchToSpaceND: attrs block_shape, crops. Interleaves, then crops (a second gather) if needed."""
+    """BatchToSpaceND: interleaves, then crops (a second gather) if needed."""
     x = inputs["x"]
     block, crops = list(attrs["block_shape"]), [tuple(c) for c in attrs["crops"]]
     m, shape = len(block), x.shape
@@ -211,7 +212,7 @@ def batch_to_space_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tenso
 
 
 def unpack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
-    """Unpack: attrs axis; one output per index along it."""
+    """Unpack: one strided gather per output."""
     x, axis = inputs["value"], attrs["axis"]
     out_shape = x.shape[:axis] + x.shape[axis + 1 :]
     out_dims = [(n, d, 1) for d, n in enumerate(x.shape) if d != axis]
@@ -283,13 +284,13 @@ def _concat_run(backend: Any, parts: list[tuple[Any, int]], outer: int, total: i
 
 
 def concat(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Concat: a list of tensors, attrs axis (>= 0)."""
+    """Concat: shaders/Concat.glsl."""
     axis = attrs["axis"]
     return _concat(backend, list(inputs), axis, concat_shape([t.shape for t in inputs], axis))
 
 
 def pack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Pack: a list of tensors of one shape; attrs axis of the new dim."""
+    """Pack: shaders/Concat.glsl."""
     shape = inputs[0].shape
     axis, out_shape = pack_shape(shape, len(inputs), attrs["axis"])
     views = [_View(t.data_id, (*shape[:axis], 1, *shape[axis:]), t.dtype) for t in inputs]
@@ -297,7 +298,7 @@ def pack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """GatherV2: x, indices; attrs axis, batch_dims. Indices are checked when they are on the host."""
+    """GatherV2: indices are checked when they are on the host."""
     x, indices = inputs["x"], inputs["indices"]
     axis, batch_dims = attrs["axis"], attrs.get("batch_dims", 0)
     out_shape, _, outer, dim, inner, per = gather_info(x.shape, indices.shape, axis, batch_dims)
@@ -331,7 +332,7 @@ def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """OneHot: indices; attrs depth, on_value, off_value, dtype."""
+    """OneHot: shaders/OneHot.glsl."""
     indices = inputs["indices"]
     depth, dtype = attrs["depth"], attrs.get("dtype", "int32")
 
@@ -347,21 +348,21 @@ def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "Transpose": transpose,
-    "Slice": slice_,
-    "StridedSlice": slice_,
-    "Reverse": reverse,
-    "Tile": tile,
-    "PadV2": pad_v2,
-    "MirrorPad": mirror_pad,
-    "DepthToSpace": depth_to_space,
-    "SpaceToBatchND": space_to_batch_nd,
-    "BatchToSpaceND": batch_to_space_nd,
-    "Unpack": unpack,
-    "SplitV": split_v,
-    "Concat": concat,
-    "Pack": pack,
-    "GatherV2": gather_v2,
-    "GatherNd": gather_nd,
-    "OneHot": one_hot,
+    kn.Transpose: transpose,
+    kn.Slice: slice_,
+    kn.StridedSlice: slice_,
+    kn.Reverse: reverse,
+    kn.Tile: tile,
+    kn.PadV2: pad_v2,
+    kn.MirrorPad: mirror_pad,
+    kn.DepthToSpace: depth_to_space,
+    kn.SpaceToBatchND: space_to_batch_nd,
+    kn.BatchToSpaceND: batch_to_space_nd,
+    kn.Unpack: unpack,
+    kn.SplitV: split_v,
+    kn.Concat: concat,
+    kn.Pack: pack,
+    kn.GatherV2: gather_v2,
+    kn.GatherNd: gather_nd,
+    kn.OneHot: one_hot,
 }

@@ -7,6 +7,7 @@ import math
 from array import array
 from typing import Any
 
+from .... import kernel_names as kn
 from ....backend_util import crop_coords, js_round, resize_info, resize_ratio
 from ...base import TensorInfo
 
@@ -30,12 +31,12 @@ def _resize(backend: Any, inputs: Any, attrs: dict[str, Any], nearest: bool) -> 
 
 
 def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """ResizeBilinear: attrs size, align_corners, half_pixel_centers; float32 output."""
+    """ResizeBilinear: shaders/ResizeBilinear.glsl."""
     return _resize(backend, inputs, attrs, False)
 
 
 def resize_nearest_neighbor(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """ResizeNearestNeighbor: attrs as ResizeBilinear; output dtype = images'."""
+    """ResizeNearestNeighbor: shaders/ResizeNearestNeighbor.glsl."""
     return _resize(backend, inputs, attrs, True)
 
 
@@ -64,7 +65,7 @@ def _crop_table(
 
 
 def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """CropAndResize: image, boxes, box_ind; attrs crop_size, method, extrapolation_value.
+    """CropAndResize.
 
     The sample positions are computed on the host in float64 from the boxes (downloaded if they live on the
     GPU: n * 4 values), exactly as the cpu kernel, then the GPU samples the image.
@@ -87,7 +88,7 @@ def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
 
 
 KERNELS = {
-    "ResizeBilinear": resize_bilinear,
-    "ResizeNearestNeighbor": resize_nearest_neighbor,
-    "CropAndResize": crop_and_resize,
+    kn.ResizeBilinear: resize_bilinear,
+    kn.ResizeNearestNeighbor: resize_nearest_neighbor,
+    kn.CropAndResize: crop_and_resize,
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .... import kernel_names as kn
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from .common import size_of
@@ -62,7 +63,7 @@ def matmul(backend: Any, inputs: Any, attrs: dict[str, Any], fused: bool) -> Ten
 
 
 def batch_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """BatchMatMul: a @ b (rank >= 2, batch dims broadcast); attrs transpose_a, transpose_b."""
+    """BatchMatMul: shaders/BatchMatMul.glsl."""
     return matmul(backend, inputs, attrs, False)
 
 
@@ -71,4 +72,4 @@ def fused_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInf
     return matmul(backend, inputs, attrs, True)
 
 
-KERNELS = {"BatchMatMul": batch_mat_mul, "_FusedMatMul": fused_mat_mul}
+KERNELS = {kn.BatchMatMul: batch_mat_mul, kn._FusedMatMul: fused_mat_mul}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from math import isqrt, prod
 from typing import Any
 
+from .... import kernel_names as kn
 from ....shapes import normalize_axes, normalize_axis
 from ...base import TensorInfo
 from .elementwise import _View, fill_value, unary
@@ -158,12 +159,12 @@ def _softmax(backend: Any, inputs: Any, log: bool) -> TensorInfo:
 
 
 def softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Softmax over the last axis (attr dim names it)."""
+    """Softmax: row statistics, then one pass."""
     return _softmax(backend, inputs, False)
 
 
 def log_softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """LogSoftmax over the last axis (attr axis names it)."""
+    """LogSoftmax: row statistics, then one pass."""
     return _softmax(backend, inputs, True)
 
 
@@ -181,27 +182,27 @@ def _scan(backend: Any, inputs: Any, attrs: dict[str, Any], op: str, name: str) 
 
 
 def cumsum(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Cumsum along attr axis (exclusive, reverse)."""
+    """Cumsum: shaders/Cumsum.glsl."""
     return _scan(backend, inputs, attrs, "SUM", "cumsum")
 
 
 def cumprod(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Cumprod along attr axis (exclusive, reverse)."""
+    """Cumprod: shaders/Cumsum.glsl."""
     return _scan(backend, inputs, attrs, "PROD", "cumprod")
 
 
 KERNELS = {
-    "Sum": _reduce_kernel("SUM", "axis", "sum"),
-    "Mean": _reduce_kernel("MEAN", "axis", "mean"),
-    "Prod": _reduce_kernel("PROD", "axis", "prod"),
-    "Max": _reduce_kernel("MAX", "reduction_indices", "max"),
-    "Min": _reduce_kernel("MIN", "axis", "min"),
-    "All": _reduce_kernel("ALL", "axis", "all"),
-    "Any": _reduce_kernel("ANY", "axis", "any"),
-    "ArgMax": _arg_kernel("ARGMAX", "arg_max"),
-    "ArgMin": _arg_kernel("ARGMIN", "arg_min"),
-    "Softmax": softmax,
-    "LogSoftmax": log_softmax,
-    "Cumsum": cumsum,
-    "Cumprod": cumprod,
+    kn.Sum: _reduce_kernel("SUM", "axis", "sum"),
+    kn.Mean: _reduce_kernel("MEAN", "axis", "mean"),
+    kn.Prod: _reduce_kernel("PROD", "axis", "prod"),
+    kn.Max: _reduce_kernel("MAX", "reduction_indices", "max"),
+    kn.Min: _reduce_kernel("MIN", "axis", "min"),
+    kn.All: _reduce_kernel("ALL", "axis", "all"),
+    kn.Any: _reduce_kernel("ANY", "axis", "any"),
+    kn.ArgMax: _arg_kernel("ARGMAX", "arg_max"),
+    kn.ArgMin: _arg_kernel("ARGMIN", "arg_min"),
+    kn.Softmax: softmax,
+    kn.LogSoftmax: log_softmax,
+    kn.Cumsum: cumsum,
+    kn.Cumprod: cumprod,
 }
