@@ -78,4 +78,3 @@ class NumpyBackend(Backend):
 
     def memory(self) -> dict[str, Any]:
         return {"unreliable": False, "num_bytes_in_cpu": sum(v.nbytes for v in self.data.values())}
-

@@ -15,8 +15,10 @@ from ...cpu import KERNELS as CPU_KERNELS
 from . import (
     binary,
     conv,
+    conv_grad,
     creation,
     image,
+    image_grad,
     matmul,
     pool,
     reduce,
@@ -37,10 +39,12 @@ FAMILIES = (
     scan,
     matmul,
     conv,
+    conv_grad,
     pool,
     shape,
     slicing,
     image,
+    image_grad,
     spatial,
 )
 

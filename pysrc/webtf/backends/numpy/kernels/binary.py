@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .... import kernel_names as kn
 from ...base import TensorInfo
 from ..backend import NP_DTYPE
 from .common import as_float, share, store
@@ -87,25 +88,25 @@ def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS: dict[str, Any] = {
-    "Add": _kernel(np.add),
-    "Sub": _kernel(np.subtract),
-    "Multiply": _kernel(np.multiply),
-    "RealDiv": _kernel(_real_div, "float32"),
-    "FloorDiv": _kernel(_floor_div, "int32"),
-    "Mod": _kernel(_mod),
-    "Pow": _kernel(_pow),
-    "Maximum": _kernel(np.maximum),
-    "Minimum": _kernel(np.minimum),
-    "SquaredDifference": _kernel(_squared_difference),
-    "Atan2": _kernel(_atan2, "float32"),
-    "Equal": _kernel(np.equal, "bool"),
-    "NotEqual": _kernel(np.not_equal, "bool"),
-    "Less": _kernel(np.less, "bool"),
-    "LessEqual": _kernel(np.less_equal, "bool"),
-    "Greater": _kernel(np.greater, "bool"),
-    "GreaterEqual": _kernel(np.greater_equal, "bool"),
-    "LogicalAnd": _kernel(np.logical_and, "bool"),
-    "LogicalOr": _kernel(np.logical_or, "bool"),
-    "AddN": add_n,
-    "Select": select,
+    kn.Add: _kernel(np.add),
+    kn.Sub: _kernel(np.subtract),
+    kn.Multiply: _kernel(np.multiply),
+    kn.RealDiv: _kernel(_real_div, "float32"),
+    kn.FloorDiv: _kernel(_floor_div, "int32"),
+    kn.Mod: _kernel(_mod),
+    kn.Pow: _kernel(_pow),
+    kn.Maximum: _kernel(np.maximum),
+    kn.Minimum: _kernel(np.minimum),
+    kn.SquaredDifference: _kernel(_squared_difference),
+    kn.Atan2: _kernel(_atan2, "float32"),
+    kn.Equal: _kernel(np.equal, "bool"),
+    kn.NotEqual: _kernel(np.not_equal, "bool"),
+    kn.Less: _kernel(np.less, "bool"),
+    kn.LessEqual: _kernel(np.less_equal, "bool"),
+    kn.Greater: _kernel(np.greater, "bool"),
+    kn.GreaterEqual: _kernel(np.greater_equal, "bool"),
+    kn.LogicalAnd: _kernel(np.logical_and, "bool"),
+    kn.LogicalOr: _kernel(np.logical_or, "bool"),
+    kn.AddN: add_n,
+    kn.Select: select,
 }

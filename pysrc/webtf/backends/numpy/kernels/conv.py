@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .... import kernel_names as kn
 from ....backend_util import ConvInfo, conv_info_from_attrs
 from ...base import TensorInfo
 from .activation import epilogue
@@ -21,21 +22,46 @@ from .common import store
 from .matmul import optional
 
 
+def padded_size(info: ConvInfo) -> tuple[int, int]:
+    """(height, width) of the padded input: the stated padding, or more where a 'ceil' rounding mode's last
+    window reaches past it."""
+    return (
+        max(
+            info.pad_top + info.in_height + info.pad_bottom,
+            (info.out_height - 1) * info.stride_height + info.effective_filter_height,
+        ),
+        max(
+            info.pad_left + info.in_width + info.pad_right,
+            (info.out_width - 1) * info.stride_width + info.effective_filter_width,
+        ),
+    )
+
+
 def padded(x: np.ndarray, info: ConvInfo, fill: Any = 0) -> np.ndarray:
-    """x [b, h, w, c] padded by `fill` to cover every window (also those a 'ceil' rounding mode adds)."""
+    """x [b, h, w, c] padded by `fill` to cover every window."""
     b, h, w, c = x.shape
     top, left = info.pad_top, info.pad_left
-    hp = max(
-        top + h + info.pad_bottom, (info.out_height - 1) * info.stride_height + info.effective_filter_height
-    )
-    wp = max(
-        left + w + info.pad_right, (info.out_width - 1) * info.stride_width + info.effective_filter_width
-    )
+    hp, wp = padded_size(info)
     if (hp, wp, top, left) == (h, w, 0, 0):
         return x
     out = np.full((b, hp, wp, c), fill, x.dtype)
     out[:, top : top + h, left : left + w] = x
     return out
+
+
+def scatter_taps(contrib: np.ndarray, info: ConvInfo) -> np.ndarray:
+    """The transpose of windows(): dx [b, h, w, c] from per-tap contributions [b, oh, ow, fh, fw, c], each
+    added where that tap read the padded input (one strided slice per tap), then cropped."""
+    b, oh, ow, fh, fw, c = contrib.shape
+    sh, sw, dh, dw = info.stride_height, info.stride_width, info.dilation_height, info.dilation_width
+    dx = np.zeros((b, *padded_size(info), c), contrib.dtype)
+    for i in range(fh):
+        for j in range(fw):
+            dx[:, i * dh : i * dh + (oh - 1) * sh + 1 : sh, j * dw : j * dw + (ow - 1) * sw + 1 : sw] += (
+                contrib[:, :, :, i, j]
+            )
+    top, left = info.pad_top, info.pad_left
+    return dx[:, top : top + info.in_height, left : left + info.in_width]
 
 
 def windows(xp: np.ndarray, info: ConvInfo) -> np.ndarray:
@@ -111,29 +137,20 @@ def fused_depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> 
 
 
 def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Conv2DBackpropInput: dx of shape attrs['input_shape'] for a conv2d (dilation 1) with output grad dy.
-
-    Every dy pixel times the filter (one matmul) gives its contribution to each tap; a strided slice per
-    filter tap adds them into a padded dx, which is then cropped.
-    """
+    """Conv2DBackpropInput {dy, filter}: dx of attrs input_shape (float32): every dy pixel times the filter
+    (one matmul) gives its contribution at each tap, added back where that tap read."""
     dy, f = backend.nd(inputs["dy"]), backend.nd(inputs["filter"])
     info = conv_info_from_attrs(tuple(attrs["input_shape"]), f.shape, attrs)
     fh, fw, c, o = f.shape
     b, oh, ow, _ = dy.shape
-    sh, sw = info.stride_height, info.stride_width
-    top, left, h, w = info.pad_top, info.pad_left, info.in_height, info.in_width
     contrib = (dy.reshape(b * oh * ow, o) @ f.reshape(fh * fw * c, o).T).reshape(b, oh, ow, fh, fw, c)
-    dx = np.zeros((b, max((oh - 1) * sh + fh, top + h), max((ow - 1) * sw + fw, left + w), c), contrib.dtype)
-    for i in range(fh):
-        for j in range(fw):
-            dx[:, i : i + (oh - 1) * sh + 1 : sh, j : j + (ow - 1) * sw + 1 : sw] += contrib[:, :, :, i, j]
-    return backend.make(dx[:, top : top + h, left : left + w].astype(np.float32))
+    return backend.make(scatter_taps(contrib, info), "float32")
 
 
 KERNELS = {
-    "Conv2D": conv2d,
-    "DepthwiseConv2dNative": depthwise_conv2d,
-    "Conv2DBackpropInput": conv2d_backprop_input,
-    "FusedConv2D": fused_conv2d,
-    "FusedDepthwiseConv2D": fused_depthwise_conv2d,
+    kn.Conv2D: conv2d,
+    kn.DepthwiseConv2dNative: depthwise_conv2d,
+    kn.Conv2DBackpropInput: conv2d_backprop_input,
+    kn.FusedConv2D: fused_conv2d,
+    kn.FusedDepthwiseConv2D: fused_depthwise_conv2d,
 }

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .... import kernel_names as kn
 from ...base import TensorInfo
 from ..backend import NP_DTYPE
 from .common import share, store
@@ -56,11 +57,11 @@ def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "Fill": fill,
-    "ZerosLike": zeros_like,
-    "OnesLike": ones_like,
-    "Range": range_,
-    "LinSpace": linspace,
-    "Identity": identity,
-    "Cast": cast,
+    kn.Fill: fill,
+    kn.ZerosLike: zeros_like,
+    kn.OnesLike: ones_like,
+    kn.Range: range_,
+    kn.LinSpace: linspace,
+    kn.Identity: identity,
+    kn.Cast: cast,
 }

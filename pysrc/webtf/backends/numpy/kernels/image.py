@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .... import kernel_names as kn
 from ....backend_util import bilinear_axis, crop_coords, nearest_axis, non_max_suppression_impl, resize_info
 from ...base import TensorInfo
 from .common import F32, js_round, store
@@ -226,13 +227,13 @@ def transform(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "ResizeBilinear": resize_bilinear,
-    "ResizeNearestNeighbor": resize_nearest_neighbor,
-    "CropAndResize": crop_and_resize,
-    "NonMaxSuppressionV3": non_max_suppression_v3,
-    "NonMaxSuppressionV4": non_max_suppression_v4,
-    "NonMaxSuppressionV5": non_max_suppression_v5,
-    "FlipLeftRight": flip_left_right,
-    "RotateWithOffset": rotate_with_offset,
-    "Transform": transform,
+    kn.ResizeBilinear: resize_bilinear,
+    kn.ResizeNearestNeighbor: resize_nearest_neighbor,
+    kn.CropAndResize: crop_and_resize,
+    kn.NonMaxSuppressionV3: non_max_suppression_v3,
+    kn.NonMaxSuppressionV4: non_max_suppression_v4,
+    kn.NonMaxSuppressionV5: non_max_suppression_v5,
+    kn.FlipLeftRight: flip_left_right,
+    kn.RotateWithOffset: rotate_with_offset,
+    kn.Transform: transform,
 }

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .... import kernel_names as kn
 from ...base import TensorInfo
 from .activation import epilogue
 from .common import store
@@ -48,4 +49,4 @@ def optional(backend: Any, inputs: Any, name: str) -> np.ndarray | None:
     return None if t is None else backend.nd(t)
 
 
-KERNELS = {"BatchMatMul": batch_mat_mul, "_FusedMatMul": fused_mat_mul}
+KERNELS = {kn.BatchMatMul: batch_mat_mul, kn._FusedMatMul: fused_mat_mul}

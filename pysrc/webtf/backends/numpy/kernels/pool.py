@@ -6,19 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided, sliding_window_view
+from numpy.lib.stride_tricks import as_strided
 
-from ....backend_util import ConvInfo, is_identity_pool, pool_info_from_attrs
+from .... import kernel_names as kn
+from ....backend_util import ConvInfo, is_identity_pool, pool_info_from_attrs, window_counts
 from ...base import TensorInfo
 from .common import F32, share, store
 from .conv import padded
-
-
-def _in_bounds(n_in: int, pad: int, n_out: int, stride: int, window: int, n_padded: int) -> np.ndarray:
-    """How many taps of each output position's window fall inside the unpadded axis."""
-    mask = np.zeros(n_padded)
-    mask[pad : pad + n_in] = 1
-    return sliding_window_view(mask, window)[: (n_out - 1) * stride + 1 : stride].sum(axis=-1)
 
 
 def _reduce_windows(xp: np.ndarray, info: ConvInfo, ufunc: np.ufunc, dtype: Any = None) -> np.ndarray:
@@ -42,13 +36,9 @@ def _max(x: np.ndarray, info: ConvInfo) -> np.ndarray:
 def _avg(x: np.ndarray, info: ConvInfo) -> np.ndarray:
     xp = padded(x, info, 0)
     sums = _reduce_windows(xp, info, np.add, np.float32 if x.dtype == F32 else np.float64)
-    rows = _in_bounds(
-        info.in_height, info.pad_top, info.out_height, info.stride_height, info.filter_height, xp.shape[1]
-    )
-    cols = _in_bounds(
-        info.in_width, info.pad_left, info.out_width, info.stride_width, info.filter_width, xp.shape[2]
-    )
-    counts = np.outer(rows, cols)[:, :, None]
+    ch = window_counts(info.out_height, info.stride_height, info.pad_top, info.in_height, info.filter_height)
+    cw = window_counts(info.out_width, info.stride_width, info.pad_left, info.in_width, info.filter_width)
+    counts = np.outer(ch, cw)[:, :, None]
     return sums / np.where(counts > 0, counts, np.nan).astype(sums.dtype)
 
 
@@ -71,4 +61,4 @@ def avg_pool(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return _run(backend, inputs, attrs, False)
 
 
-KERNELS = {"MaxPool": max_pool, "AvgPool": avg_pool}
+KERNELS = {kn.MaxPool: max_pool, kn.AvgPool: avg_pool}

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .... import kernel_names as kn
 from ....shapes import normalize_axes, normalize_axis
 from ...base import TensorInfo
 from .common import F32
@@ -89,13 +90,13 @@ def _arg(fn: Callable, nan_fill: float, name: str) -> Callable[..., TensorInfo]:
 
 
 KERNELS = {
-    "Sum": _arithmetic(np.sum, "axis", "sum"),
-    "Mean": mean,
-    "Max": _extreme(np.max, "reduction_indices", "max"),
-    "Min": _extreme(np.min, "axis", "min"),
-    "Prod": _arithmetic(np.prod, "axis", "prod"),
-    "All": _logical(np.all, "all"),
-    "Any": _logical(np.any, "any"),
-    "ArgMax": _arg(np.argmax, -np.inf, "arg_max"),
-    "ArgMin": _arg(np.argmin, np.inf, "arg_min"),
+    kn.Sum: _arithmetic(np.sum, "axis", "sum"),
+    kn.Mean: mean,
+    kn.Max: _extreme(np.max, "reduction_indices", "max"),
+    kn.Min: _extreme(np.min, "axis", "min"),
+    kn.Prod: _arithmetic(np.prod, "axis", "prod"),
+    kn.All: _logical(np.all, "all"),
+    kn.Any: _logical(np.any, "any"),
+    kn.ArgMax: _arg(np.argmax, -np.inf, "arg_max"),
+    kn.ArgMin: _arg(np.argmin, np.inf, "arg_min"),
 }

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .... import kernel_names as kn
 from ....shapes import normalize_axis
 from ...base import TensorInfo
 from .common import F32
@@ -51,4 +52,8 @@ def top_k(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
     return [backend.make(np.take_along_axis(v, idx, -1)), backend.make(idx, "int32")]
 
 
-KERNELS = {"Cumsum": _scan(np.cumsum, 0, "cumsum"), "Cumprod": _scan(np.cumprod, 1, "cumprod"), "TopK": top_k}
+KERNELS = {
+    kn.Cumsum: _scan(np.cumsum, 0, "cumsum"),
+    kn.Cumprod: _scan(np.cumprod, 1, "cumprod"),
+    kn.TopK: top_k,
+}

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .... import kernel_names as kn
 from ....backend_util import concat_bands, concat_shape, pack_shape, split_sizes
 from ...base import TensorInfo
 from ..backend import NP_DTYPE
@@ -92,13 +93,13 @@ def reverse(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "Reshape": reshape,
-    "ExpandDims": expand_dims,
-    "Transpose": transpose,
-    "Concat": concat,
-    "Pack": pack,
-    "Unpack": unpack,
-    "SplitV": split_v,
-    "Tile": tile,
-    "Reverse": reverse,
+    kn.Reshape: reshape,
+    kn.ExpandDims: expand_dims,
+    kn.Transpose: transpose,
+    kn.Concat: concat,
+    kn.Pack: pack,
+    kn.Unpack: unpack,
+    kn.SplitV: split_v,
+    kn.Tile: tile,
+    kn.Reverse: reverse,
 }

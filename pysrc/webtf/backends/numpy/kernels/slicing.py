@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .... import kernel_names as kn
 from ....backend_util import (
     check_gather_indices,
     check_gather_nd_indices,
@@ -93,11 +94,11 @@ def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    "Slice": slice_,
-    "StridedSlice": slice_,
-    "PadV2": pad_v2,
-    "MirrorPad": mirror_pad,
-    "GatherV2": gather_v2,
-    "GatherNd": gather_nd,
-    "OneHot": one_hot,
+    kn.Slice: slice_,
+    kn.StridedSlice: slice_,
+    kn.PadV2: pad_v2,
+    kn.MirrorPad: mirror_pad,
+    kn.GatherV2: gather_v2,
+    kn.GatherNd: gather_nd,
+    kn.OneHot: one_hot,
 }

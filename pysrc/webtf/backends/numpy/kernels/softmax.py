@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .... import kernel_names as kn
 from ...base import TensorInfo
 
 
@@ -34,4 +35,4 @@ def log_softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return backend.make((shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))).reshape(x.shape))
 
 
-KERNELS = {"Softmax": softmax, "LogSoftmax": log_softmax}
+KERNELS = {kn.Softmax: softmax, kn.LogSoftmax: log_softmax}

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .... import kernel_names as kn
 from ...base import TensorInfo
 
 
@@ -61,7 +62,7 @@ def batch_to_space_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tenso
 
 
 KERNELS = {
-    "DepthToSpace": depth_to_space,
-    "SpaceToBatchND": space_to_batch_nd,
-    "BatchToSpaceND": batch_to_space_nd,
+    kn.DepthToSpace: depth_to_space,
+    kn.SpaceToBatchND: space_to_batch_nd,
+    kn.BatchToSpaceND: batch_to_space_nd,
 }

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .... import kernel_names as kn
 from ...base import TensorInfo
 from .activation import elu, leaky_relu, prelu, relu, relu6, sigmoid
 from .common import F32, as_float, share, store
@@ -57,27 +58,27 @@ def _erf(x: np.ndarray) -> np.ndarray:
 
 
 _FLOAT_FUNCS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "Exp": np.exp,
-    "Expm1": np.expm1,
-    "Log": np.log,
-    "Log1p": np.log1p,
-    "Sqrt": np.sqrt,
-    "Rsqrt": lambda x: 1 / np.sqrt(x),
-    "Reciprocal": lambda x: 1 / x,
-    "Tanh": np.tanh,
-    "Selu": _selu,
-    "Softplus": _softplus,
-    "Sin": np.sin,
-    "Cos": np.cos,
-    "Tan": np.tan,
-    "Asin": np.arcsin,
-    "Acos": np.arccos,
-    "Atan": np.arctan,
-    "Sinh": np.sinh,
-    "Cosh": np.cosh,
-    "Erf": _erf,
-    "Sigmoid": sigmoid,
-    "Elu": elu,
+    kn.Exp: np.exp,
+    kn.Expm1: np.expm1,
+    kn.Log: np.log,
+    kn.Log1p: np.log1p,
+    kn.Sqrt: np.sqrt,
+    kn.Rsqrt: lambda x: 1 / np.sqrt(x),
+    kn.Reciprocal: lambda x: 1 / x,
+    kn.Tanh: np.tanh,
+    kn.Selu: _selu,
+    kn.Softplus: _softplus,
+    kn.Sin: np.sin,
+    kn.Cos: np.cos,
+    kn.Tan: np.tan,
+    kn.Asin: np.arcsin,
+    kn.Acos: np.arccos,
+    kn.Atan: np.arctan,
+    kn.Sinh: np.sinh,
+    kn.Cosh: np.cosh,
+    kn.Erf: _erf,
+    kn.Sigmoid: sigmoid,
+    kn.Elu: elu,
 }
 
 
@@ -149,6 +150,12 @@ def _bool_test(fn: Callable[[np.ndarray], np.ndarray], int_value: bool) -> Calla
     return kernel
 
 
+def elu_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """EluGrad {dy, y}: dy where y >= 0, dy * (y + 1) below (y is Elu's output); float32."""
+    dy, y = as_float(backend.nd(inputs["dy"])), as_float(backend.nd(inputs["y"]))
+    return backend.make(np.where(y >= 0, dy, dy * (y + 1)), "float32")
+
+
 def logical_not(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """LogicalNot: not x on a bool tensor."""
     return backend.make(np.logical_not(backend.nd(inputs["x"])))
@@ -157,22 +164,23 @@ def logical_not(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 KERNELS: dict[str, Any] = {name: _float_kernel(fn) for name, fn in _FLOAT_FUNCS.items()}
 KERNELS.update(
     {
-        "Abs": _same_dtype(np.abs),
-        "Neg": _same_dtype(np.negative),
-        "Square": _same_dtype(np.square),
-        "Relu": _same_dtype(relu),
-        "Relu6": _same_dtype(relu6),
-        "Sign": _same_dtype(_sign),
-        "Floor": _rounding(np.floor),
-        "Ceil": _rounding(np.ceil),
-        "Round": _rounding(np.round),  # half to even, as TF.js does
-        "ClipByValue": clip_by_value,
-        "Step": step,
-        "LeakyRelu": leaky_relu_,
-        "Prelu": prelu_,
-        "IsNan": _bool_test(np.isnan, False),
-        "IsInf": _bool_test(np.isinf, False),
-        "IsFinite": _bool_test(np.isfinite, True),
-        "LogicalNot": logical_not,
+        kn.EluGrad: elu_grad,
+        kn.Abs: _same_dtype(np.abs),
+        kn.Neg: _same_dtype(np.negative),
+        kn.Square: _same_dtype(np.square),
+        kn.Relu: _same_dtype(relu),
+        kn.Relu6: _same_dtype(relu6),
+        kn.Sign: _same_dtype(_sign),
+        kn.Floor: _rounding(np.floor),
+        kn.Ceil: _rounding(np.ceil),
+        kn.Round: _rounding(np.round),  # half to even, as TF.js does
+        kn.ClipByValue: clip_by_value,
+        kn.Step: step,
+        kn.LeakyRelu: leaky_relu_,
+        kn.Prelu: prelu_,
+        kn.IsNan: _bool_test(np.isnan, False),
+        kn.IsInf: _bool_test(np.isinf, False),
+        kn.IsFinite: _bool_test(np.isfinite, True),
+        kn.LogicalNot: logical_not,
     }
 )
