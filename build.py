@@ -3,7 +3,8 @@
 
     python3 build.py                 fetch pinned artifacts, build the webtf wheel, assemble dist/
     python3 build.py serve [--port]  build, then serve dist/ on 127.0.0.1 (default port 8000)
-    python3 build.py test [ARGS]     install test tools, build, ruff check, then pytest ARGS (default tests/)
+    python3 build.py test [ARGS]     install test tools, build, ruff check, then pytest ARGS (default tests/),
+                                     pytest-playwright's options too (--headed, --slowmo, --tracing, ...)
     python3 build.py bench [--models ...] [--backends ...] [--runs N] [--json PATH]
                                      webtf vs TF.js 4.22.0 in headless Chromium (tools/bench.py)
     python3 build.py bench --host [--models ...] [--compare JSON]
@@ -52,6 +53,7 @@ CHROMIUM_ARGS = (
 TEST_REQUIREMENTS: Mapping[str, str] = {
     "pytest": "9.0.3",
     "playwright": "1.65.2",
+    "pytest-playwright": "0.10.0",  # the browser tests' fixtures and options (--headed, --tracing, ...)
     "numpy": "2.4.6",
     "ruff": "0.17.6",
 }

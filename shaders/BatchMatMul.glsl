@@ -7,26 +7,37 @@ uniform sampler2D A;
 uniform sampler2D B;
 //#include epilogue
 
+// the width shifts of A and B, computed once per fragment (textureSize in the inner loop is costly)
+int shA, shB;
+
+float atA(int i) {
+  return texelSh(A, shA, i >> 2)[i & 3];
+}
+
+float atB(int i) {
+  return texelSh(B, shB, i >> 2)[i & 3];
+}
+
 // A[r, kk..kk+3]
 vec4 aRow4(int base, int r, int kk, int m, int k) {
 #ifdef TA
-  return vec4(at(A, base + kk * m + r), at(A, base + (kk + 1) * m + r), at(A, base + (kk + 2) * m + r),
-              at(A, base + (kk + 3) * m + r));
+  return vec4(atA(base + kk * m + r), atA(base + (kk + 1) * m + r), atA(base + (kk + 2) * m + r),
+              atA(base + (kk + 3) * m + r));
 #else
 #ifdef K4
-  return texel(A, (base + r * k + kk) >> 2);
+  return texelSh(A, shA, (base + r * k + kk) >> 2);
 #else
   int o = base + r * k + kk;
-  return vec4(at(A, o), at(A, o + 1), at(A, o + 2), at(A, o + 3));
+  return vec4(atA(o), atA(o + 1), atA(o + 2), atA(o + 3));
 #endif
 #endif
 }
 
 float aAt(int base, int r, int kk, int m, int k) {
 #ifdef TA
-  return at(A, base + kk * m + r);
+  return atA(base + kk * m + r);
 #else
-  return at(A, base + r * k + kk);
+  return atA(base + r * k + kk);
 #endif
 }
 
@@ -34,22 +45,22 @@ float aAt(int base, int r, int kk, int m, int k) {
 vec4 bCol4(int base, int kk, int c, int k, int n) {
 #ifdef TB
 #ifdef K4
-  return texel(B, (base + c * k + kk) >> 2);
+  return texelSh(B, shB, (base + c * k + kk) >> 2);
 #else
   int o = base + c * k + kk;
-  return vec4(at(B, o), at(B, o + 1), at(B, o + 2), at(B, o + 3));
+  return vec4(atB(o), atB(o + 1), atB(o + 2), atB(o + 3));
 #endif
 #else
-  return vec4(at(B, base + kk * n + c), at(B, base + (kk + 1) * n + c), at(B, base + (kk + 2) * n + c),
-              at(B, base + (kk + 3) * n + c));
+  return vec4(atB(base + kk * n + c), atB(base + (kk + 1) * n + c), atB(base + (kk + 2) * n + c),
+              atB(base + (kk + 3) * n + c));
 #endif
 }
 
 float bAt(int base, int kk, int c, int k, int n) {
 #ifdef TB
-  return at(B, base + c * k + kk);
+  return atB(base + c * k + kk);
 #else
-  return at(B, base + kk * n + c);
+  return atB(base + kk * n + c);
 #endif
 }
 
@@ -58,8 +69,18 @@ vec4 compute4(int i) {
   int m = uI[1], k = uI[2], n = uI[3];
   int c = i % n, q = i / n, r = q % m, bi = q / m;
   int aBase = (uI[4] == 1 ? 0 : bi) * m * k, bBase = (uI[5] == 1 ? 0 : bi) * k * n;
+  shA = widthShift(A);
+  shB = widthShift(B);
   vec4 acc = vec4(0.0);
   int k4 = k - (k & 3);
+#if !defined(TA) && !defined(TB) && defined(K4)
+  // A's row and B's 4-row block advance by whole texels: A one texel, B k rows (n / 4 texels each)
+  int ta = (aBase + r * k) >> 2, tb = (bBase + c) >> 2, n4 = n >> 2;
+  for (int kk = 0; kk < k4; kk += 4, ta++, tb += n) {
+    acc += mat4(texelSh(B, shB, tb), texelSh(B, shB, tb + n4), texelSh(B, shB, tb + 2 * n4),
+                texelSh(B, shB, tb + 3 * n4)) * texelSh(A, shA, ta);
+  }
+#else
   for (int kk = 0; kk < k4; kk += 4) {
     vec4 a = aRow4(aBase, r, kk, m, k);
 #ifdef TB
@@ -67,16 +88,18 @@ vec4 compute4(int i) {
                     bCol4(bBase, kk, c + 3, k, n));
 #else
     int o = bBase + kk * n + c;
-    acc += mat4(texel(B, o >> 2), texel(B, (o + n) >> 2), texel(B, (o + 2 * n) >> 2), texel(B, (o + 3 * n) >> 2)) * a;
+    acc += mat4(texelSh(B, shB, o >> 2), texelSh(B, shB, (o + n) >> 2), texelSh(B, shB, (o + 2 * n) >> 2),
+                texelSh(B, shB, (o + 3 * n) >> 2)) * a;
 #endif
   }
+#endif
   for (int kk = k4; kk < k; kk++) {
     float a = aAt(aBase, r, kk, m, k);
 #ifdef TB
     acc += a * vec4(bAt(bBase, kk, c, k, n), bAt(bBase, kk, c + 1, k, n), bAt(bBase, kk, c + 2, k, n),
                     bAt(bBase, kk, c + 3, k, n));
 #else
-    acc += a * texel(B, (bBase + kk * n + c) >> 2);
+    acc += a * texelSh(B, shB, (bBase + kk * n + c) >> 2);
 #endif
   }
   return epilogue4(acc, i, uI[6], uI[7]);
@@ -87,6 +110,8 @@ float compute(int i) {
   int m = uI[1], k = uI[2], n = uI[3];
   int c = i % n, q = i / n, r = q % m, bi = q / m;
   int aBase = (uI[4] == 1 ? 0 : bi) * m * k, bBase = (uI[5] == 1 ? 0 : bi) * k * n;
+  shA = widthShift(A);
+  shB = widthShift(B);
   float acc = 0.0;
   int k4 = k - (k & 3);
   for (int kk = 0; kk < k4; kk += 4) {

@@ -1,4 +1,5 @@
-"""Helpers shared by the test modules: seeded random inputs and comparisons with numpy oracles."""
+"""Helpers shared by the test modules: seeded random inputs, comparisons with numpy oracles, and the JS that
+loads TF.js (the page tests' oracle) into the page."""
 
 from __future__ import annotations
 
@@ -9,6 +10,17 @@ import numpy as np
 import pytest
 
 NAN, INF = float("nan"), float("inf")
+
+# Statements for the body of an async JS function run by page.evaluate: load vendor/tfjs/tf.min.js once.
+LOAD_TFJS_JS = """
+  if (!window.tf) {
+    await new Promise((ok, fail) => {
+      const s = document.createElement("script");
+      s.src = "vendor/tfjs/tf.min.js"; s.onload = ok; s.onerror = () => fail(new Error("no tf.min.js"));
+      document.head.appendChild(s);
+    });
+  }
+"""
 
 
 class Rand:

@@ -18,6 +18,7 @@ from typing import Any
 
 MODELS = (
     "blazeface", "facemesh", "movenet-lightning", "posenet", "selfie", "mobilenet-v2", "adds-1000", "matmul-512",
+    "train-mlp", "train-conv",
 )  # fmt: skip
 BACKENDS = ("wasm", "webgl", "cpu")
 RUNS = 3
@@ -27,7 +28,12 @@ BOOT_TIMEOUT_MS = 180_000
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The bench command's options."""
-    parser.add_argument("--models", nargs="+", default=list(MODELS), metavar="NAME", help=" ".join(MODELS))
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        metavar="NAME",
+        help=f"{' '.join(MODELS)} (default all; with --host: the inference cases)",
+    )
     parser.add_argument(
         "--backends",
         nargs="+",
@@ -102,7 +108,7 @@ def run(
     """Boot bench.html in headless Chromium, run every model x backend, print the table; return the report."""
     from playwright.sync_api import sync_playwright
 
-    args.backends = args.backends or list(BACKENDS)
+    args.models, args.backends = args.models or list(MODELS), args.backends or list(BACKENDS)
     unknown = sorted(set(args.models) - set(MODELS)) + sorted(set(args.backends) - set(BACKENDS))
     if unknown:
         raise ValueError(f"unknown models/backends {unknown}; models: {MODELS}, backends: {BACKENDS}")

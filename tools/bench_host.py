@@ -179,13 +179,13 @@ def run(args: argparse.Namespace, dist: Path) -> dict[str, Any]:
     """Run every case on the host backends, print the table; return the report (written with --json)."""
     import webtf as tf
 
-    backends = args.backends or list(BACKENDS)
-    unknown = sorted(set(args.models) - set(CASES)) + sorted(set(backends) - set(BACKENDS))
+    models, backends = args.models or list(CASES), args.backends or list(BACKENDS)
+    unknown = sorted(set(models) - set(CASES)) + sorted(set(backends) - set(BACKENDS))
     if unknown:
         raise ValueError(f"unknown models/backends {unknown}; models: {list(CASES)}, backends: {BACKENDS}")
     start = time.monotonic()
     rows: list[dict[str, Any]] = []
-    for name in args.models:
+    for name in models:
         print(f"[bench --host {time.monotonic() - start:6.1f}s] {name} on {', '.join(backends)}", flush=True)
         rows += asyncio.run(run_case(tf, name, backends, args.runs, args.budget, dist))
     report = {

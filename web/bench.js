@@ -17,6 +17,16 @@ export const CASES = {
   "mobilenet-v2": { kind: "layers", url: "models/mobilenet_v2/model.json", shape: [1, 224, 224, 3] },
   "adds-1000": { kind: "adds", count: 1000, shape: [4] }, // per-op overhead, read once at the end
   "matmul-512": { kind: "matmul", shape: [512, 512] },
+  // one training step (forward, backward, adam update) of a small net, plain ops; same initial weights
+  "train-mlp": { kind: "train", net: "mlp", shape: [64, 784], classes: 10 },
+  "train-conv": { kind: "train", net: "conv", shape: [32, 28, 28, 1], classes: 10 },
+};
+
+/** The weights of a training case's net: [name, shape] in order (mlp: 784-128-10; conv: 8 and 16 3x3
+ * filters, each followed by a 2x2 max pool, then dense 10). */
+export const TRAIN_WEIGHTS = {
+  mlp: [["w1", [784, 128]], ["b1", [128]], ["w2", [128, 10]], ["b2", [10]]],
+  conv: [["f1", [3, 3, 1, 8]], ["c1", [8]], ["f2", [3, 3, 8, 16]], ["c2", [16]], ["w", [784, 10]], ["b", [10]]],
 };
 export const BACKENDS = ["webgl", "wasm", "cpu"];
 export const IMPLS = ["webtf", "tfjs"];
@@ -35,17 +45,40 @@ function loadScript(src) {
   });
 }
 
-/** The case's input: deterministic values in [0, 1) (int32: [0, 255)), the same bytes for both libraries. */
+/** A deterministic generator of values in [0, 1). */
+function uniform(seed = 12345) {
+  let s = seed;
+  return () => {
+    s = (Math.imul(s, 1103515245) + 12345) & 0x7fffffff;
+    return s / 0x7fffffff;
+  };
+}
+
+/** The case's input: deterministic values in [0, 1) (int32: [0, 255)), the same bytes for both libraries.
+ * A training case adds `params`: one-hot labels and the net's initial weights (Glorot-uniform, zero biases). */
 export function makeInput(spec) {
   const dtype = spec.dtype ?? "float32";
   const n = spec.shape.reduce((a, b) => a * b, 1);
   const data = dtype === "int32" ? new Int32Array(n) : new Float32Array(n);
-  let s = 12345;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1103515245) + 12345) & 0x7fffffff;
-    data[i] = dtype === "int32" ? Math.floor((s / 0x7fffffff) * 255) : s / 0x7fffffff;
+  const next = uniform();
+  for (let i = 0; i < n; i++) data[i] = dtype === "int32" ? Math.floor(next() * 255) : next();
+  const input = { data, shape: spec.shape, dtype };
+  if (spec.kind === "train") {
+    const batch = spec.shape[0];
+    const labels = new Float32Array(batch * spec.classes);
+    for (let i = 0; i < batch; i++) labels[i * spec.classes + (i % spec.classes)] = 1;
+    input.params = [["labels", labels, [batch, spec.classes]]];
+    for (const [name, shape] of TRAIN_WEIGHTS[spec.net]) {
+      const size = shape.reduce((a, b) => a * b, 1);
+      const values = new Float32Array(size);
+      if (shape.length > 1) {
+        const fanIn = size / shape.at(-1), limit = Math.sqrt(6 / (fanIn + shape.at(-1)));
+        for (let i = 0; i < size; i++) values[i] = (2 * next() - 1) * limit;
+      }
+      input.params.push([name, values, shape]);
+    }
   }
-  return { data, shape: spec.shape, dtype };
+  return input;
 }
 
 /** webtf: Pyodide, the webtf wheel and web/bench.py; returns the impl object. */
@@ -66,7 +99,8 @@ async function bootWebtf() {
   return {
     async prepare(spec, backend, input) {
       const url = spec.url ? here(spec.url) : "";
-      await prepare(spec.kind, url, backend, input.data, input.shape, input.dtype, spec.count ?? 0);
+      const params = input.params ?? [];
+      await prepare(spec.kind, url, backend, input.data, input.shape, input.dtype, spec.count ?? 0, spec.net ?? "", params);
     },
     run: () => run(),
     release: () => release(),
@@ -92,9 +126,32 @@ async function bootTfjs() {
     if (!current) return 0;
     tf.dispose(current.inputs);
     current.model?.dispose();
+    current.optimizer?.dispose();
     const leaked = tf.memory().numTensors - current.before;
     current = null;
     return leaked;
+  };
+  // the same net and step as web/bench.py's train case, in TF.js
+  const trainStep = (net, x, params, state) => {
+    const v = {};
+    for (const [name, values, shape] of params) {
+      const t = tf.tensor(values, shape);
+      v[name] = name === "labels" ? t : tf.variable(t);
+      if (name !== "labels") t.dispose();
+      state.inputs.push(v[name]);
+    }
+    const dense = (h, w, b) => tf.add(tf.matMul(h, w), b);
+    const block = (h, f, c) => tf.maxPool(tf.relu(tf.add(tf.conv2d(h, f, 1, "same"), c)), 2, 2, "valid");
+    const logits =
+      net === "mlp"
+        ? () => dense(tf.relu(dense(x, v.w1, v.b1)), v.w2, v.b2)
+        : () => {
+            const h = block(block(x, v.f1, v.c1), v.f2, v.c2);
+            return dense(tf.reshape(h, [h.shape[0], -1]), v.w, v.b);
+          };
+    const weights = Object.keys(v).filter((name) => name !== "labels").map((name) => v[name]);
+    const optimizer = (state.optimizer = tf.train.adam(0.001, 0.9, 0.999, 1e-7));
+    return () => optimizer.minimize(() => tf.losses.softmaxCrossEntropy(v.labels, logits()), true, weights);
   };
   return {
     async prepare(spec, backend, input) {
@@ -118,6 +175,8 @@ async function bootTfjs() {
           });
       } else if (spec.kind === "matmul") {
         current.step = () => tf.matMul(x, x);
+      } else if (spec.kind === "train") {
+        current.step = trainStep(spec.net, x, input.params, current);
       } else {
         throw new Error(`unknown bench case kind ${spec.kind}`);
       }

@@ -12,6 +12,44 @@ import webtf as tf
 _case: dict[str, Any] = {}
 
 
+def _dense(h: tf.Tensor, w: tf.Tensor, b: tf.Tensor) -> tf.Tensor:
+    return tf.add(tf.mat_mul(h, w), b)
+
+
+def _block(h: tf.Tensor, f: tf.Tensor, c: tf.Tensor) -> tf.Tensor:
+    return tf.max_pool(tf.relu(tf.add(tf.conv2d(h, f, 1, "same"), c)), 2, 2, "valid")
+
+
+def _train_step(net: str, x: tf.Tensor, params: Any) -> Callable[[], Any]:
+    """One adam step of the case's net (web/bench.js's TRAIN_WEIGHTS) on x; returns the step (it gives the
+    cost). The labels and variables join the case's inputs, the optimizer is kept for release()."""
+    v: dict[str, tf.Tensor] = {}
+    for name, data, shape in params.to_py(depth=1):
+        values = array("f")
+        values.frombytes(data.to_bytes())
+        t = tf.tensor(values, list(shape.to_py()), "float32")
+        v[name] = t if name == "labels" else tf.variable(t)
+        if name != "labels":
+            t.dispose()
+        _case["inputs"].append(v[name])
+    if net == "mlp":
+
+        def logits() -> tf.Tensor:
+            return _dense(tf.relu(_dense(x, v["w1"], v["b1"])), v["w2"], v["b2"])
+
+    else:
+
+        def logits() -> tf.Tensor:
+            h = _block(_block(x, v["f1"], v["c1"]), v["f2"], v["c2"])
+            return _dense(tf.reshape(h, [h.shape[0], -1]), v["w"], v["b"])
+
+    weights = [t for name, t in v.items() if name != "labels"]
+    optimizer = _case["optimizer"] = tf.train.adam(0.001, 0.9, 0.999, 1e-7)
+    return lambda: optimizer.minimize(
+        lambda: tf.losses.softmax_cross_entropy(v["labels"], logits()), True, weights
+    )
+
+
 def _adds(x: tf.Tensor, count: int) -> tf.Tensor:
     y = x
     for _ in range(count):
@@ -19,10 +57,13 @@ def _adds(x: tf.Tensor, count: int) -> tf.Tensor:
     return y
 
 
-async def prepare(kind: str, url: str, backend: str, data: Any, shape: Any, dtype: str, count: int) -> None:
+async def prepare(
+    kind: str, url: str, backend: str, data: Any, shape: Any, dtype: str, count: int, net: str, params: Any
+) -> None:
     """Switch to backend, load the case's model (if any) and upload its input (a JS typed array).
 
-    kind: graph | layers (a model at url), adds (count tiny adds), matmul (input times itself)."""
+    kind: graph | layers (a model at url), adds (count tiny adds), matmul (input times itself), train (one
+    adam step of `net` from params: [name, Float32Array, shape] for the labels and initial weights)."""
     release()
     if not await tf.set_backend(backend):
         raise RuntimeError(f"webtf backend {backend!r} failed to initialize")
@@ -54,6 +95,9 @@ async def prepare(kind: str, url: str, backend: str, data: Any, shape: Any, dtyp
         def step() -> Any:
             return tf.mat_mul(x, x)
 
+    elif kind == "train":
+        step = _train_step(net, x, params)
+
     else:
         raise ValueError(f"unknown bench case kind {kind!r}")
     _case["step"] = step
@@ -75,9 +119,9 @@ def release() -> int:
     if not _case:
         return 0
     tf.dispose(_case.pop("inputs", []))
-    model = _case.pop("model", None)
-    if model is not None:
-        model.dispose()
+    for owner in (_case.pop("model", None), _case.pop("optimizer", None)):
+        if owner is not None:
+            owner.dispose()
     leaked = tf.memory().num_tensors - _case.pop("before", tf.memory().num_tensors)
     _case.clear()
     return leaked

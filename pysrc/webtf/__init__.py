@@ -8,6 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from . import backends as _backends  # noqa: F401
+from . import (
+    data,  # tf.data: datasets (array, generator, zip, csv)
+    losses,
+    train,
+)
 from . import ops as _ops
 from .backends import cpu as _cpu  # noqa: F401  (registers the cpu backend and its kernels)
 from .backends import wasm  # tf.wasm.set_wasm_paths (TF.js setWasmPaths); WASM_* flags; priority 2
@@ -35,10 +40,21 @@ from .kernel_registry import (
     register_kernels,
     unregister_kernel,
 )
+from .losses import Reduction
 from .models import GraphModel, LayersModel, io, load_graph_model, load_layers_model
 from .ops import *  # noqa: F403
 from .ops.chaining import bind as _bind
 from .tensor import Tensor, Variable
+from .train import (
+    AdadeltaOptimizer,
+    AdagradOptimizer,
+    AdamaxOptimizer,
+    AdamOptimizer,
+    MomentumOptimizer,
+    Optimizer,
+    RMSPropOptimizer,
+    SGDOptimizer,
+)
 
 if numpy_or_none() is not None:  # the numpy backend: priority 2 outside the browser, 0 in Pyodide
     from .backends import numpy as _numpy  # noqa: F401
@@ -50,22 +66,7 @@ _bind(vars(_ops))
 
 def tidy(fn_or_name: Any, fn: Any = None) -> Any:
     """Run fn and free every tensor it made except those it returns (tensors, lists, tuples, dicts)."""
-    if fn is None:
-        fn = fn_or_name
-    if not callable(fn):
-        raise TypeError("tidy: expected a function (optionally after a name)")
-    ENGINE.start_scope()
-    try:
-        result = fn()
-        if hasattr(result, "__await__"):
-            if hasattr(result, "close"):
-                result.close()
-            raise TypeError("Cannot return a coroutine or awaitable inside of tidy(); tidy() is synchronous.")
-    except BaseException:
-        ENGINE.end_scope(None)
-        raise
-    ENGINE.end_scope(result)
-    return result
+    return ENGINE.tidy(fn_or_name, fn)
 
 
 def dispose(container: Any) -> None:
@@ -150,11 +151,13 @@ def enable_debug_mode() -> None:
 
 __all__ = [
     "ENGINE", "ENV", "Backend", "Environment", "GraphModel", "KernelRecord", "MemoryInfo", "ProfileInfo", "Tensor",
-    "LayersModel", "io", "load_graph_model", "load_layers_model",
+    "LayersModel", "data", "io", "load_graph_model", "load_layers_model",
     "TensorInfo", "TimingInfo", "Variable", "backend", "dispose", "enable_debug_mode", "enable_prod_mode",
     "env", "find_backend", "get_backend", "get_kernel", "get_kernels_for_backend", "keep", "memory",
     "profile", "ready", "register_backend", "register_kernel", "register_kernels", "remove_backend",
     "set_backend", "tidy", "time", "unregister_kernel", "wasm",
     "GradConfig", "custom_grad", "dispose_variables", "get_gradient", "grad", "grads", "register_gradient",
     "value_and_grad", "value_and_grads", "variable_grads",
+    "losses", "train", "Reduction", "AdadeltaOptimizer", "AdagradOptimizer", "AdamOptimizer", "AdamaxOptimizer",
+    "MomentumOptimizer", "Optimizer", "RMSPropOptimizer", "SGDOptimizer",
 ] + list(_ops.__all__)  # fmt: skip

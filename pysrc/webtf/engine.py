@@ -323,6 +323,8 @@ class Engine:
         return info
 
     # ---- scopes --------------------------------------------------------------------------------
+    # start_scope/end_scope are the one place scope state lives; op() calls the pair directly (the hottest
+    # path: a bracket inline costs less than a call through tidy), everything else goes through tidy().
     def start_scope(self) -> None:
         """Open a tidy scope: tensors made inside are freed at end_scope unless returned or kept."""
         scope: list[Tensor] = []
@@ -346,6 +348,28 @@ class Engine:
                     parent.append(t)
             elif not t.kept and not t.is_disposed_internal:
                 self.dispose_tensor(t)
+
+    def tidy(self, name_or_fn: Any, fn: Callable[[], Any] | None = None) -> Any:
+        """Run fn in a scope: every tensor it makes is freed except those it returns (in tensors, lists,
+        tuples or dicts) or keep()s, also when it raises. A leading name is accepted, as in TF.js."""
+        if fn is None:
+            fn = name_or_fn
+        if not callable(fn):
+            raise TypeError("tidy: expected a function (optionally after a name)")
+        self.start_scope()
+        try:
+            result = fn()
+            if hasattr(result, "__await__"):
+                if hasattr(result, "close"):
+                    result.close()
+                raise TypeError(
+                    "Cannot return a coroutine or awaitable inside of tidy(); tidy() is synchronous."
+                )
+        except BaseException:
+            self.end_scope(None)
+            raise
+        self.end_scope(result)
+        return result
 
     # ---- kernels -------------------------------------------------------------------------------
     def run_kernel(self, name: str, inputs: Any, attrs: dict[str, Any] | None = None) -> Any:

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .update_rules import RULES
+
 
 @dataclass(frozen=True)
 class KernelSpec:
@@ -180,6 +182,17 @@ EluGrad = "EluGrad"
 MaxPoolGrad = "MaxPoolGrad"
 ResizeBilinearGrad = "ResizeBilinearGrad"
 ResizeNearestNeighborGrad = "ResizeNearestNeighborGrad"
+
+# ---- optimizer updates: inputs value, grad and the rule's slots; attrs its scalars (update_rules.RULES) ----
+ApplyAdadelta = "ApplyAdadelta"
+ApplyAdagrad = "ApplyAdagrad"
+ApplyAdam = "ApplyAdam"
+ApplyAdaMax = "ApplyAdaMax"
+ApplyCenteredRMSProp = "ApplyCenteredRMSProp"
+ApplyGradientDescent = "ApplyGradientDescent"
+ApplyMomentum = "ApplyMomentum"
+ApplyNesterovMomentum = "ApplyNesterovMomentum"
+ApplyRMSProp = "ApplyRMSProp"
 
 
 _X = ("x",)
@@ -357,6 +370,8 @@ _SPECS = (
     KernelSpec(ResizeBilinearGrad, ("images", "dy"), _RESIZE),
     KernelSpec(ResizeNearestNeighborGrad, ("images", "dy"), _RESIZE),
 )
+
+_SPECS += tuple(KernelSpec(name, rule.inputs, rule.scalars) for name, rule in RULES.items())
 
 #: kernel name -> its KernelSpec
 KERNELS: dict[str, KernelSpec] = {spec.name: spec for spec in _SPECS}

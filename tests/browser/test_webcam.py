@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from playwright.sync_api import Browser, BrowserContext, Page
 
-import build
-from tests.conftest import CHROMIUM_ARGS, PY_JS, Remote, boot_page
+from tests.conftest import PY_JS, SharedPage, boot_page
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "astronaut-256.png"
 FRAME_W, FRAME_H, PHOTO_X = 320, 256, 32  # the photo sits at x = 32..288 of a grey 320x256 frame
@@ -110,35 +110,40 @@ def y4m(rgb: np.ndarray) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def camera_browser(playwright_remote: Remote, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Remote]:
-    """Chromium with a fake camera playing camera_frame(); contexts must grant "camera" to use it."""
+def browser(
+    launch_browser: Callable[..., Browser],
+    browser_type_launch_args: dict[str, Any],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Browser]:
+    """This module's pytest-playwright `browser`: the session's launch options plus a fake camera playing
+    camera_frame(), so that `new_context` (and its traces, screenshots, videos) works on it. Contexts must grant
+    "camera" to use the camera; a browser without one is test_boot.py's."""
     video = tmp_path_factory.mktemp("camera") / "astronaut.y4m"
     video.write_bytes(y4m(camera_frame()))
     args = [
-        *CHROMIUM_ARGS,
+        *browser_type_launch_args.get("args", []),
         "--use-fake-device-for-media-stream",
         f"--use-file-for-fake-video-capture={video}",
     ]
-    chromium = playwright_remote.chromium.launch(
-        executable_path=str(build.CHROMIUM), headless=True, args=args
-    )
-    yield chromium
-    chromium.close()
+    camera = launch_browser(args=args)
+    yield camera
+    camera.close()
 
 
-def open_demo(browser: Remote, url: str, grant: bool, log: list[str]) -> tuple[Remote, Remote]:
-    """(context, page) of the demo at url, with camera permission granted or not (then it is denied)."""
-    context = browser.new_context(permissions=["camera"] if grant else [])
-    return context, boot_page(context, url, log)
+def open_demo(new_context: Callable[..., BrowserContext], url: str, grant: bool, log: list[str]) -> Page:
+    """The demo at url in a new context, with camera permission granted or not (then it is denied)."""
+    page = new_context(permissions=["camera"] if grant else []).new_page()
+    boot_page(page, url, log)
+    return page
 
 
-def state(page: Remote) -> dict[str, Any]:
+def state(page: Page) -> dict[str, Any]:
     """window.webtfDemo."""
     return page.evaluate("window.webtfDemo")
 
 
 def wait_state(
-    page: Remote, condition: str, log: list[str], timeout: int = FRAME_TIMEOUT_MS
+    page: Page, condition: str, log: list[str], timeout: int = FRAME_TIMEOUT_MS
 ) -> dict[str, Any]:
     """Wait until the JS expression `condition` over `s` (the demo state) holds; return the state."""
     try:
@@ -153,8 +158,8 @@ def wait_state(
     return state(page)
 
 
-def run_py(page: Remote, code: str) -> Any:
-    """Run Python in the page (same helper as the session `py` fixture)."""
+def run_py(page: Page, code: str) -> Any:
+    """Run Python in the page (as the `py` fixture does in webtf_page)."""
     return page.evaluate(PY_JS, code)
 
 
@@ -165,7 +170,7 @@ SELECT_JS = """([selector, value]) => {
 }"""
 
 
-def select(page: Remote, selector: str, value: str) -> None:
+def select(page: Page, selector: str, value: str) -> None:
     """Pick an option of a <select> and fire change, as a user's pick does.
 
     Not page.select_option: its actionability checks wait for animation frames, which a page busy with
@@ -262,90 +267,85 @@ def check_face_location(box: list[float], offset_x: float) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_live_face_matches_tfjs(camera_browser: Remote, server: str, backend: str) -> None:
+def test_live_face_matches_tfjs(
+    new_context: Callable[..., BrowserContext], server: str, backend: str
+) -> None:
     log: list[str] = []
-    context, page = open_demo(
-        camera_browser, f"{server}?camera=auto&model=blazeface&backend={backend}", True, log
+    page = open_demo(new_context, f"{server}?camera=auto&model=blazeface&backend={backend}", True, log)
+    s = wait_state(page, "s.frames >= 1", log)
+    assert s["backend"] == backend, f"backend {backend} did not start: {s['message']}"
+    assert s["camera"] == "live" and s["source_size"] == [FRAME_W, FRAME_H], s
+    assert page.locator("#video").is_visible() and page.locator("#sample").is_hidden()
+
+    oracle = page.evaluate(TFJS_ORACLE)
+    n, n_ref, max_diff, pixels = run_py(page, SAME_FRAME_PY)
+    page.evaluate("document.getElementById('video').play()")
+    assert n == n_ref == FRAME_W * FRAME_H * 3 and max_diff == 0, "webtf and TF.js read different pixels"
+    # the frame Chromium decoded from the y4m is the photo (up to YUV 4:2:0 rounding)
+    error = np.abs(
+        np.array(pixels, np.int32).reshape(FRAME_H, FRAME_W, 3) - camera_frame().astype(np.int32)
     )
-    try:
-        s = wait_state(page, "s.frames >= 1", log)
-        assert s["backend"] == backend, f"backend {backend} did not start: {s['message']}"
-        assert s["camera"] == "live" and s["source_size"] == [FRAME_W, FRAME_H], s
-        assert page.locator("#video").is_visible() and page.locator("#sample").is_hidden()
+    assert error.mean() < 3, error.mean()
 
-        oracle = page.evaluate(TFJS_ORACLE)
-        n, n_ref, max_diff, pixels = run_py(page, SAME_FRAME_PY)
-        page.evaluate("document.getElementById('video').play()")
-        assert n == n_ref == FRAME_W * FRAME_H * 3 and max_diff == 0, "webtf and TF.js read different pixels"
-        # the frame Chromium decoded from the y4m is the photo (up to YUV 4:2:0 rounding)
-        error = np.abs(
-            np.array(pixels, np.int32).reshape(FRAME_H, FRAME_W, 3) - camera_frame().astype(np.int32)
-        )
-        assert error.mean() < 3, error.mean()
+    s = wait_state(page, f"s.frames >= {s['frames'] + 2}", log)  # frames read after the pause too
+    faces = s["detections"]
+    assert len(faces) == 1, faces
+    assert len(oracle["faces"]) == 1, oracle
+    face, ref = faces[0], oracle["faces"][0]
+    tol = 0.05 * (ref["box"][2] - ref["box"][0])
+    assert near(face["box"], ref["box"], tol), (face["box"], ref["box"])
+    assert len(face["keypoints"]) == 6
+    for point, ref_point in zip(face["keypoints"], ref["keypoints"], strict=True):
+        assert near(point, ref_point, tol), (face["keypoints"], ref["keypoints"])
+    assert abs(face["score"] - ref["score"]) < 0.02 and face["score"] > 0.75
+    check_face_location(face["box"], PHOTO_X)
+    rounded = [[round(v, 1) for v in b] for b in (face["box"], ref["box"])]
+    print(f"{backend}: box {rounded[0]} vs TF.js {rounded[1]}")
 
-        s = wait_state(page, f"s.frames >= {s['frames'] + 2}", log)  # frames read after the pause too
-        faces = s["detections"]
-        assert len(faces) == 1, faces
-        assert len(oracle["faces"]) == 1, oracle
-        face, ref = faces[0], oracle["faces"][0]
-        tol = 0.05 * (ref["box"][2] - ref["box"][0])
-        assert near(face["box"], ref["box"], tol), (face["box"], ref["box"])
-        assert len(face["keypoints"]) == 6
-        for point, ref_point in zip(face["keypoints"], ref["keypoints"], strict=True):
-            assert near(point, ref_point, tol), (face["keypoints"], ref["keypoints"])
-        assert abs(face["score"] - ref["score"]) < 0.02 and face["score"] > 0.75
-        check_face_location(face["box"], PHOTO_X)
-        rounded = [[round(v, 1) for v in b] for b in (face["box"], ref["box"])]
-        print(f"{backend}: box {rounded[0]} vs TF.js {rounded[1]}")
-
-        s = wait_state(page, f"s.frames >= {FRAMES[backend]}", log)
-        counts = [e["num_tensors"] for e in page.evaluate("window.webtfDemoLog") if e["frames"] >= 1]
-        assert len(counts) >= FRAMES[backend] and len(set(counts)) == 1, counts
-        print(
-            f"{backend}: {s['frames']} frames, {s['fps']} fps, {s['last_ms']} ms/inference, warm-up "
-            f"{s['warmup_ms']} ms, {counts[0]} tensors ({s['num_bytes']} bytes) after every frame"
-        )
-    finally:
-        context.close()
+    s = wait_state(page, f"s.frames >= {FRAMES[backend]}", log)
+    counts = [e["num_tensors"] for e in page.evaluate("window.webtfDemoLog") if e["frames"] >= 1]
+    assert len(counts) >= FRAMES[backend] and len(set(counts)) == 1, counts
+    print(
+        f"{backend}: {s['frames']} frames, {s['fps']} fps, {s['last_ms']} ms/inference, warm-up "
+        f"{s['warmup_ms']} ms, {counts[0]} tensors ({s['num_bytes']} bytes) after every frame"
+    )
 
 
-def test_denied_permission_falls_back_to_sample(camera_browser: Remote, server: str) -> None:
+def test_denied_permission_falls_back_to_sample(
+    new_context: Callable[..., BrowserContext], server: str
+) -> None:
     log: list[str] = []
-    context, page = open_demo(camera_browser, f"{server}?camera=auto&backend={FAST}", False, log)
-    try:
-        s = wait_state(page, "s.camera === 'denied'", log, 30_000)
-        assert "permission was denied" in s["message"] and "sample image" in s["message"]
-        assert "denied" in page.locator("#demo-message").inner_text()
-        assert page.locator("#sample").is_visible() and page.locator("#video").is_hidden()
-        s = wait_state(page, "s.frames >= 1 && s.detections.length > 0", log)
-        assert s["source_size"] == [256, 256] and len(s["detections"]) == 1
-        check_face_location(s["detections"][0]["box"], 0)
-    finally:
-        context.close()
-
-
-def test_no_camera_shows_message(browser: Remote, server: str) -> None:
-    log: list[str] = []
-    context, page = open_demo(browser, f"{server}?camera=auto&backend={FAST}", True, log)  # no fake device
-    try:
-        s = wait_state(page, "s.camera === 'none' && s.message.includes('No camera')", log, 30_000)
-        assert "sample image" in s["message"]
-        assert page.locator("#sample").is_visible()
-    finally:
-        context.close()
+    page = open_demo(new_context, f"{server}?camera=auto&backend={FAST}", False, log)
+    s = wait_state(page, "s.camera === 'denied'", log, 30_000)
+    assert "permission was denied" in s["message"] and "sample image" in s["message"]
+    assert "denied" in page.locator("#demo-message").inner_text()
+    assert page.locator("#sample").is_visible() and page.locator("#video").is_hidden()
+    s = wait_state(page, "s.frames >= 1 && s.detections.length > 0", log)
+    assert s["source_size"] == [256, 256] and len(s["detections"]) == 1
+    check_face_location(s["detections"][0]["box"], 0)
 
 
 @pytest.fixture(scope="module")
-def fast_page(camera_browser: Remote, server: str) -> Iterator[tuple[Remote, list[str]]]:
+def fast_demo(browser: Browser, server: str, pytestconfig: pytest.Config) -> Iterator[SharedPage]:
     """A live demo on the FAST backend, shared by the tests below (keep them last in this file)."""
-    log: list[str] = []
-    context, page = open_demo(camera_browser, f"{server}?camera=auto&backend={FAST}", True, log)
-    wait_state(page, "s.frames >= 3 && s.detections.length === 1", log)
-    yield page, log
+    context = browser.new_context(permissions=["camera"])
+    demo = SharedPage(pytestconfig, context, "webcam-demo")
+    page = demo.boot(f"{server}?camera=auto&backend={FAST}")
+    wait_state(page, "s.frames >= 3 && s.detections.length === 1", demo.console_log)
+    yield demo
     context.close()
 
 
-def test_backend_switch_mid_stream(fast_page: tuple[Remote, list[str]]) -> None:
+@pytest.fixture
+def fast_page(
+    fast_demo: SharedPage, request: pytest.FixtureRequest, output_path: str
+) -> Iterator[tuple[Page, list[str]]]:
+    """The shared demo and its console log, recorded for this test (--tracing, --screenshot)."""
+    with fast_demo.recording(request, output_path) as page:
+        yield page, fast_demo.console_log
+
+
+def test_backend_switch_mid_stream(fast_page: tuple[Page, list[str]]) -> None:
     page, log = fast_page
     s = wait_state(page, f"s.backend === '{FAST}' && s.frames >= 3", log)
     select(page, "#backend-select", "cpu")
@@ -364,7 +364,7 @@ def test_backend_switch_mid_stream(fast_page: tuple[Remote, list[str]]) -> None:
     assert backends[0] == FAST and "cpu" in backends and backends[-1] == FAST
 
 
-def test_movenet_nose_near_face(fast_page: tuple[Remote, list[str]], tmp_path: Path) -> None:
+def test_movenet_nose_near_face(fast_page: tuple[Page, list[str]], tmp_path: Path) -> None:
     page, log = fast_page
     s = wait_state(page, "s.model === 'blazeface' && s.detections.length === 1", log)
     face = s["detections"][0]
@@ -395,7 +395,7 @@ OVERLAY_PIXELS_JS = """([points]) => {
 }"""
 
 
-def test_screenshot_boxes_on_face(fast_page: tuple[Remote, list[str]], tmp_path: Path) -> None:
+def test_screenshot_boxes_on_face(fast_page: tuple[Page, list[str]], tmp_path: Path) -> None:
     page, log = fast_page
     s = wait_state(page, "s.model === 'blazeface' && s.detections.length === 1", log)
     x1, y1, x2, y2 = s["detections"][0]["box"]

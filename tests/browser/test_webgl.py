@@ -79,8 +79,8 @@ PROBE_JS = """() => {
 }"""
 
 
-def test_flags_are_readings_of_the_real_context(page: Any, py: Py) -> None:
-    probe = page.evaluate(PROBE_JS)
+def test_flags_are_readings_of_the_real_context(webtf_page: Any, py: Py) -> None:
+    probe = webtf_page.evaluate(PROBE_JS)
     res = run(
         py,
         """
@@ -268,8 +268,8 @@ TICKS_JS = """() => {
 }"""
 
 
-def test_await_data_lets_the_page_run_and_data_sync_blocks(page: Any, py: Py) -> None:
-    page.evaluate(TICKS_JS)
+def test_await_data_lets_the_page_run_and_data_sync_blocks(webtf_page: Any, py: Py) -> None:
+    webtf_page.evaluate(TICKS_JS)
     try:
         res = run(
             py,
@@ -295,7 +295,7 @@ def test_await_data_lets_the_page_run_and_data_sync_blocks(page: Any, py: Py) ->
             """,
         )
     finally:
-        page.evaluate("() => { window.webtfTicks.stop = true; }")
+        webtf_page.evaluate("() => { window.webtfTicks.stop = true; }")
     assert res["async"][0] > 0 and res["async"][1] > 0  # frames and timers ran while the read was pending
     assert res["sync"] == [0, 0]  # data_sync holds the page until the values are there
     np.testing.assert_allclose(res["got"], res["ref"], rtol=1e-3, atol=1e-2)

@@ -1,11 +1,11 @@
 """Host tests of the engine: memory accounting, tidy/dispose/keep, backends, kernels, profile, modes."""
 
-import asyncio
 from array import array
 
 import pytest
 
 import webtf as tf
+from tests.harness.aio import run_sync
 from webtf.backends.cpu import CpuBackend
 from webtf.backends.cpu.kernels import KERNELS as CPU_KERNELS
 
@@ -14,9 +14,9 @@ from webtf.backends.cpu.kernels import KERNELS as CPU_KERNELS
 def _on_cpu():
     """These tests drive the engine through the cpu backend (the host default is numpy where it imports)."""
     previous = tf.get_backend()
-    asyncio.run(tf.set_backend("cpu"))
+    run_sync(tf.set_backend("cpu"))
     yield
-    asyncio.run(tf.set_backend(previous))
+    run_sync(tf.set_backend(previous))
 
 
 @pytest.fixture(autouse=True)
@@ -107,8 +107,8 @@ def test_disposed_tensor_errors():
 def test_reads_sync_async_and_nested():
     t = tf.tensor([[1.5, 2.5], [3.5, 4.5]])
     assert isinstance(t.data_sync(), array)
-    assert asyncio.run(t.data()).tolist() == [1.5, 2.5, 3.5, 4.5]
-    assert asyncio.run(t.array()) == [[1.5, 2.5], [3.5, 4.5]]
+    assert run_sync(t.data()).tolist() == [1.5, 2.5, 3.5, 4.5]
+    assert run_sync(t.array()) == [[1.5, 2.5], [3.5, 4.5]]
     assert tf.tidy(lambda: tf.tensor([[]]).array_sync()) == [[]]
     assert tf.tidy(lambda: tf.tensor(3).array_sync()) == 3
     assert tf.tidy(lambda: tf.tensor([True, False]).array_sync()) == [True, False]
@@ -166,7 +166,7 @@ def second_backend():
         tf.register_kernel(name, "cpu2", impl)
     tf.register_backend("cpu2", CpuBackend, priority=0)
     yield "cpu2"
-    asyncio.run(tf.set_backend("cpu"))
+    run_sync(tf.set_backend("cpu"))
     tf.remove_backend("cpu2")
     for name in CPU_KERNELS:
         tf.unregister_kernel(name, "cpu2")
@@ -176,13 +176,13 @@ def test_backend_switch_moves_data(second_backend):
     assert tf.get_backend() == "cpu"
     a = tf.tensor([1.0, 2.0])
     cpu = tf.backend()
-    assert asyncio.run(tf.set_backend("cpu2")) is True
+    assert run_sync(tf.set_backend("cpu2")) is True
     assert tf.get_backend() == "cpu2"
     b = tf.cast(a, "int32")  # a moves lazily to cpu2 when the kernel reads it
     cpu2 = tf.find_backend("cpu2")
     assert a.data_id in cpu2.data and a.data_id not in cpu.data
     assert b.data_sync().tolist() == [1, 2]
-    asyncio.run(tf.set_backend("cpu"))
+    run_sync(tf.set_backend("cpu"))
     assert a.data_sync().tolist() == [1.0, 2.0]  # reading works wherever the data lives
     tf.dispose([a, b])
     assert a.data_id not in cpu2.data
@@ -198,11 +198,11 @@ def test_backend_failures_keep_current():
     tf.register_backend("broken", broken, priority=100)
     tf.register_backend("broken_async", broken_async, priority=99)
     try:
-        assert asyncio.run(tf.set_backend("broken")) is False
-        assert asyncio.run(tf.set_backend("broken_async")) is False
+        assert run_sync(tf.set_backend("broken")) is False
+        assert run_sync(tf.set_backend("broken_async")) is False
         assert tf.get_backend() == "cpu"
         with pytest.raises(ValueError, match="Backend name 'nope' not found"):
-            asyncio.run(tf.set_backend("nope"))
+            run_sync(tf.set_backend("nope"))
     finally:
         tf.remove_backend("broken")
         tf.remove_backend("broken_async")
@@ -222,7 +222,7 @@ def test_ready_picks_highest_priority_async_backend():
     engine2 = tf.ENGINE.__class__()
     engine2.register_backend("slow", CpuBackend, 1)
     engine2.register_backend("fast", fast, 5)
-    asyncio.run(engine2.ready())
+    run_sync(engine2.ready())
     assert engine2.backend_name == "fast" and made == ["fast"]
 
 
@@ -255,13 +255,13 @@ def test_profile_and_time():
         x.dispose()
         return y
 
-    info = asyncio.run(tf.profile(work))
+    info = run_sync(tf.profile(work))
     assert info.kernel_names == ["Fill", "Cast"]
     assert info.new_tensors == 1 and info.new_bytes == 400
     assert info.peak_bytes - tf.memory().num_bytes + 400 >= 800  # both buffers lived at once
     assert info.kernels[1].input_shapes == [[100]] and info.kernels[1].output_shapes == [[100]]
     info.result.dispose()
-    timing = asyncio.run(tf.time(lambda: tf.dispose(work())))
+    timing = run_sync(tf.time(lambda: tf.dispose(work())))
     assert timing.wall_ms >= timing.kernel_ms >= 0
 
 

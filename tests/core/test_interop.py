@@ -1,7 +1,6 @@
 """numpy interop on both host backends: Tensor.numpy() / numpy_async() / np.asarray(t), tf.tensor from numpy
 arrays and scalars, memoryview, array.array and bytes-like objects, and the path where numpy is absent."""
 
-import asyncio
 import os
 import subprocess
 import sys
@@ -12,6 +11,7 @@ import numpy as np
 import pytest
 
 import webtf as tf
+from tests.harness.aio import run_sync
 
 SHAPES = [(), (0,), (3,), (2, 0, 4), (2, 3), (2, 3, 4)]
 NP = {"float32": np.float32, "int32": np.int32, "bool": np.bool_}
@@ -30,11 +30,11 @@ def _values(shape, dtype):
 def backend(request):
     """Each test on both host backends; tf.memory().num_tensors must come back to where it started."""
     previous = tf.get_backend()
-    assert asyncio.run(tf.set_backend(request.param))
+    assert run_sync(tf.set_backend(request.param))
     before = tf.memory().num_tensors
     yield request.param
     assert tf.memory().num_tensors == before, "tensors leaked"
-    asyncio.run(tf.set_backend(previous))
+    run_sync(tf.set_backend(previous))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
@@ -47,7 +47,7 @@ def test_round_trip_per_dtype_and_shape(backend, dtype, shape):
     assert out.dtype == NP[dtype] and out.shape == shape
     np.testing.assert_array_equal(out, src)
     np.testing.assert_array_equal(np.asarray(t), src)
-    np.testing.assert_array_equal(asyncio.run(t.numpy_async()), src)
+    np.testing.assert_array_equal(run_sync(t.numpy_async()), src)
     assert np.asarray(t, dtype=np.float64).dtype == np.float64
     assert out.flags.writeable and out.flags.c_contiguous
     out[...] = 0  # a copy: the tensor keeps its values
@@ -175,8 +175,8 @@ def test_without_numpy_numpy_raises_and_data_remains(monkeypatch):
     with pytest.raises(ImportError, match=r"Tensor.numpy\(\) needs numpy.*data_sync\(\)"):
         t.numpy()
     with pytest.raises(ImportError, match="needs numpy"):
-        asyncio.run(t.numpy_async())
-    assert asyncio.run(t.data()).tolist() == [1, 2, 3, 4]
+        run_sync(t.numpy_async())
+    assert run_sync(t.data()).tolist() == [1, 2, 3, 4]
     mixed = [
         (memoryview(array("d", [1.5, -2.0])), "float32", [1.5, -2.0]),
         (memoryview(array("f", [0.25])), "float32", [0.25]),

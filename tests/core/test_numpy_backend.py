@@ -2,13 +2,13 @@
 
 The op suite (tests/ops, target host-numpy) checks the kernels' values against numpy oracles."""
 
-import asyncio
 import warnings
 
 import numpy as np
 import pytest
 
 import webtf as tf
+from tests.harness.aio import run_sync
 from webtf.backends.cpu import KERNELS as CPU_KERNELS
 from webtf.backends.numpy import NATIVE
 
@@ -20,11 +20,11 @@ def test_every_cpu_kernel_is_vectorized():
 @pytest.fixture
 def on_numpy():
     previous = tf.get_backend()
-    assert asyncio.run(tf.set_backend("numpy"))
+    assert run_sync(tf.set_backend("numpy"))
     before = tf.memory().num_tensors
     yield
     assert tf.memory().num_tensors == before
-    asyncio.run(tf.set_backend(previous))
+    run_sync(tf.set_backend(previous))
 
 
 def test_float_edge_cases_give_inf_and_nan_silently(on_numpy):

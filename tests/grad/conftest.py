@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
+
+from tests.harness.aio import run_sync
 
 TARGETS = os.environ.get("WEBTF_OP_TARGETS", "host,host-numpy,page-cpu,page-wasm,page-webgl").split(",")
 PAGE_BACKENDS = [t.removeprefix("page-") for t in TARGETS if t in ("page-cpu", "page-wasm", "page-webgl")]
@@ -22,9 +23,9 @@ def host_backend(request: pytest.FixtureRequest) -> Iterator[str]:
     import webtf as tf
 
     previous = tf.get_backend()
-    assert asyncio.run(tf.set_backend(request.param))
+    assert run_sync(tf.set_backend(request.param))
     yield request.param
-    asyncio.run(tf.set_backend(previous))
+    run_sync(tf.set_backend(previous))
 
 
 def mismatch(got: list[Any], want: list[np.ndarray], tol: float) -> str | None:

@@ -3,8 +3,6 @@ gradient API (errors, memory, tape, higher order, custom_grad, variables) agains
 
 from __future__ import annotations
 
-import asyncio
-
 import numpy as np
 import pytest
 
@@ -12,6 +10,7 @@ import webtf as tf
 from tests.grad.cases import CASES, dy_for, finite_differences, payload, spec
 from tests.grad.conftest import HOST_BACKENDS, mismatch
 from tests.grad.runner import run_case
+from tests.harness.aio import run_sync
 from webtf.engine import ENGINE
 from webtf.gradients import registered_gradients
 from webtf.gradients.tape import Tape
@@ -226,7 +225,7 @@ def test_variable_dtype_and_reuse_of_names(no_leaks):
 def test_gradients_inside_tidy_and_async_reads(no_leaks):
     x = tf.tensor([[1.0, 2.0], [3.0, 4.0]])
     g = tf.tidy(lambda: tf.grad(lambda x: tf.sum(tf.softmax(x) * x))(x))
-    values = asyncio.run(g.data())
+    values = run_sync(g.data())
     assert len(values) == 4
     tf.dispose([x, g])
 

@@ -44,17 +44,17 @@ def _cases_for(backend: str) -> list[Any]:
 
 
 @pytest.fixture(scope="module")
-def results(page: Any) -> Any:
+def results(webtf_page: Any) -> Any:
     """(backend) -> {case name: webtf result}, and TF.js's results by case name (computed once)."""
-    page.evaluate(_INSTALL, [(Path(__file__).parent / "runner.py").read_text()])
+    webtf_page.evaluate(_INSTALL, [(Path(__file__).parent / "runner.py").read_text()])
     tfjs_cases = payload([c for c in CASES if c.js])
-    tfjs = dict(zip([c["name"] for c in tfjs_cases], page.evaluate(JS_RUNNER, tfjs_cases), strict=True))
+    tfjs = dict(zip([c["name"] for c in tfjs_cases], webtf_page.evaluate(JS_RUNNER, tfjs_cases), strict=True))
     by_backend: dict[str, dict[str, Any]] = {}
 
     def webtf(backend: str) -> dict[str, Any]:
         if backend not in by_backend:
             cases = _cases_for(backend)
-            out = json.loads(page.evaluate(_RUN, [backend, json.dumps(payload(cases))]))
+            out = json.loads(webtf_page.evaluate(_RUN, [backend, json.dumps(payload(cases))]))
             by_backend[backend] = dict(zip([c.name for c in cases], out, strict=True))
         return by_backend[backend]
 

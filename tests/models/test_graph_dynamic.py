@@ -4,12 +4,12 @@ Each graph is written here in the converter's format (tests/models/synth.py) and
 hand-computed values; every test also checks that no tensor outlives the run (outputs aside).
 """
 
-import asyncio
 
 import numpy as np
 import pytest
 
 import webtf as tf
+from tests.harness.aio import run_sync
 from tests.models import synth
 from tests.models.synth import Graph, dtype_attr, shape_attr, while_loop
 
@@ -25,7 +25,7 @@ def _no_leaks():
 
 def load(g: Graph, outputs=None):
     model, data = g.model(outputs)
-    return asyncio.run(tf.load_graph_model(tf.io.from_memory(model, data)))
+    return run_sync(tf.load_graph_model(tf.io.from_memory(model, data)))
 
 
 def run(m, feeds, outputs=None):
@@ -33,7 +33,7 @@ def run(m, feeds, outputs=None):
     tensors = {k: tf.tensor(v) for k, v in feeds.items()}
     before = tf.memory().num_tensors
     try:
-        out = asyncio.run(m.execute_async(tensors, outputs))
+        out = run_sync(m.execute_async(tensors, outputs))
     finally:
         tf.dispose(list(tensors.values()))
     outs = out if isinstance(out, list) else [out]
@@ -505,7 +505,7 @@ def test_dynamic_model_from_files_and_uint8_input(tmp_path):
     g = map_fn_graph("int32")
     g.nodes[0]["attr"]["dtype"] = {"type": "DT_UINT8"}
     model, data = g.model(["out"])
-    m = asyncio.run(tf.load_graph_model(str(synth.write(tmp_path / "m", model, data))))
+    m = run_sync(tf.load_graph_model(str(synth.write(tmp_path / "m", model, data))))
     assert m.inputs[0].dtype == "int32"
     x = np.array([[1, 2, 3]], np.int32)
     np.testing.assert_array_equal(run(m, {"x": x}), x * 2)

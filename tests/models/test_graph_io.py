@@ -1,11 +1,11 @@
 """Host tests: graph model loading (files, memory), execution vs numpy, and clean failures on bad files."""
 
-import asyncio
 
 import numpy as np
 import pytest
 
 import webtf as tf
+from tests.harness.aio import run_sync
 from tests.models import synth
 from webtf.models.graph.model import TensorSpec
 
@@ -24,7 +24,7 @@ def conv(tmp_path):
 
 
 def load(path):
-    return asyncio.run(tf.load_graph_model(str(path)))
+    return run_sync(tf.load_graph_model(str(path)))
 
 
 def test_load_and_execute_matches_numpy(conv):
@@ -46,7 +46,7 @@ def test_load_and_execute_matches_numpy(conv):
 
 def test_from_memory_and_errors_on_inputs(conv):
     tmp, model, data, w = conv
-    m = asyncio.run(tf.load_graph_model(tf.io.from_memory(model, data)))
+    m = run_sync(tf.load_graph_model(tf.io.from_memory(model, data)))
     bad = tf.zeros([1, 4, 4, 3])
     with pytest.raises(
         ValueError, match=r"The shape of input 'input' must be \[-1,8,8,3\], but was \[1,4,4,3\]"
@@ -123,7 +123,7 @@ def _values(ts):
 
 def test_signature_from_metadata_names_and_orders_outputs():
     model, data = synth.signature_model()
-    m = asyncio.run(tf.load_graph_model(tf.io.from_memory(model, data)))
+    m = run_sync(tf.load_graph_model(tf.io.from_memory(model, data)))
     # the metadata's signature wins; outputs in JavaScript's key order, each named by its key
     assert m.model_signature == model["userDefinedMetadata"]["signature"]
     assert m.metadata == model["userDefinedMetadata"]
@@ -136,7 +136,7 @@ def test_signature_from_metadata_names_and_orders_outputs():
         out = m.execute(feed)
         np.testing.assert_array_equal(np.stack(_values(out)), [xv + 2, xv + 1, xv + 3])
         tf.dispose(out)
-    out = asyncio.run(m.execute_async(x))
+    out = run_sync(m.execute_async(x))
     np.testing.assert_array_equal(np.stack(_values(out)), [xv + 2, xv + 1, xv + 3])
     tf.dispose(out)
     # asked outputs (signature keys, node names, tensor names) come back in the order asked
@@ -152,7 +152,7 @@ def test_signature_from_metadata_names_and_orders_outputs():
 def test_predict_names_outputs_by_structured_output_keys():
     model, data = synth.signature_model()
     model["userDefinedMetadata"]["structuredOutputKeys"] = ["b", "a", "c"]
-    m = asyncio.run(tf.load_graph_model(tf.io.from_memory(model, data)))
+    m = run_sync(tf.load_graph_model(tf.io.from_memory(model, data)))
     x = tf.tensor([[1.0, 2.0]])
     out = m.predict(x)
     assert list(out) == ["b", "a", "c"]
@@ -163,7 +163,7 @@ def test_predict_names_outputs_by_structured_output_keys():
 
 def test_without_signature_outputs_are_the_unconsumed_nodes():
     model, data = synth.signature_model(signed=False)
-    m = asyncio.run(tf.load_graph_model(tf.io.from_memory(model, data)))
+    m = run_sync(tf.load_graph_model(tf.io.from_memory(model, data)))
     assert m.model_signature is None and m.metadata is None
     assert m.input_nodes == ["x"]
     # as TF.js: any node nothing consumes (a control input counts), integer-like names first

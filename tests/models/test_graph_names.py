@@ -59,8 +59,8 @@ out
 """
 
 
-def compare(page, py, names, texts):
-    oracle = page.evaluate(ORACLE_JS, [names, texts])
+def compare(webtf_page, py, names, texts):
+    oracle = webtf_page.evaluate(ORACLE_JS, [names, texts])
     got = py(f"NAMES = {names!r}\n" + WEBTF_PY)
     assert list(oracle) == list(got) == names
     differ = {
@@ -71,12 +71,12 @@ def compare(page, py, names, texts):
     assert not differ, f"{len(differ)} of {len(names)} models differ from TF.js (webtf, TF.js): {differ}"
 
 
-def test_every_human_model_names_inputs_and_outputs_as_tfjs(page, py):
+def test_every_human_model_names_inputs_and_outputs_as_tfjs(webtf_page, py):
     assert len(build.TOPOLOGY_MODELS) == 41
-    compare(page, py, list(build.TOPOLOGY_MODELS), {})
+    compare(webtf_page, py, list(build.TOPOLOGY_MODELS), {})
 
 
-def test_signature_key_order_and_fallback_outputs_as_tfjs(page, py):
+def test_signature_key_order_and_fallback_outputs_as_tfjs(webtf_page, py):
     """Integer-like keys, a tensor named twice, metadata overriding the signature; no signature at all."""
     texts = {f"synth-{signed}": json.dumps(synth.signature_model(signed)[0]) for signed in (True, False)}
-    compare(page, py, list(texts), texts)
+    compare(webtf_page, py, list(texts), texts)

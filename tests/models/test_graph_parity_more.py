@@ -112,9 +112,9 @@ tf.dispose(outs); tf.dispose(list(feeds.values())); model.dispose()
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("case", list(CASES))
-def test_dynamic_model_matches_tfjs(page, py, case, backend):
+def test_dynamic_model_matches_tfjs(webtf_page, py, case, backend):
     name, specs = CASES[case]
-    oracle = page.evaluate(ORACLE_JS, [name, specs])
+    oracle = webtf_page.evaluate(ORACLE_JS, [name, specs])
     res = py(f"BACKEND = {backend!r}\nNAME = {name!r}\n" + WEBTF_PY)
     assert res["output_nodes"] == oracle["outputNodes"]
     assert res["shapes"] == oracle["shapes"]

@@ -7,7 +7,6 @@ save/load round trips get their own tests. The autouse fixture checks that no te
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 from typing import Any
@@ -16,6 +15,7 @@ import numpy as np
 import pytest
 
 import webtf as tf
+from tests.harness.aio import run_sync
 from tests.helpers import Rand
 from webtf.models.layers import LayersModel, load_layers_model
 
@@ -66,7 +66,7 @@ def artifacts(topology: dict[str, Any], weights: dict[str, np.ndarray]) -> tuple
 
 
 def load(model_json: dict[str, Any], data: bytes = b"", strict: bool = True) -> LayersModel:
-    return asyncio.run(load_layers_model(tf.io.from_memory(model_json, data), strict=strict))
+    return run_sync(load_layers_model(tf.io.from_memory(model_json, data), strict=strict))
 
 
 def run(model: LayersModel, *xs: np.ndarray, **kwargs: Any) -> Any:
@@ -698,12 +698,12 @@ def test_non_strict_load_ignores_extra_weights():
 def test_malformed_files(tmp_path):
     (tmp_path / "model.json").write_text("{not json")
     with pytest.raises(ValueError, match="model.json is not valid JSON"):
-        asyncio.run(load_layers_model(str(tmp_path / "model.json")))
+        run_sync(load_layers_model(str(tmp_path / "model.json")))
     model_json, data = bn_model()
     (tmp_path / "model.json").write_text(json.dumps(model_json))
     (tmp_path / "weights.bin").write_bytes(data[:-4])
     with pytest.raises(ValueError, match="truncated or missing shard"):
-        asyncio.run(load_layers_model(str(tmp_path)))
+        run_sync(load_layers_model(str(tmp_path)))
 
 
 # ---------------------------------------------------------------------------------------------- summary, save
@@ -756,11 +756,11 @@ def _roundtrip_check(m: LayersModel, m2: LayersModel, saved: tf.io.ModelArtifact
 def test_save_load_roundtrip_files(tmp_path):
     model_json, data = bn_model()
     m = load(model_json, data)
-    info = asyncio.run(m.save(str(tmp_path / "saved")))
+    info = run_sync(m.save(str(tmp_path / "saved")))
     assert info["weight_bytes"] == 42 * 4
-    m2 = asyncio.run(load_layers_model(str(tmp_path / "saved")))
+    m2 = run_sync(load_layers_model(str(tmp_path / "saved")))
     saved_json = json.loads((tmp_path / "saved" / "model.json").read_text())
-    saved = asyncio.run(
+    saved = run_sync(
         tf.io.from_memory(saved_json, (tmp_path / "saved" / "weights.bin").read_bytes()).load()
     )
     _roundtrip_check(m, m2, saved, model_json)
@@ -776,14 +776,14 @@ def test_save_load_roundtrip_memory_quantized():
     data = np.arange(12, dtype=np.uint8).tobytes() + data[48:]
     m = load(model_json, data)
     captured: list[Any] = []
-    asyncio.run(m.save(tf.io.with_save_handler(captured.append)))
+    run_sync(m.save(tf.io.with_save_handler(captured.append)))
     saved = captured[0]
     assert all(s.quantization is None and s.dtype == "float32" for s in saved.weight_specs)
-    m2 = asyncio.run(load_layers_model(tf.io.from_memory(saved)))
+    m2 = run_sync(load_layers_model(tf.io.from_memory(saved)))
     np.testing.assert_allclose(np.array(m2.weights["d1/kernel"].array_sync()).ravel(),
                                np.arange(12) * 0.01 - 1.0, rtol=1e-6)  # fmt: skip
     _roundtrip_check(m, m2, saved, model_json)
-    with pytest.raises(ValueError, match="only file paths and IOHandlers can save"):
-        asyncio.run(m.save("http://example.com/model"))
+    with pytest.raises(ValueError, match="Found no save handler for URL"):
+        run_sync(m.save("http://example.com/model"))
     m.dispose()
     m2.dispose()

@@ -199,8 +199,8 @@ tf.dispose(outs + xs); model.dispose()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_mobilenet_v2_matches_tfjs(page, py, backend):
-    oracle = page.evaluate(MOBILENET_JS)
+def test_mobilenet_v2_matches_tfjs(webtf_page, py, backend):
+    oracle = webtf_page.evaluate(MOBILENET_JS)
     res = py(f"BACKEND = {backend!r}\n" + MOBILENET_PY)
     print(
         f"\nMobileNetV2 ({backend}): error {res['errors'][0]:.2e}, webtf load {res['load_ms']:.0f} ms, "
@@ -215,8 +215,8 @@ def test_mobilenet_v2_matches_tfjs(page, py, backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("kind", sorted(MODELS_JS))
-def test_tfjs_made_model_matches_tfjs(page, py, kind, backend):
-    oracle = page.evaluate(SMALL_JS, kind)
+def test_tfjs_made_model_matches_tfjs(webtf_page, py, kind, backend):
+    oracle = webtf_page.evaluate(SMALL_JS, kind)
     res = py(f"BACKEND = {backend!r}\n" + SMALL_PY)
     assert res["shapes"] == oracle["shapes"]
     assert max(res["errors"]) <= TOLERANCE[backend], res["errors"]

@@ -5,13 +5,12 @@ same model files (dist/models, built for the page) and runs them on the numpy ba
 the numpy interop (tf.tensor(ndarray), Tensor.numpy()). Error measure and tolerance are the cpu backend's.
 """
 
-import asyncio
-
 import numpy as np
 import pytest
 
 import build
 import webtf as tf
+from tests.harness.aio import run_sync
 from tests.models.test_parity import MODELS, ORACLE_JS, TOLERANCE
 
 READ_JS = """() => ({
@@ -43,11 +42,11 @@ async def _run_on_numpy(name: str, x_values: np.ndarray) -> dict:
 
 
 @pytest.mark.parametrize("name", MODELS)
-def test_model_on_numpy_matches_tfjs(page, name):
-    oracle = page.evaluate(ORACLE_JS, name)
-    ref = page.evaluate(READ_JS)
+def test_model_on_numpy_matches_tfjs(webtf_page, name):
+    oracle = webtf_page.evaluate(ORACLE_JS, name)
+    ref = webtf_page.evaluate(READ_JS)
     dtype = np.int32 if ref["dtype"] == "int32" else np.float32
-    res = asyncio.run(_run_on_numpy(name, np.array(ref["data"], dtype).reshape(ref["shape"])))
+    res = run_sync(_run_on_numpy(name, np.array(ref["data"], dtype).reshape(ref["shape"])))
     assert res["output_nodes"] == oracle["outputNodes"]
     assert [list(g.shape) for g in res["got"]] == oracle["shapes"]
     errors = []

@@ -72,8 +72,8 @@ tf.dispose(outs); x.dispose(); model.dispose()
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", MODELS)
-def test_model_matches_tfjs(page, py, name, backend):
-    oracle = page.evaluate(ORACLE_JS, name)
+def test_model_matches_tfjs(webtf_page, py, name, backend):
+    oracle = webtf_page.evaluate(ORACLE_JS, name)
     res = py(f"BACKEND = {backend!r}\nNAME = {name!r}\n" + WEBTF_PY)
     assert res["output_nodes"] == oracle["outputNodes"]
     assert res["shapes"] == oracle["shapes"]

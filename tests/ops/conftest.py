@@ -13,7 +13,6 @@ tolerance for it.
 
 from __future__ import annotations
 
-import asyncio
 import builtins
 import json
 import os
@@ -23,6 +22,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.conftest import SharedPage
+from tests.harness.aio import run_sync
 from tests.harness.runner import run_payload
 
 #: page backends the op suite runs on (more are added as backends land); WEBTF_OP_TARGETS overrides.
@@ -86,7 +87,19 @@ def _host_call(backend: str, payload: dict[str, Any]) -> dict[str, Any]:
             raise RuntimeError(f"backend {backend} could not be initialized on the host")
         return await run_payload(tf, payload)
 
-    return json.loads(json.dumps(asyncio.run(on_backend())))
+    return json.loads(json.dumps(run_sync(on_backend())))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Give op tests pytest-playwright's `browser_name` parameter when page targets run.
+
+    Their page targets reach the browser through getfixturevalue, which pytest-playwright's own hook (after this
+    one) cannot see; without the parameter the session browser, and the booted page, would be closed and
+    launched again each time a test with it and a test without it follow each other.
+    """
+    if "run" in metafunc.fixturenames and any(t.startswith("page-") for t in TARGETS):
+        metafunc.fixturenames.append("browser_name")
 
 
 @pytest.fixture(params=TARGETS)
@@ -97,6 +110,7 @@ def run(request: pytest.FixtureRequest) -> Runner:
         backend = HOST_BACKENDS[target]
         return Runner(target, lambda payload: _host_call(backend, payload), 1e-5)
     backend = target.removeprefix("page-")
+    request.getfixturevalue("webtf_page")  # records the test on the shared page (--tracing, --screenshot)
     page_run = request.getfixturevalue("page_op_runner")
     return Runner(backend, lambda payload: page_run(backend, payload), 1e-5 if backend != "webgl" else 1e-3)
 
@@ -137,10 +151,11 @@ _RUN_JS = """async ([backend, payload]) => {
 
 
 @pytest.fixture(scope="session")
-def page_op_runner(page: Any) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
+def page_op_runner(webtf_booted: SharedPage) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
     """Run op payloads inside the session's booted page: (backend, payload) -> result dict."""
     from pathlib import Path
 
+    page = webtf_booted.page
     src = (Path(__file__).parent.parent / "harness" / "runner.py").read_text()
     page.evaluate(_INSTALL_JS, [src, _INSTALL_PY])
 

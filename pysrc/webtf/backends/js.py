@@ -25,3 +25,14 @@ def js_object(d: dict[str, Any]) -> Any:
 def uint8_array(data: bytes) -> Any:
     """A JS Uint8Array copy of `data`."""
     return to_js(memoryview(data))
+
+
+async def fetch_bytes(url: str, what: str) -> bytes:
+    """The body of `url` fetched from the page (relative to it); OSError naming `what` on failure."""
+    try:
+        resp = await js.fetch(url)
+    except Exception as e:
+        raise OSError(f"Failed to fetch {what} {url}: {e}") from None
+    if not resp.ok:
+        raise OSError(f"Failed to fetch {what} {url}: HTTP {resp.status}")
+    return (await resp.arrayBuffer()).to_bytes()

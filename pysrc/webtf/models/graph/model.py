@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ...ops.creation import clone, zeros
@@ -10,17 +9,9 @@ from ...shapes import fmt
 from ...tensor import Tensor
 from ..io.handlers import get_load_handler
 from ..io.weights import decode_weights
+from ..runner import TensorSpec, live_input, named_inputs
 from .executor import Executor
 from .nodes import _DTYPES, parse_input, parse_nodes
-
-
-@dataclass(frozen=True)
-class TensorSpec:
-    """A model input or output: node name, shape (-1 = any) and dtype."""
-
-    name: str
-    shape: list[int] | None
-    dtype: str
 
 
 def dispose(ts: Tensor | list[Tensor]) -> None:
@@ -117,35 +108,23 @@ class GraphModel:
             raise ValueError(f"This model uses ops webtf does not support: {listed}")
 
     def _feeds(self, inputs: Any) -> dict[str, Tensor]:
-        if isinstance(inputs, Tensor):
-            inputs = [inputs]
-        if isinstance(inputs, (list, tuple)):
-            if len(inputs) != len(self.inputs):
-                raise ValueError(
-                    f"This model has {len(self.inputs)} inputs ({self.input_nodes}) but got {len(inputs)}"
-                )
-            inputs = dict(zip(self.input_nodes, inputs, strict=True))
-        if not isinstance(inputs, dict):
-            raise TypeError(
-                f"inputs must be a Tensor, a list of Tensors or a dict, not {type(inputs).__name__}"
-            )
+        named = named_inputs(
+            inputs,
+            self.inputs,
+            lambda n: f"This model has {len(self.inputs)} inputs ({self.input_nodes}) but got {n}",
+        )
         feeds: dict[str, Tensor] = {}
         specs = {s.name: s for s in self.inputs}
-        for key, t in inputs.items():
+        for key, t in named.items():
             name = parse_input(self._sig_inputs.get(key, {}).get("name", key))[0]
             if name not in self.nodes:
                 raise ValueError(f"The model has no input named '{key}'; its inputs are {self.input_nodes}")
-            if not isinstance(t, Tensor) or t.is_disposed:
-                raise TypeError(f"Input '{key}' must be a live Tensor")
+            t = live_input(key, t)
             spec = specs.get(name)
-            if spec is not None and spec.shape is not None:
-                ok = len(spec.shape) == t.rank and all(
-                    d in (-1, s) for d, s in zip(spec.shape, t.shape, strict=True)
+            if spec is not None and not spec.accepts(t.shape):
+                raise ValueError(
+                    f"The shape of input '{key}' must be {fmt(spec.shape)}, but was {fmt(t.shape)}"
                 )
-                if not ok:
-                    raise ValueError(
-                        f"The shape of input '{key}' must be {fmt(spec.shape)}, but was {fmt(t.shape)}"
-                    )
             if spec is not None and spec.dtype != t.dtype:
                 raise TypeError(f"The dtype of input '{key}' must be {spec.dtype}, but was {t.dtype}")
             feeds[name] = t
@@ -200,7 +179,7 @@ class GraphModel:
         return dict(zip(keys, [out] if isinstance(out, Tensor) else out, strict=True))
 
     def _zero_feeds(self) -> list[Tensor]:
-        return [zeros([1 if d == -1 else d for d in (s.shape or [1])], s.dtype) for s in self.inputs]
+        return [zeros(s.example_shape(), s.dtype) for s in self.inputs]
 
     def warmup(self) -> None:
         """Run once on zeros so the next call does not pay for compiling and uploading (static graphs)."""

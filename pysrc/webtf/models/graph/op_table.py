@@ -71,40 +71,25 @@ def _fused(node: Node, ins: list[Tensor]) -> dict[str, Any]:
     }
 
 
+def _conv_attrs(node: Node) -> tuple[Any, ...]:
+    """(strides, pad, data_format, dilations) of a 2-D convolution node."""
+    return _hw(node, "strides"), _pad(node), _data_format(node), _hw(node, "dilations")
+
+
 def _conv2d(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
-    return tf.conv2d(
-        ins[0], ins[1], _hw(node, "strides"), _pad(node), _data_format(node), _hw(node, "dilations")
-    )
+    return tf.conv2d(ins[0], ins[1], *_conv_attrs(node))
 
 
 def _fused_conv2d(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
-    return tf.fused.conv2d(
-        ins[0],
-        ins[1],
-        _hw(node, "strides"),
-        _pad(node),
-        _data_format(node),
-        _hw(node, "dilations"),
-        **_fused(node, ins),
-    )
+    return tf.fused.conv2d(ins[0], ins[1], *_conv_attrs(node), **_fused(node, ins))
 
 
 def _depthwise(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
-    return tf.depthwise_conv2d(
-        ins[0], ins[1], _hw(node, "strides"), _pad(node), _data_format(node), _hw(node, "dilations")
-    )
+    return tf.depthwise_conv2d(ins[0], ins[1], *_conv_attrs(node))
 
 
 def _fused_depthwise(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
-    return tf.fused.depthwise_conv2d(
-        ins[0],
-        ins[1],
-        _hw(node, "strides"),
-        _pad(node),
-        _data_format(node),
-        _hw(node, "dilations"),
-        **_fused(node, ins),
-    )
+    return tf.fused.depthwise_conv2d(ins[0], ins[1], *_conv_attrs(node), **_fused(node, ins))
 
 
 def _conv2d_transpose(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:

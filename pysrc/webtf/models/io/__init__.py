@@ -1,18 +1,35 @@
-"""Model IO (TF.js tf.io): artifacts, weight (de)serialization, and load/save handlers."""
+"""Model IO (TF.js tf.io): artifacts, weight (de)serialization, load/save handlers routed by URL scheme,
+and model management (list, copy, move, remove) over the browser stores."""
 
 from __future__ import annotations
 
-from .artifacts import ModelArtifacts, WeightSpec
-from .handlers import IOHandler, from_memory, get_load_handler, with_save_handler
+from .artifacts import ModelArtifacts, ModelArtifactsInfo, WeightSpec
+from .browser import browser_downloads, browser_files
+from .handlers import IOHandler, from_memory, get_load_handler, get_save_handler, with_save_handler
+from .management import copy_model, list_models, move_model, register_manager, remove_model
+from .router import get_load_handlers, get_save_handlers, register_load_router, register_save_router
 from .weights import decode_weights, encode_weights
 
 __all__ = [
     "IOHandler",
     "ModelArtifacts",
+    "ModelArtifactsInfo",
     "WeightSpec",
+    "browser_downloads",
+    "browser_files",
+    "copy_model",
     "decode_weights",
     "encode_weights",
     "from_memory",
     "get_load_handler",
+    "get_load_handlers",
+    "get_save_handler",
+    "get_save_handlers",
+    "list_models",
+    "move_model",
+    "register_load_router",
+    "register_manager",
+    "register_save_router",
+    "remove_model",
     "with_save_handler",
 ]

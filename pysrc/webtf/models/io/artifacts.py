@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 
@@ -18,12 +19,13 @@ class Quantization:
 
 @dataclass(frozen=True)
 class WeightSpec:
-    """One entry of a weights manifest: name, shape, dtype and optional quantization."""
+    """One entry of a weights manifest: name, shape, dtype, optional quantization, group ('optimizer')."""
 
     name: str
     shape: tuple[int, ...]
     dtype: str
     quantization: Quantization | None = None
+    group: str | None = None
 
 
 @dataclass
@@ -40,4 +42,15 @@ class ModelArtifacts:
     user_defined_metadata: dict[str, Any] | None = None
     model_initializer: Any = None
     training_config: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # other model.json fields (initializerSignature)
+
+
+@dataclass(frozen=True)
+class ModelArtifactsInfo:
+    """What a save reports and list_models lists (TF.js ModelArtifactsInfo)."""
+
+    date_saved: datetime
+    model_topology_type: str = "JSON"
+    model_topology_bytes: int = 0
+    weight_specs_bytes: int = 0
+    weight_data_bytes: int = 0

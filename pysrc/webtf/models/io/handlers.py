@@ -1,15 +1,27 @@
-"""Load/save handlers (TF.js IOHandler): HTTP from the page origin, local files, memory, callbacks."""
+"""Load/save handlers (TF.js IOHandler): HTTP from the page origin, local files, memory, callbacks; and
+the choice of a handler for a URL (routers by scheme, then HTTP in the page or files elsewhere)."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from ...backends import js as bridge
+from . import browser  # noqa: F401  (registers the indexeddb://, localstorage:// and downloads:// routers)
 from .artifacts import ModelArtifacts
-from .weights import manifest_json, parse_manifest
+from .model_json import artifacts_from_json, artifacts_info, model_json_of
+from .router import (
+    get_load_handlers,
+    get_save_handlers,
+    only_handler,
+    register_load_router,
+    register_save_router,
+    scheme_router,
+)
+from .weights import parse_manifest
 
 
 class IOHandler(Protocol):
@@ -18,26 +30,8 @@ class IOHandler(Protocol):
     async def load(self) -> ModelArtifacts: ...
 
 
-def artifacts_from_json(model_json: Any, weight_data: bytes, where: str) -> ModelArtifacts:
-    """ModelArtifacts from a parsed model.json and its concatenated shard bytes."""
-    if not isinstance(model_json, dict) or "modelTopology" not in model_json:
-        raise ValueError(f"{where}: model.json has no 'modelTopology'")
-    specs, _ = parse_manifest(model_json.get("weightsManifest", []), where)
-    return ModelArtifacts(
-        model_json["modelTopology"],
-        specs,
-        weight_data,
-        model_json.get("format"),
-        model_json.get("generatedBy"),
-        model_json.get("convertedBy"),
-        model_json.get("signature"),
-        model_json.get("userDefinedMetadata"),
-        model_json.get("modelInitializer"),
-        model_json.get("trainingConfig"),
-    )
-
-
-def _parse(text: str | bytes, where: str) -> Any:
+def parse_json(text: str | bytes, where: str) -> Any:
+    """A parsed model.json, or ValueError naming where it came from."""
     try:
         return json.loads(text)
     except (ValueError, UnicodeDecodeError) as e:
@@ -50,21 +44,14 @@ class HttpHandler:
     def __init__(self, url: str) -> None:
         self.url = url
 
-    async def _fetch(self, url: str, what: str) -> bytes:
-        try:
-            resp = await bridge.js.fetch(url)
-        except Exception as e:
-            raise OSError(f"Failed to fetch {what} {url}: {e}") from None
-        if not resp.ok:
-            raise OSError(f"Failed to fetch {what} {url}: HTTP {resp.status}")
-        return (await resp.arrayBuffer()).to_bytes()
-
     async def load(self) -> ModelArtifacts:
         """Fetch model.json and every shard it names."""
         base = str(bridge.js.URL.new(self.url, bridge.js.location.href).href)
-        model_json = _parse(await self._fetch(base, "model"), base)
+        model_json = parse_json(await bridge.fetch_bytes(base, "model"), base)
         _, paths = parse_manifest(model_json.get("weightsManifest", []), base)
-        shards = [await self._fetch(str(bridge.js.URL.new(p, base).href), "weight shard") for p in paths]
+        shards = [
+            await bridge.fetch_bytes(str(bridge.js.URL.new(p, base).href), "weight shard") for p in paths
+        ]
         return artifacts_from_json(model_json, b"".join(shards), base)
 
 
@@ -79,7 +66,7 @@ class FileHandler:
         path = self.path if self.path.endswith(".json") else os.path.join(self.path, "model.json")
         try:
             with open(path, "rb") as f:
-                model_json = _parse(f.read(), path)
+                model_json = parse_json(f.read(), path)
         except FileNotFoundError:
             raise OSError(f"Failed to load model {path}: file not found") from None
         _, paths = parse_manifest(model_json.get("weightsManifest", []), path)
@@ -101,26 +88,10 @@ class FileHandler:
         with open(os.path.join(self.path, "model.json"), "w") as f:
             json.dump(model_json_of(artifacts, "weights.bin"), f)
         return {
+            "model_artifacts_info": artifacts_info(artifacts),
             "model_json_path": os.path.join(self.path, "model.json"),
             "weight_bytes": len(artifacts.weight_data),
         }
-
-
-def model_json_of(artifacts: ModelArtifacts, weights_path: str) -> dict[str, Any]:
-    """The model.json dict for artifacts, with a one-shard manifest pointing at `weights_path`."""
-    out: dict[str, Any] = {"modelTopology": artifacts.model_topology}
-    for key, value in (
-        ("format", artifacts.format),
-        ("generatedBy", artifacts.generated_by),
-        ("convertedBy", artifacts.converted_by),
-        ("trainingConfig", artifacts.training_config),
-        ("signature", artifacts.signature),
-        ("userDefinedMetadata", artifacts.user_defined_metadata),
-    ):
-        if value is not None:
-            out[key] = value
-    out["weightsManifest"] = manifest_json(artifacts.weight_specs, weights_path)
-    return out
 
 
 class MemoryHandler:
@@ -145,7 +116,7 @@ class CallbackSaveHandler:
         result = self.fn(artifacts)
         if isinstance(result, Awaitable):
             result = await result
-        return result if isinstance(result, dict) else {}
+        return result if isinstance(result, dict) else {"model_artifacts_info": artifacts_info(artifacts)}
 
 
 def from_memory(model_json: dict[str, Any] | ModelArtifacts, weight_data: bytes = b"") -> MemoryHandler:
@@ -160,14 +131,38 @@ def with_save_handler(fn: Callable[[ModelArtifacts], Any]) -> CallbackSaveHandle
     return CallbackSaveHandler(fn)
 
 
+register_load_router(scheme_router("file://", FileHandler, browser_only=False))
+register_save_router(scheme_router("file://", FileHandler, browser_only=False))
+for _scheme in ("http://", "https://"):
+    register_load_router(scheme_router(_scheme, lambda rest, s=_scheme: HttpHandler(s + rest)))
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
 def get_load_handler(url_or_handler: Any) -> Any:
-    """The handler for a URL/path string (HTTP inside the page, files elsewhere), or the handler itself."""
+    """The handler for a URL (by its scheme; else fetched in the page, a file elsewhere), or the handler itself."""
     if not isinstance(url_or_handler, str):
         if not hasattr(url_or_handler, "load") and not hasattr(url_or_handler, "save"):
             raise TypeError(
                 f"Expected a model URL, a path or an IOHandler, got {type(url_or_handler).__name__}"
             )
         return url_or_handler
-    if url_or_handler.startswith("file://") or not bridge.available():
-        return FileHandler(url_or_handler)
-    return HttpHandler(url_or_handler)
+    handlers = get_load_handlers(url_or_handler)
+    if handlers or _SCHEME.match(url_or_handler):
+        return only_handler(handlers, url_or_handler, "load")
+    return HttpHandler(url_or_handler) if bridge.available() else FileHandler(url_or_handler)
+
+
+def get_save_handler(url_or_handler: Any) -> Any:
+    """The save handler for a URL (by its scheme; a plain path is a directory), or the handler itself."""
+    if not isinstance(url_or_handler, str):
+        if not hasattr(url_or_handler, "save"):
+            raise ValueError(
+                f"{type(url_or_handler).__name__} has no save(); use a URL such as 'indexeddb://name' or a save "
+                "handler such as tf.io.with_save_handler"
+            )
+        return url_or_handler
+    handlers = get_save_handlers(url_or_handler)
+    if handlers or _SCHEME.match(url_or_handler):
+        return only_handler(handlers, url_or_handler, "save")
+    return FileHandler(url_or_handler)

@@ -24,18 +24,47 @@ def parse_manifest(manifest: Any, where: str) -> tuple[list[WeightSpec], list[st
     paths: list[str] = []
     for group in manifest:
         paths.extend(group.get("paths", []))
-        for w in group.get("weights", []):
-            q = w.get("quantization")
-            quant = None
-            if q:
-                quant = Quantization(
-                    q["dtype"],
-                    float(q.get("scale", 1.0)),
-                    float(q.get("min", 0.0)),
-                    q.get("original_dtype", w["dtype"]),
-                )
-            specs.append(WeightSpec(w["name"], tuple(int(d) for d in w["shape"]), w["dtype"], quant))
+        specs.extend(parse_weight_specs(group.get("weights", []), where))
     return specs, paths
+
+
+def parse_weight_specs(entries: Any, where: str) -> list[WeightSpec]:
+    """WeightSpecs from a list of TF.js weight entries ({name, shape, dtype, quantization?, group?})."""
+    if not isinstance(entries, list):
+        raise ValueError(f"{where}: weight specs must be a list of {{name, shape, dtype}} entries")
+    specs = []
+    for w in entries:
+        q = w.get("quantization")
+        quant = None
+        if q:
+            quant = Quantization(
+                q["dtype"],
+                float(q.get("scale", 1.0)),
+                float(q.get("min", 0.0)),
+                q.get("original_dtype", w["dtype"]),
+            )
+        shape = tuple(int(d) for d in w["shape"])
+        specs.append(WeightSpec(w["name"], shape, w["dtype"], quant, w.get("group")))
+    return specs
+
+
+def weight_specs_json(specs: Iterable[WeightSpec]) -> list[dict[str, Any]]:
+    """TF.js weight entries for specs (the `weights` of a manifest group, or stored weightSpecs)."""
+    out = []
+    for s in specs:
+        entry: dict[str, Any] = {"name": s.name, "shape": list(s.shape), "dtype": s.dtype}
+        if s.group is not None:
+            entry["group"] = s.group
+        if s.quantization:
+            q = s.quantization
+            entry["quantization"] = {
+                "dtype": q.dtype,
+                "scale": q.scale,
+                "min": q.min,
+                "original_dtype": q.original_dtype,
+            }
+        out.append(entry)
+    return out
 
 
 def stored_bytes(spec: WeightSpec) -> int:
@@ -102,16 +131,4 @@ def encode_weights(tensors: Mapping[str, Tensor]) -> tuple[list[WeightSpec], byt
 
 def manifest_json(specs: Iterable[WeightSpec], path: str) -> list[dict[str, Any]]:
     """A one-shard weightsManifest for `specs`."""
-    weights = []
-    for s in specs:
-        entry: dict[str, Any] = {"name": s.name, "shape": list(s.shape), "dtype": s.dtype}
-        if s.quantization:
-            q = s.quantization
-            entry["quantization"] = {
-                "dtype": q.dtype,
-                "scale": q.scale,
-                "min": q.min,
-                "original_dtype": q.original_dtype,
-            }
-        weights.append(entry)
-    return [{"paths": [path], "weights": weights}]
+    return [{"paths": [path], "weights": weight_specs_json(specs)}]

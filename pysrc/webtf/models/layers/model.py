@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from ...ops.creation import clone, zeros
@@ -12,21 +11,13 @@ from ...ops.slicing import slice as slice_
 from ...shapes import fmt
 from ...tensor import Tensor
 from ..io.artifacts import ModelArtifacts
-from ..io.handlers import FileHandler, get_load_handler
+from ..io.handlers import get_load_handler, get_save_handler
 from ..io.weights import decode_weights, encode_weights
+from ..runner import TensorSpec, live_input, named_inputs
 from .base import Layer, WeightDef, fmt_shape
 from .topology import ModelLayer, Network, Node, unwrap_topology
 
 DEFAULT_BATCH_SIZE = 32  # TF.js predict()'s default batchSize
-
-
-@dataclass(frozen=True)
-class TensorSpec:
-    """A model input or output: name, shape (None = any size) and dtype."""
-
-    name: str
-    shape: list[int | None]
-    dtype: str
 
 
 def _split(
@@ -117,41 +108,36 @@ class LayersModel:
     def _feeds(self, inputs: Any) -> list[Tensor]:
         if self._disposed:
             raise ValueError("This LayersModel has been disposed")
+        names = [s.name for s in self.inputs]
         if isinstance(inputs, dict):
-            missing = [s.name for s in self.inputs if s.name not in inputs]
-            extra = [k for k in inputs if k not in {s.name for s in self.inputs}]
+            missing = [n for n in names if n not in inputs]
+            extra = [k for k in inputs if k not in names]
             if missing or extra:
+                raise ValueError(f"The model's inputs are {names}; missing {missing}, unknown {extra}")
+        named = named_inputs(
+            inputs,
+            self.inputs,
+            lambda n: (
+                "Error when checking model: the Array of Tensors that you are passing to your model is "
+                f"not the size the model expected. Expected to see {len(self.inputs)} Tensor(s), but instead got "
+                f"{n} Tensor(s)."
+            ),
+        )
+        feeds = []
+        for spec in self.inputs:
+            t = live_input(spec.name, named[spec.name])
+            if t.rank != len(spec.shape or ()):
                 raise ValueError(
-                    f"The model's inputs are {[s.name for s in self.inputs]}; missing {missing}, "
-                    f"unknown {extra}"
-                )
-            inputs = [inputs[s.name] for s in self.inputs]
-        elif isinstance(inputs, Tensor):
-            inputs = [inputs]
-        if not isinstance(inputs, (list, tuple)):
-            raise TypeError(
-                f"inputs must be a Tensor, a list of Tensors or a dict, not {type(inputs).__name__}"
-            )
-        if len(inputs) != len(self.inputs):
-            raise ValueError(
-                "Error when checking model: the Array of Tensors that you are passing to your model is not "
-                f"the size the model expected. Expected to see {len(self.inputs)} Tensor(s), but instead got "
-                f"{len(inputs)} Tensor(s)."
-            )
-        for spec, t in zip(self.inputs, inputs, strict=True):
-            if not isinstance(t, Tensor) or t.is_disposed:
-                raise TypeError(f"Input '{spec.name}' must be a live Tensor")
-            if t.rank != len(spec.shape):
-                raise ValueError(
-                    f"Error when checking : expected {spec.name} to have {len(spec.shape)} dimension(s). "
+                    f"Error when checking : expected {spec.name} to have {len(spec.shape or ())} dimension(s). "
                     f"but got array with shape {fmt(t.shape)}"
                 )
-            if any(d is not None and d != s for d, s in zip(spec.shape, t.shape, strict=True)):
+            if not spec.accepts(t.shape):
                 raise ValueError(
                     f"Error when checking : expected {spec.name} to have shape {fmt_shape(spec.shape)} "
                     f"but got array with shape {fmt(t.shape)}."
                 )
-        return list(inputs)
+            feeds.append(t)
+        return feeds
 
     def _run(self, feeds: list[Tensor], wanted: list[tuple[Node, int]] | None) -> list[Tensor]:
         out = self.network.run(feeds, wanted)
@@ -212,7 +198,7 @@ class LayersModel:
 
     def warmup(self) -> None:
         """Run once on zeros so that the next call does not pay for compiling and uploading."""
-        feeds = [zeros([1 if d is None else d for d in s.shape], s.dtype) for s in self.inputs]
+        feeds = [zeros(s.example_shape(), s.dtype) for s in self.inputs]
         try:
             out = self.predict(feeds)
             for t in [out] if isinstance(out, Tensor) else out:
@@ -287,21 +273,11 @@ class LayersModel:
         )  # fmt: skip
 
     async def save(self, handler_or_url: Any) -> dict[str, Any]:
-        """Save through an IOHandler with save() (or to a directory path); returns the handler's result."""
+        """Save through a URL ('indexeddb://name', 'localstorage://name', 'downloads://name', a directory path)
+        or an IOHandler with save(); returns the handler's result ({"model_artifacts_info": ...})."""
         if self._disposed:
             raise ValueError("This LayersModel has been disposed")
-        handler = handler_or_url
-        if isinstance(handler_or_url, str):
-            if "://" in handler_or_url and not handler_or_url.startswith("file://"):
-                raise ValueError(
-                    f"Cannot save to '{handler_or_url}': only file paths and IOHandlers can save"
-                )
-            handler = FileHandler(handler_or_url)
-        if not hasattr(handler, "save"):
-            raise ValueError(
-                f"{type(handler).__name__} has no save(); use a save handler such as tf.io.with_save_handler"
-            )
-        return await handler.save(self.artifacts_for_save())
+        return await get_save_handler(handler_or_url).save(self.artifacts_for_save())
 
     def dispose(self) -> None:
         """Free the weights."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...engine import ENGINE
 from ...tensor import Tensor
+from ..runner import Program, Step, compile_steps, run
 from . import conv, core, merge  # noqa: F401  (register the layer classes)
 from .base import LAYERS, Layer, Shape, ShapeArg, fmt_shape
 from .core import InputLayer, batch_shape_of
@@ -67,14 +67,22 @@ def make_layer(spec: Any, where: str) -> Layer:
         raise ValueError(f"Layer '{name}' ({class_name}): malformed config ({e!r})") from None
 
 
-@dataclass(eq=False)
-class Step:
+class LayerStep(Step):
     """One step of an execution plan: a layer call (or a fused chain) whose outputs stand for `node`."""
 
-    layer: Any  # Layer or FusedConvBN: has call(), name and class_name
-    inputs: list[tuple[Node, int]]
-    kwargs: dict[str, Any]
-    node: Node
+    __slots__ = ("layer", "kwargs", "node")
+
+    def __init__(
+        self, layer: Any, inputs: list[tuple[Node, int]], kwargs: dict[str, Any], node: Node
+    ) -> None:
+        # layer: a Layer or a FusedConvBN (has call(), name and class_name)
+        super().__init__(node, inputs, f"layer '{layer.name}' ({layer.class_name})")
+        self.layer = layer
+        self.kwargs = kwargs
+        self.node = node
+
+    def call(self, ins: list[Tensor]) -> Any:
+        return self.layer.call(ins[0] if len(ins) == 1 else ins, self.kwargs)
 
 
 class Network:
@@ -99,7 +107,7 @@ class Network:
             raise ValueError(f"Unsupported model class '{class_name}' (expected {', '.join(MODEL_CLASSES)})")
         self.fusions = find_fusions(self.nodes)
         self.fuse = True  # run conv -> batch norm (-> relu) chains as one fused conv
-        self._plans: dict[tuple[Any, ...], tuple[list[Step], dict[int, int]]] = {}
+        self._plans: dict[tuple[Any, ...], tuple[list[LayerStep], Program]] = {}
 
     # ---- construction ------------------------------------------------------------------------
     def _call(self, layer: Layer, inputs: list[tuple[Node, int]], kwargs: dict[str, Any]) -> Node:
@@ -258,9 +266,9 @@ class Network:
         return [leaf for layer in self.layers for leaf in layer.leaf_layers]
 
     # ---- execution ---------------------------------------------------------------------------
-    def plan(self, wanted: list[tuple[Node, int]]) -> tuple[list[Step], dict[int, int]]:
-        """The steps that compute `wanted` (in order) and how many reads each node's outputs get."""
-        key = (self.fuse, *(id(n) for n, _ in wanted))
+    def plan(self, wanted: list[tuple[Node, int]]) -> tuple[list[LayerStep], Program]:
+        """The steps that compute `wanted` (in order), and the program that runs them."""
+        key = (self.fuse, *((id(n), i) for n, i in wanted))
         cached = self._plans.get(key)
         if cached is not None:
             return cached
@@ -273,7 +281,7 @@ class Network:
             needed.add(id(node))
             stack.extend(src for src, _ in node.inputs)
         wanted_ids = {id(n) for n, _ in wanted}
-        steps: list[Step] = []
+        steps: list[LayerStep] = []
         fused: set[int] = set()
         for node in self.nodes:
             if id(node) not in needed or id(node) in fused:
@@ -284,68 +292,18 @@ class Network:
                 and all(id(n) in needed for n in group.nodes)
                 and not any(id(n) in wanted_ids for n in group.nodes[:-1])
             ):
-                steps.append(Step(group, node.inputs, {}, group.nodes[-1]))
+                steps.append(LayerStep(group, node.inputs, {}, group.nodes[-1]))
                 fused.update(id(n) for n in group.nodes)
             else:
-                steps.append(Step(node.layer, node.inputs, node.kwargs, node))
-        uses: dict[int, int] = {}
-        for step in steps:
-            for src, _ in step.inputs:
-                uses[id(src)] = uses.get(id(src), 0) + 1
-        self._plans[key] = (steps, uses)
-        return steps, uses
+                steps.append(LayerStep(node.layer, node.inputs, node.kwargs, node))
+        feeds = [n for n, _ in self.input_refs]
+        program = compile_steps(list(steps), feeds, wanted, {}, lambda n: n.layer.name, "Layer")
+        self._plans[key] = (steps, program)
+        return steps, program
 
     def run(self, feeds: list[Tensor], wanted: list[tuple[Node, int]] | None = None) -> list[Tensor]:
         """Run on input tensors (one per input); every intermediate is disposed after its last read."""
-        wanted = self.output_refs if wanted is None else wanted
-        steps, uses = self.plan(wanted)
-        remaining = dict(uses)
-        for node, _ in wanted:
-            remaining[id(node)] = remaining.get(id(node), 0) + 1
-        protected = {id(t) for t in feeds}
-        live: dict[int, list[Tensor]] = {id(n): [t] for (n, _), t in zip(self.input_refs, feeds, strict=True)}
-        refs: dict[int, int] = {}  # how many live slots hold each tensor (identity layers alias their input)
-
-        def release(key: int) -> None:
-            for t in live.pop(key, ()):
-                refs[id(t)] -= 1
-                if refs[id(t)] == 0 and id(t) not in protected:
-                    t.dispose()
-
-        for ts in live.values():
-            for t in ts:
-                refs[id(t)] = refs.get(id(t), 0) + 1
-        step: Step | None = None
-        try:
-            for step in steps:
-                ins = [live[id(src)][i] for src, i in step.inputs]
-                ENGINE.start_scope()
-                try:
-                    out = step.layer.call(ins[0] if len(ins) == 1 else ins, step.kwargs)
-                except BaseException:
-                    ENGINE.end_scope(None)
-                    raise
-                ENGINE.end_scope(out)
-                outs = [out] if isinstance(out, Tensor) else list(out)
-                live[id(step.node)] = outs
-                for t in outs:
-                    refs[id(t)] = refs.get(id(t), 0) + 1
-                for src, _ in step.inputs:
-                    remaining[id(src)] -= 1
-                    if remaining[id(src)] == 0:
-                        release(id(src))
-            step = None
-            result = [live[id(n)][i] for n, i in wanted]
-        except Exception as e:
-            for key in list(live):
-                release(key)
-            if step is None or str(e).startswith("Error in layer"):
-                raise
-            raise type(e)(f"Error in layer '{step.layer.name}' ({step.layer.class_name}): {e}") from e
-        protected |= {id(t) for t in result}
-        for key in list(live):
-            release(key)
-        return result
+        return run(self.plan(self.output_refs if wanted is None else wanted)[1], feeds, set())
 
 
 class ModelLayer(Layer):

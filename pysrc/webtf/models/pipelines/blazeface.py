@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from ... import ops
+from ...engine import ENGINE
 from ...ops import image as tf_image
 from ...tensor import Tensor
 from ..graph import GraphModel, load_graph_model
-from .common import frame_tensor, from_square, image_size, letterbox, tidy
+from .common import from_square, letterbox, run_on_frame
 
 MODEL_URL = "models/blazeface.json"
 NUM_KEYPOINTS = 6
@@ -81,26 +82,16 @@ class BlazeFace:
 
     async def estimate_faces(self, image: Any) -> list[dict[str, Any]]:
         """Detected faces, best first, in the pixel coordinates of `image` (a tensor or a pixel source)."""
-        frame, owned = frame_tensor(image)
-        height, width = image_size(frame)
-        try:
-            x = tidy(lambda: self.preprocess(frame))
-        finally:
-            if owned:
-                frame.dispose()
-        try:
-            outputs = self.model.execute(x)
-        finally:
-            x.dispose()
+        outputs, height, width = run_on_frame(self.model, image, self.preprocess)
         outputs = outputs if isinstance(outputs, list) else [outputs]
         try:
-            rows, scores = tidy(lambda: self.decode(self._merge(outputs)))
+            rows, scores = ENGINE.tidy(lambda: self.decode(self._merge(outputs)))
         finally:
             for t in outputs:
                 t.dispose()
         picked = None
         try:
-            boxes = tidy(lambda: ops.slice(rows, [0, 0], [-1, 4]))  # IoU is the same in (x, y) order
+            boxes = ENGINE.tidy(lambda: ops.slice(rows, [0, 0], [-1, 4]))  # IoU is the same in (x, y) order
             try:
                 keep = await tf_image.non_max_suppression_async(
                     boxes, scores, self.max_faces, self.iou_threshold, self.score_threshold
@@ -108,7 +99,7 @@ class BlazeFace:
             finally:
                 boxes.dispose()
             try:
-                picked = tidy(
+                picked = ENGINE.tidy(
                     lambda: ops.concat(
                         [ops.gather(rows, keep), ops.reshape(ops.gather(scores, keep), [-1, 1])], 1
                     )

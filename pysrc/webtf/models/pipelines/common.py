@@ -1,13 +1,15 @@
-"""Helpers shared by the pipelines: turning any pixel source into an image tensor."""
+"""Helpers shared by the pipelines: turning any pixel source into an image tensor and running the model."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ... import ops
 from ...engine import ENGINE
 from ...ops import image as tf_image
 from ...tensor import Tensor
+from ..graph import GraphModel
 
 
 def frame_tensor(image: Any) -> tuple[Tensor, bool]:
@@ -49,13 +51,19 @@ def image_size(t: Tensor) -> tuple[int, int]:
     return t.shape[-3], t.shape[-2]
 
 
-def tidy(fn: Any) -> Any:
-    """tf.tidy (webtf.tidy is defined in the package root, which is still importing when this loads)."""
-    ENGINE.start_scope()
+def run_on_frame(
+    model: GraphModel, image: Any, preprocess: Callable[[Tensor], Tensor]
+) -> tuple[Tensor | list[Tensor], int, int]:
+    """(model.execute(preprocess(frame)), frame height, frame width) for a tensor or a pixel source; the
+    frame (when made here) and the model input are freed."""
+    frame, owned = frame_tensor(image)
+    height, width = image_size(frame)
     try:
-        result = fn()
-    except BaseException:
-        ENGINE.end_scope(None)
-        raise
-    ENGINE.end_scope(result)
-    return result
+        x = ENGINE.tidy(lambda: preprocess(frame))
+    finally:
+        if owned:
+            frame.dispose()
+    try:
+        return model.execute(x), height, width
+    finally:
+        x.dispose()

@@ -12,7 +12,7 @@ from typing import Any
 from ... import ops
 from ...tensor import Tensor
 from ..graph import GraphModel, load_graph_model
-from .common import frame_tensor, from_square, image_size, letterbox, tidy
+from .common import from_square, letterbox, run_on_frame
 
 MODEL_URL = "models/movenet-lightning.json"
 KEYPOINT_NAMES = (
@@ -47,17 +47,7 @@ class MoveNet:
 
     async def estimate_poses(self, image: Any) -> list[dict[str, Any]]:
         """The one pose, in the pixel coordinates of `image` (a tensor or a pixel source)."""
-        frame, owned = frame_tensor(image)
-        height, width = image_size(frame)
-        try:
-            x = tidy(lambda: self.preprocess(frame))
-        finally:
-            if owned:
-                frame.dispose()
-        try:
-            out = self.model.execute(x)
-        finally:
-            x.dispose()
+        out, height, width = run_on_frame(self.model, image, self.preprocess)
         try:
             values = (await out.data()).tolist()
         finally:

@@ -12,6 +12,7 @@ from . import (
     image,
     image_grad,
     matmul,
+    optimizers,
     pool,
     reduce,
     scan,
@@ -40,6 +41,7 @@ FAMILIES = (
     image,
     image_grad,
     spatial,
+    optimizers,
 )
 
 KERNELS: dict[str, Any] = {}

@@ -10,7 +10,7 @@ from ...base import TensorInfo
 from .common import size_of
 from .elementwise import _View
 from .fused import Epilogue
-from .gather import gather
+from .gather import gather, transpose
 
 
 def _batches(t: Any, batch: tuple[int, ...], backend: Any, temps: list) -> tuple[Any, int]:
@@ -47,6 +47,14 @@ def matmul(backend: Any, inputs: Any, attrs: dict[str, Any], fused: bool) -> Ten
     temps: list = []
     a, na = _batches(a, batch, backend, temps)
     b, nb = _batches(b, batch, backend, temps)
+    if ta and k % 4 == 0:
+        # A read down its columns costs a texel fetch per element: one transposing draw makes its rows
+        # texels, for the K4 path (e.g. the weight gradient x^T @ dy of a dense layer)
+        rank = len(a.shape)
+        perm = (*range(rank - 2), rank - 1, rank - 2)
+        info = transpose(backend, {"x": a}, {"perm": perm})
+        temps.append(info)
+        a, ta = _View(info.data_id, info.shape, a.dtype), False
     vec_n = n % 4 == 0
     k4 = k % 4 == 0
     int_out = a.dtype == "int32"
