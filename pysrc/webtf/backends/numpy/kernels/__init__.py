@@ -20,6 +20,7 @@ from . import (
     image,
     image_grad,
     matmul,
+    optimizers,
     pool,
     reduce,
     scan,
@@ -46,6 +47,7 @@ FAMILIES = (
     image,
     image_grad,
     spatial,
+    optimizers,
 )
 
 NATIVE: dict[str, Any] = {}
