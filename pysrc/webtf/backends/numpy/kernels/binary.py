@@ -1,6 +1,6 @@
 """numpy kernels for element-wise binary math, comparisons, logical ops, AddN and Select, with broadcasting.
 
-Contract as the cpu kernels (webtf.backends.cpu's binary family): inputs {a, b} of one dtype whose shapes
+Contracts in webtf.kernel_names: inputs {a, b} of one dtype whose shapes
 broadcast; arithmetic keeps the dtype (int32 wraps), RealDiv and Atan2 give float32, FloorDiv int32,
 comparisons and logical ops bool. x / 0 gives +-inf or nan; int32 FloorDiv and Mod by 0 give 0. Where JS
 computes in doubles and rounding once decides the result (FloorDiv, Mod), so do these kernels.

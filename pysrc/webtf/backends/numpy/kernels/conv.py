@@ -1,6 +1,6 @@
 """numpy kernels Conv2D, DepthwiseConv2dNative, Conv2DBackpropInput, FusedConv2D, FusedDepthwiseConv2D (NHWC).
 
-Attrs as the cpu kernels (geometry from webtf.backend_util.conv_info_from_attrs; the fused kernels add
+Contracts in webtf.kernel_names (geometry from webtf.backend_util.conv_info_from_attrs; the fused kernels add
 activation, leakyrelu_alpha and the optional inputs bias and prelu_activation_weights).
 Conv2D is im2col: a strided view of the padded input holds every receptive field, copied once into a
 [pixels, fh * fw * in] matrix and multiplied by the filter (BLAS sgemm for float32; a 1x1 conv is the

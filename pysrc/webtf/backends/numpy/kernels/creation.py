@@ -1,5 +1,5 @@
-"""numpy kernels that make tensors: Fill, ZerosLike, OnesLike, Range, LinSpace, Identity, Cast (the cpu
-kernels' contracts: Range and LinSpace step in doubles; casts store like typed arrays)."""
+"""numpy kernels that make tensors: Fill, ZerosLike, OnesLike, Range, LinSpace, Identity, Cast (contracts in
+webtf.kernel_names; Range and LinSpace step in doubles; casts store like typed arrays)."""
 
 from __future__ import annotations
 

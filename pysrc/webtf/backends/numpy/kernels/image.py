@@ -1,5 +1,5 @@
 """numpy image kernels: ResizeBilinear, ResizeNearestNeighbor, CropAndResize, NonMaxSuppressionV3/V4/V5,
-FlipLeftRight, RotateWithOffset, Transform (the cpu kernels' attrs).
+FlipLeftRight, RotateWithOffset, Transform (contracts in webtf.kernel_names).
 
 Sampling coordinates are backend_util's (TF.js's float operations, in doubles); the samples are gathered
 with index arrays and blended in the same order as TF.js. Greedy NMS drops, per selected box, every

@@ -1,4 +1,4 @@
-"""numpy kernels MaxPool and AvgPool (NHWC), attrs as the cpu kernels: padding never takes part (MaxPool pads
+"""numpy kernels MaxPool and AvgPool (NHWC), contracts in webtf.kernel_names: padding never takes part (MaxPool pads
 with the dtype's lowest value, AvgPool divides each window's sum by its count of in-bounds elements)."""
 
 from __future__ import annotations

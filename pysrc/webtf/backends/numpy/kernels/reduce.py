@@ -1,6 +1,6 @@
 """numpy reduction kernels: Sum, Mean, Max, Min, Prod, All, Any, ArgMax, ArgMin.
 
-Contract and attrs as the cpu kernels (webtf.backends.cpu's reduce family): Sum, Mean, Min, Prod, All, Any take
+Contracts in webtf.kernel_names: Sum, Mean, Min, Prod, All, Any take
 `axis` and `keep_dims`, Max `reduction_indices` and `keep_dims`, ArgMax/ArgMin one int `axis`. float32 sums
 and products accumulate in float64 (as TF.js's cpu kernels do in JS numbers) and round once; int32 and bool
 give int32, wrapping. An empty Max/Min is nan (float32) or 0; an empty Mean is nan.

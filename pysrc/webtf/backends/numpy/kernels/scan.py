@@ -1,5 +1,5 @@
 """numpy kernels along one axis: Cumsum, Cumprod (attrs `axis`, `exclusive`, `reverse`) and TopK (attrs `k`,
-`sorted`), with the cpu kernels' contracts: scans of float32 accumulate in float64 and round, int32 and bool
+`sorted`), contracts in webtf.kernel_names: scans of float32 accumulate in float64 and round, int32 and bool
 give int32 (wrapping); TopK gives [values, int32 indices] of the k largest along the last axis, largest
 first, ties by lower index, nan above every number.
 """

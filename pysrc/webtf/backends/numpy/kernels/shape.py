@@ -1,5 +1,5 @@
 """numpy kernels that move elements: Reshape, ExpandDims, Transpose, Concat, Pack, Unpack, SplitV, Tile,
-Reverse (the cpu kernels' attrs). Reshape and ExpandDims share the input's buffer; the others copy once."""
+Reverse (contracts in webtf.kernel_names). Reshape and ExpandDims share the input's buffer; the others copy once."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """numpy kernels that select or pad: Slice, StridedSlice, PadV2, MirrorPad, GatherV2, GatherNd, OneHot (the
-cpu kernels' attrs and errors; index checks raise backend_util's TF.js messages)."""
+contracts in webtf.kernel_names, the cpu kernels' errors; index checks raise backend_util's TF.js messages)."""
 
 from __future__ import annotations
 

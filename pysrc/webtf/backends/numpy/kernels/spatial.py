@@ -1,4 +1,4 @@
-"""numpy spatial-rearrangement kernels: DepthToSpace, SpaceToBatchND, BatchToSpaceND (the cpu kernels' attrs),
+"""numpy spatial-rearrangement kernels: DepthToSpace, SpaceToBatchND, BatchToSpaceND (contracts in webtf.kernel_names),
 each a reshape, a transpose and one copy (plus a pad or a crop)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """numpy kernels for element-wise unary math, activations, tests (IsNan, ...) and LogicalNot.
 
-Contract as the cpu kernels (webtf.backends.cpu's unary family): float-valued kernels give float32 (float32
+Contracts in webtf.kernel_names: float-valued kernels give float32 (float32
 inputs are computed in float32, int32 inputs exactly in float64, then rounded); Abs, Neg, Square, Sign, Relu,
 Relu6, Floor, Ceil, Round, ClipByValue and Step keep x's dtype (int32 wraps); the tests give bool. No warnings:
 float math gives nan / +-inf as in JS.
