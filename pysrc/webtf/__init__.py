@@ -10,6 +10,7 @@ from typing import Any
 from . import backends as _backends  # noqa: F401
 from . import (
     data,  # tf.data: datasets (array, generator, zip, csv)
+    layers,  # tf.layers.<name>(**config): a factory per layer class
     losses,
     train,
 )
@@ -42,6 +43,8 @@ from .kernel_registry import (
 )
 from .losses import Reduction
 from .models import GraphModel, LayersModel, io, load_graph_model, load_layers_model
+from .models.layers import constraints, initializers, regularizers
+from .models.layers.api import Sequential, SymbolicTensor, input, model, sequential  # noqa: A004
 from .ops import *  # noqa: F403
 from .ops.chaining import bind as _bind
 from .tensor import Tensor, Variable
@@ -158,6 +161,8 @@ __all__ = [
     "set_backend", "tidy", "time", "unregister_kernel", "wasm",
     "GradConfig", "custom_grad", "dispose_variables", "get_gradient", "grad", "grads", "register_gradient",
     "value_and_grad", "value_and_grads", "variable_grads",
+    "layers", "initializers", "regularizers", "constraints", "input", "model", "sequential", "Sequential",
+    "SymbolicTensor",
     "losses", "train", "Reduction", "AdadeltaOptimizer", "AdagradOptimizer", "AdamOptimizer", "AdamaxOptimizer",
     "MomentumOptimizer", "Optimizer", "RMSPropOptimizer", "SGDOptimizer",
 ] + list(_ops.__all__)  # fmt: skip

@@ -6,7 +6,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from ...tensor import Tensor
+from ...engine import ENGINE
+from ...ops.cast import cast
+from ...tensor import Tensor, Variable
+from . import constraints, initializers, regularizers
 
 Shape = tuple[int | None, ...]
 ShapeArg = Shape | list[Shape]  # one shape per input; a single shape when the layer has one input
@@ -28,11 +31,40 @@ def fmt_shape(shape: Any) -> str:
 
 @dataclass(frozen=True)
 class WeightDef:
-    """A weight a layer owns: its short name (kernel, bias, ...), shape and whether it is trainable."""
+    """A weight a layer owns: its short name (kernel, bias, ...), shape, whether it is trainable, the initializer
+    used when the config names none, and the config prefix of its `<key>_initializer` / `_regularizer` /
+    `_constraint` entries (default: the name)."""
 
     name: str
     shape: tuple[int, ...]
     trainable: bool = True
+    initializer: str = "glorot_uniform"
+    key: str | None = None
+
+    @property
+    def config_key(self) -> str:
+        return self.key or self.name
+
+
+class LayerVariable(Variable):
+    """A layer's weight: a Variable that also keeps its TF.js original name '<layer>/<weight>'."""
+
+    __slots__ = ("original_name",)
+
+    def __init__(self, initial: Tensor, trainable: bool, name: str, original_name: str) -> None:
+        super().__init__(initial, trainable, name)
+        self.original_name = original_name
+
+
+def unique_variable_name(name: str) -> str:
+    """`name`, or `name_<n>` when a variable of that name exists (two models may share layer names)."""
+    taken = ENGINE.registered_variables
+    if name not in taken:
+        return name
+    n = 1
+    while f"{name}_{n}" in taken:
+        n += 1
+    return f"{name}_{n}"
 
 
 class Layer:
@@ -44,9 +76,11 @@ class Layer:
         self.name = name
         self.config = config
         self.class_name = class_name
-        self.trainable = bool(config.get("trainable", True))
         self.weight_defs: list[WeightDef] = []
-        self.weights: dict[str, Tensor] = {}
+        self.vars: dict[str, Variable] = {}  # by short name (kernel, bias, ...)
+        self.regularizers: dict[str, regularizers.Regularizer] = {}
+        self.constraints: dict[str, constraints.Constraint] = {}
+        self._trainable = bool(config.get("trainable", True))
         self.built = False
         self.input_shapes: list[ShapeArg] = []  # per call (inbound node)
         self.output_shapes: list[ShapeArg] = []
@@ -88,6 +122,108 @@ class Layer:
         """The layers that own weights directly (a nested model lists its inner layers)."""
         return [self]
 
+    def apply(self, inputs: Any, training: bool = False, **kwargs: Any) -> Any:
+        """Call the layer: on Tensors it computes (building on first use), on SymbolicTensors it adds a
+        call to the model being built."""
+        from .api import apply_layer
+
+        return apply_layer(self, inputs, training, **kwargs)
+
+    __call__ = apply
+
+    # ---- weights -----------------------------------------------------------------------------
+    @property
+    def trainable(self) -> bool:
+        """Whether the optimizer updates this layer's trainable weights (TF.js layer.trainable)."""
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._trainable = bool(value)
+        for d in self.weight_defs:
+            if d.name in self.vars:
+                self.vars[d.name].trainable = d.trainable and self._trainable
+
+    def add_weight(self, d: WeightDef, value: Tensor | None = None) -> Variable:
+        """Create the variable for `d`: from `value` (a loaded weight, which it takes over) or else from the
+        initializer the config names; attach the config's regularizer and constraint."""
+        if d.name in self.vars:
+            raise self.error(f"weight '{d.name}' already exists")
+        key = d.config_key
+        if value is None:
+            init = initializers.get(self.config.get(f"{key}_initializer") or d.initializer)
+            value = init(d.shape, "float32")
+        elif tuple(value.shape) != d.shape:
+            raise self.error(
+                f"weight '{d.name}' needs shape {fmt_shape(d.shape)}, got {fmt_shape(value.shape)}"
+            )
+        original = f"{self.name}/{d.name}"
+        try:
+            var = LayerVariable(
+                value, d.trainable and self._trainable, unique_variable_name(original), original
+            )
+        finally:
+            value.dispose()
+        self.vars[d.name] = var
+        reg = regularizers.get(self.config.get(f"{key}_regularizer"))
+        if reg is not None:
+            self.regularizers[d.name] = reg
+        con = constraints.get(self.config.get(f"{key}_constraint"))
+        if con is not None:
+            self.constraints[d.name] = con
+        return var
+
+    def init_weights(self) -> None:
+        """Create every declared weight that has no variable yet from its initializer."""
+        for d in self.weight_defs:
+            if d.name not in self.vars:
+                self.add_weight(d)
+
+    @property
+    def weights(self) -> list[Variable]:
+        """This layer's variables in build order."""
+        return [self.vars[d.name] for d in self.weight_defs if d.name in self.vars]
+
+    @property
+    def trainable_weights(self) -> list[Variable]:
+        """The weights an optimizer updates (none when the layer is frozen)."""
+        if not self.trainable:
+            return []
+        return [self.vars[d.name] for d in self.weight_defs if d.trainable and d.name in self.vars]
+
+    @property
+    def non_trainable_weights(self) -> list[Variable]:
+        """Every other weight (all of them when the layer is frozen)."""
+        ids = {id(v) for v in self.trainable_weights}
+        return [v for v in self.weights if id(v) not in ids]
+
+    def get_weights(self) -> list[Tensor]:
+        """The weight values (the variables themselves, as TF.js's getWeights reads them)."""
+        return list(self.weights)
+
+    def set_weights(self, values: list[Tensor]) -> None:
+        """Assign new values to this layer's weights, in build order."""
+        assign_all(self.weights, values, f"Layer '{self.name}' ({self.class_name})")
+
+    def regularization_losses(self) -> list[Tensor]:
+        """The regularizer penalty of each regularized weight (scalars)."""
+        return [reg(self.vars[name]) for name, reg in self.regularizers.items() if name in self.vars]
+
+    def apply_constraints(self) -> None:
+        """Project each constrained weight back into its allowed set (called after an optimizer step)."""
+        for name, con in self.constraints.items():
+            var = self.vars.get(name)
+            if var is not None:
+                new = con(var)
+                var.assign(new)
+                new.dispose()
+
+    def dispose_weights(self) -> None:
+        """Free the variables."""
+        for v in self.vars.values():
+            v.dispose()
+        self.vars.clear()
+
     def weight_names(self) -> list[tuple[str, WeightDef]]:
         """(TF.js original name '<layer>/<weight>', definition) for each weight, in build order."""
         return [(f"{self.name}/{d.name}", d) for d in self.weight_defs]
@@ -103,8 +239,27 @@ class Layer:
         return total
 
     def w(self, name: str) -> Tensor | None:
-        """A loaded weight by short name, or None when the layer has no such weight."""
-        return self.weights.get(name)
+        """A weight by short name, or None when the layer has no such weight."""
+        return self.vars.get(name)
+
+
+def assign_all(variables: list[Variable], values: list[Tensor], who: str) -> None:
+    """Assign values to variables one to one, checking the count and every shape before assigning any."""
+    if len(values) != len(variables):
+        raise ValueError(f"{who}: set_weights expects {len(variables)} weights, but got {len(values)}")
+    for v, t in zip(variables, values, strict=True):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{who}: set_weights expects Tensors, got {type(t).__name__}")
+        if tuple(t.shape) != tuple(v.shape):
+            raise ValueError(
+                f"{who}: weight '{_label(v)}' has shape {fmt_shape(v.shape)}, "
+                f"but the value given has shape {fmt_shape(t.shape)}"
+            )
+    for v, t in zip(variables, values, strict=True):
+        new = t if t.dtype == v.dtype else cast(t, v.dtype)
+        v.assign(new)
+        if new is not t:
+            new.dispose()
 
 
 # ---------------------------------------------------------------------------------- config helpers
@@ -172,3 +327,7 @@ def ident(value: Any) -> str:
     if isinstance(value, dict):
         value = value.get("class_name") or value.get("config", {}).get("name", "")
     return str(value)
+
+
+def _label(v: Variable) -> str:
+    return v.original_name if isinstance(v, LayerVariable) else v.name

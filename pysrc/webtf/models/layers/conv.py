@@ -69,7 +69,9 @@ class _Conv(Layer):
         need_rank(self, s, 4)
         c = known(self, s, 3)
         defs = self.kernels(c)
-        return defs + ([WeightDef("bias", (self.out_channels(c),))] if self.use_bias else [])
+        return defs + (
+            [WeightDef("bias", (self.out_channels(c),), initializer="zeros")] if self.use_bias else []
+        )
 
     def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
         s = single(self, input_shape)
@@ -84,7 +86,7 @@ class _Conv(Layer):
         """`fused_op` with bias and, where a fused kernel has it, the activation."""
         act = activations.FUSED.get(self.activation)
         y = fused_op(
-            inputs, self.weights[kernel], self.strides, self.padding, "NHWC", self.dilation,
+            inputs, self.vars[kernel], self.strides, self.padding, "NHWC", self.dilation,
             bias=self.w("bias"), activation=act or "linear",
         )  # fmt: skip
         return y if act else activate(y, self.activation)
@@ -92,7 +94,7 @@ class _Conv(Layer):
     def finish(self, y: Tensor) -> Tensor:
         """Bias and activation, for the convolutions without a fused kernel."""
         if self.use_bias:
-            y = binary.add(y, self.weights["bias"])
+            y = binary.add(y, self.vars["bias"])
         return activate(y, self.activation)
 
 
@@ -115,7 +117,7 @@ class _Depthwise(_Conv):
         self.depth_multiplier = int(config.get("depth_multiplier", 1))
 
     def kernels(self, c: int) -> list[WeightDef]:
-        return [WeightDef("depthwise_kernel", (*self.kernel_size, c, self.depth_multiplier))]
+        return [WeightDef("depthwise_kernel", (*self.kernel_size, c, self.depth_multiplier), key="depthwise")]
 
 
 @register
@@ -134,12 +136,14 @@ class SeparableConv2D(_Depthwise):
     """Depthwise then pointwise (1x1) convolution, then bias and activation."""
 
     def kernels(self, c: int) -> list[WeightDef]:
-        pointwise = WeightDef("pointwise_kernel", (1, 1, c * self.depth_multiplier, self.filters))
+        pointwise = WeightDef(
+            "pointwise_kernel", (1, 1, c * self.depth_multiplier, self.filters), key="pointwise"
+        )
         return [*super().kernels(c), pointwise]
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         y = conv.separable_conv2d(
-            inputs, self.weights["depthwise_kernel"], self.weights["pointwise_kernel"], self.strides,
+            inputs, self.vars["depthwise_kernel"], self.vars["pointwise_kernel"], self.strides,
             self.padding, self.dilation, "NHWC",
         )  # fmt: skip
         return self.finish(y)
@@ -171,7 +175,7 @@ class Conv2DTranspose(_Conv):
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         out = list(self.compute_output_shape(inputs.shape))
-        y = conv.conv2d_transpose(inputs, self.weights["kernel"], out, self.strides, self.padding)
+        y = conv.conv2d_transpose(inputs, self.vars["kernel"], out, self.strides, self.padding)
         return self.finish(y)
 
 

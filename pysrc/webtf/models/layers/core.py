@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from math import prod
 from typing import Any
 
-from ...ops import binary, fused, shape, unary
+from ...ops import binary, creation, fused, shape, unary
 from ...ops.cast import cast
 from ...ops.softmax import softmax
 from ...tensor import Tensor
@@ -68,7 +69,7 @@ class Dense(Layer):
             raise self.error(f"expects inputs of rank >= 2, but got shape {fmt_shape(s)}")
         n_in = known(self, s, -1, "last")
         defs = [WeightDef("kernel", (n_in, self.units))]
-        return defs + ([WeightDef("bias", (self.units,))] if self.use_bias else [])
+        return defs + ([WeightDef("bias", (self.units,), initializer="zeros")] if self.use_bias else [])
 
     def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
         return (*single(self, input_shape)[:-1], self.units)
@@ -79,7 +80,7 @@ class Dense(Layer):
         if x.rank != 2:
             x = shape.reshape(x, [-1, x.shape[-1]])
         act = activations.FUSED.get(self.activation)
-        y = fused.mat_mul(x, self.weights["kernel"], bias=self.w("bias"), activation=act or "linear")
+        y = fused.mat_mul(x, self.vars["kernel"], bias=self.w("bias"), activation=act or "linear")
         if act is None:
             y = activate(y, self.activation)
         return y if len(lead) == 1 else shape.reshape(y, [*lead, self.units])
@@ -153,10 +154,10 @@ class PReLU(Layer):
             s[a - 1] = 1
         if any(d is None for d in s):
             raise self.error(f"needs fully defined inputs (besides the batch), got {fmt_shape((None, *s))}")
-        return [WeightDef("alpha", tuple(int(d) for d in s))]  # type: ignore[arg-type]
+        return [WeightDef("alpha", tuple(int(d) for d in s), initializer="zeros")]  # type: ignore[arg-type]
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
-        return unary.prelu(inputs, self.weights["alpha"])
+        return unary.prelu(inputs, self.vars["alpha"])
 
 
 @register
@@ -204,18 +205,135 @@ class Softmax(Layer):
         return shape.transpose(softmax(shape.transpose(inputs, perm), -1), back)
 
 
+def training(kwargs: dict[str, Any]) -> bool:
+    """The call's training flag (False unless the fit loop or apply(training=True) set it)."""
+    return bool(kwargs.get("training", False))
+
+
+def _keep_mask(x: Tensor, rate: float, seed: int | None, noise_shape: list[int] | None = None) -> Tensor:
+    """1.0 where an element (or a noise_shape slice) is kept, with probability 1 - rate; else 0.0."""
+    draw = creation.random_uniform(noise_shape or list(x.shape), 0.0, 1.0, "float32", seed)
+    return cast(binary.greater_equal(draw, rate), "float32")
+
+
+class _Dropout(Layer):
+    """Dropout: the identity at inference; in training each element is zeroed with probability rate and the
+    rest scaled by 1 / (1 - rate)."""
+
+    def configure(self, config: dict[str, Any]) -> None:
+        self.rate = float(config["rate"])
+        if not 0 <= self.rate < 1:
+            raise self.error(f"rate must be in [0, 1), but got {self.rate}")
+        ns = config.get("noise_shape")
+        self.noise_shape = None if ns is None else [None if d is None else int(d) for d in ns]
+        self.seed = config.get("seed")
+
+    def noise(self, x: Tensor) -> list[int] | None:
+        """The shape of the mask (broadcast over x)."""
+        if self.noise_shape is None:
+            return None
+        return [x.shape[i] if d is None else d for i, d in enumerate(self.noise_shape)]
+
+    def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
+        if not training(kwargs) or self.rate == 0:
+            return inputs
+        mask = _keep_mask(inputs, self.rate, self.seed, self.noise(inputs))
+        return binary.mul(inputs, binary.mul(mask, 1.0 / (1.0 - self.rate)))
+
+
+@register
+class Dropout(_Dropout):
+    """Dropout (TF.js tf.layers.dropout)."""
+
+
+@register
+class SpatialDropout1D(_Dropout):
+    """Dropout of whole channels of [batch, steps, channels] inputs."""
+
+    def noise(self, x: Tensor) -> list[int] | None:
+        return [x.shape[0], 1, x.shape[2]]
+
+
+@register
+class SpatialDropout2D(_Dropout):
+    """Dropout of whole channels of [batch, h, w, channels] inputs."""
+
+    def noise(self, x: Tensor) -> list[int] | None:
+        return [x.shape[0], 1, 1, x.shape[3]]
+
+
+@register
+class GaussianNoise(Layer):
+    """Adds normal noise of stddev while training."""
+
+    def configure(self, config: dict[str, Any]) -> None:
+        self.stddev = float(config["stddev"])
+        self.seed = config.get("seed")
+
+    def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
+        if not training(kwargs):
+            return inputs
+        return binary.add(
+            inputs, creation.random_normal(list(inputs.shape), 0.0, self.stddev, "float32", self.seed)
+        )
+
+
+@register
+class GaussianDropout(Layer):
+    """Multiplies by normal noise of mean 1 and stddev sqrt(rate / (1 - rate)) while training."""
+
+    def configure(self, config: dict[str, Any]) -> None:
+        self.rate = float(config["rate"])
+        if not 0 <= self.rate < 1:
+            raise self.error(f"rate must be in [0, 1), but got {self.rate}")
+        self.seed = config.get("seed")
+
+    def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
+        if not training(kwargs) or self.rate == 0:
+            return inputs
+        std = math.sqrt(self.rate / (1.0 - self.rate))
+        return binary.mul(inputs, creation.random_normal(list(inputs.shape), 1.0, std, "float32", self.seed))
+
+
+@register
+class AlphaDropout(_Dropout):
+    """Dropout that keeps the mean and variance of SELU activations (dropped values set to -alpha * scale,
+    then an affine correction), while training."""
+
+    ALPHA_P = -1.6732632423543772848170429916717 * 1.0507009873554804934193349852946
+
+    def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
+        if not training(kwargs) or self.rate == 0:
+            return inputs
+        rate, alpha_p = self.rate, self.ALPHA_P
+        keep = _keep_mask(inputs, rate, self.seed, self.noise(inputs))
+        a = ((1 - rate) * (1 + rate * alpha_p**2)) ** -0.5
+        b = -a * alpha_p * rate
+        x = binary.add(binary.mul(inputs, keep), binary.mul(binary.sub(1.0, keep), alpha_p))
+        return binary.add(binary.mul(x, a), b)
+
+
 class _Identity(Layer):
-    """Layers that only act while training: the identity at inference."""
+    """Layers that change nothing in webtf's forward pass."""
+
+    keys: tuple[str, ...] = ()
+
+    def configure(self, config: dict[str, Any]) -> None:
+        for key in self.keys:
+            config.get(key)
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         return inputs
 
 
-for _name in (
-    "Dropout", "SpatialDropout1D", "SpatialDropout2D", "GaussianNoise", "GaussianDropout", "AlphaDropout",
-    "ActivityRegularization", "Masking",
-):  # fmt: skip
-    register(type(_name, (_Identity,), {"__doc__": f"{_name}: the identity at inference."}))
+register(type("ActivityRegularization", (_Identity,), {"__doc__": "The identity.", "keys": ("l1", "l2")}))
+register(
+    type(
+        "Masking",
+        (_Identity,),
+        {"__doc__": "The identity (masks are not propagated).", "keys": ("mask_value",)},
+    )
+)
 
 
 @register

@@ -43,10 +43,10 @@ class FusedConvBN:
         mult, offset = self.bn.affine()
         conv = self.conv
         if isinstance(conv, DepthwiseConv2D):
-            kernel = conv.weights["depthwise_kernel"]
+            kernel = conv.vars["depthwise_kernel"]
             folded = binary.mul(kernel, shape.reshape(mult, list(kernel.shape[2:])))
         else:
-            folded = binary.mul(conv.weights["kernel"], mult)
+            folded = binary.mul(conv.vars["kernel"], mult)
         bias = conv.w("bias")
         if bias is not None:
             offset = binary.add(offset, binary.mul(bias, mult))

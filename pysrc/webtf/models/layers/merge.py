@@ -141,38 +141,68 @@ class _Normalization(Layer):
 
     def gamma_beta(self, dims: tuple[int, ...]) -> list[WeightDef]:
         """The optional gamma and beta weights."""
-        return ([WeightDef("gamma", dims)] if self.scale else []) + (
-            [WeightDef("beta", dims)] if self.center else []
+        return ([WeightDef("gamma", dims, initializer="ones")] if self.scale else []) + (
+            [WeightDef("beta", dims, initializer="zeros")] if self.center else []
         )
 
 
 @register
 class BatchNormalization(_Normalization):
-    """Inference batch norm: (x - moving_mean) / sqrt(moving_variance + epsilon) * gamma + beta."""
+    """Batch norm: at inference (x - moving_mean) / sqrt(moving_variance + epsilon) * gamma + beta; in training
+    the batch's mean and (biased) variance, and the moving statistics move toward them by 1 - momentum."""
+
+    def configure(self, config: dict[str, Any]) -> None:
+        super().configure(config)
+        self.momentum = float(config.get("momentum", 0.99))
 
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
         s = single(self, input_shape)
         axes = [a % len(s) if -len(s) <= a < len(s) else -1 for a in self.axes]
         dims = self.weight_dims(s, axes, -1 not in axes)
-        moving = [WeightDef("moving_mean", dims, False), WeightDef("moving_variance", dims, False)]
+        moving = [
+            WeightDef("moving_mean", dims, False, "zeros"),
+            WeightDef("moving_variance", dims, False, "ones"),
+        ]
         return self.gamma_beta(dims) + moving
 
     def affine(self) -> tuple[Tensor, Tensor]:
         """Per-channel (multiplier, offset) so that the output is x * multiplier + offset."""
-        inv = unary.rsqrt(binary.add(self.weights["moving_variance"], self.epsilon))
+        inv = unary.rsqrt(binary.add(self.vars["moving_variance"], self.epsilon))
         if self.scale:
-            inv = binary.mul(inv, self.weights["gamma"])
-        offset = binary.mul(self.weights["moving_mean"], unary.neg(inv))
+            inv = binary.mul(inv, self.vars["gamma"])
+        offset = binary.mul(self.vars["moving_mean"], unary.neg(inv))
         if self.center:
-            offset = binary.add(offset, self.weights["beta"])
+            offset = binary.add(offset, self.vars["beta"])
         return inv, offset
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
+        if kwargs.get("training"):
+            return self.call_training(inputs)
         mult, offset = self.affine()
         if self.axes != [inputs.rank - 1]:
             ps = _param_shape(inputs.rank, self.axes, inputs)
             mult, offset = shape.reshape(mult, ps), shape.reshape(offset, ps)
         return binary.add(binary.mul(inputs, mult), offset)
+
+    def call_training(self, x: Tensor) -> Tensor:
+        """Normalize with the batch's statistics and update the moving ones."""
+        reduce_axes = [i for i in range(x.rank) if i not in self.axes]
+        mean = reduce.mean(x, reduce_axes, True)
+        centered = binary.sub(x, mean)
+        var = reduce.mean(unary.square(centered), reduce_axes, True)
+        y = binary.mul(centered, unary.rsqrt(binary.add(var, self.epsilon)))
+        ps = _param_shape(x.rank, self.axes, x)
+        if self.scale:
+            y = binary.mul(y, shape.reshape(self.vars["gamma"], ps))
+        if self.center:
+            y = binary.add(y, shape.reshape(self.vars["beta"], ps))
+        for name, stat in (("moving_mean", mean), ("moving_variance", var)):
+            moving = self.vars[name]
+            step = binary.mul(
+                binary.sub(moving, shape.reshape(stat, list(moving.shape))), 1.0 - self.momentum
+            )
+            moving.assign(binary.sub(moving, step))
+        return y
 
 
 @register
@@ -191,9 +221,9 @@ class LayerNormalization(_Normalization):
         y = binary.mul(centered, unary.rsqrt(binary.add(var, self.epsilon)))
         ps = _param_shape(inputs.rank, self.axes, inputs)
         if self.scale:
-            y = binary.mul(y, shape.reshape(self.weights["gamma"], ps))
+            y = binary.mul(y, shape.reshape(self.vars["gamma"], ps))
         if self.center:
-            y = binary.add(y, shape.reshape(self.weights["beta"], ps))
+            y = binary.add(y, shape.reshape(self.vars["beta"], ps))
         return y
 
 
@@ -204,13 +234,15 @@ class Embedding(Layer):
     def configure(self, config: dict[str, Any]) -> None:
         self.input_dim = int(config["input_dim"])
         self.output_dim = int(config["output_dim"])
+        self.mask_zero = bool(config.get("mask_zero", False))
+        self.input_length = config.get("input_length")
 
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
-        return [WeightDef("embeddings", (self.input_dim, self.output_dim))]
+        return [WeightDef("embeddings", (self.input_dim, self.output_dim), initializer="random_uniform")]
 
     def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
         return (*single(self, input_shape), self.output_dim)
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         idx = inputs if inputs.dtype == "int32" else cast(inputs, "int32")
-        return slicing.gather(self.weights["embeddings"], idx)
+        return slicing.gather(self.vars["embeddings"], idx)

@@ -9,35 +9,24 @@ from ...ops.creation import clone, zeros
 from ...ops.shape import concat
 from ...ops.slicing import slice as slice_
 from ...shapes import fmt
-from ...tensor import Tensor
+from ...tensor import Tensor, Variable
 from ..io.artifacts import ModelArtifacts
 from ..io.handlers import get_load_handler, get_save_handler
 from ..io.weights import decode_weights, encode_weights
 from ..runner import TensorSpec, live_input, named_inputs
-from .base import Layer, WeightDef, fmt_shape
-from .topology import ModelLayer, Network, Node, unwrap_topology
+from .base import Layer, LayerVariable, WeightDef, assign_all, fmt_shape
+from .topology import Network, Node, unwrap_topology
 
 DEFAULT_BATCH_SIZE = 32  # TF.js predict()'s default batchSize
 
 
-def _split(
-    layers: list[Layer],
-) -> tuple[list[tuple[str, Layer, WeightDef]], list[tuple[str, Layer, WeightDef]]]:
+def _split(layers: list[Layer]) -> tuple[list[Variable], list[Variable]]:
     """(trainable, non-trainable) weights in TF.js order; a frozen layer's weights are all non-trainable."""
-    trainable: list[tuple[str, Layer, WeightDef]] = []
-    frozen: list[tuple[str, Layer, WeightDef]] = []
+    trainable: list[Variable] = []
+    frozen: list[Variable] = []
     for layer in layers:
-        if isinstance(layer, ModelLayer):
-            t, n = _split(layer.network.layers)
-        else:
-            items = [(name, layer, d) for name, d in layer.weight_names()]
-            t = [item for item in items if item[2].trainable]
-            n = [item for item in items if not item[2].trainable]
-        if layer.trainable:
-            trainable += t
-            frozen += n
-        else:
-            frozen += t + n
+        trainable += layer.trainable_weights
+        frozen += layer.non_trainable_weights
     return trainable, frozen
 
 
@@ -71,17 +60,21 @@ def assign_weights(network: Network, tensors: dict[str, Tensor], strict: bool) -
             )
         if t.dtype != "float32":
             raise ValueError(f"Weight '{name}' has dtype {t.dtype}; layer weights must be float32")
-        layer.weights[d.name] = t
+        layer.add_weight(d, t)
     if targets:
         raise ValueError(f"{len(targets)} of {total} weights are not set: {', '.join(targets)}")
     return unused
 
 
 class LayersModel:
-    """A Keras model restored from TF.js layers-model artifacts; forward pass only."""
+    """A Keras model: restored from TF.js layers-model artifacts or built with tf.model / tf.sequential."""
 
-    def __init__(self, artifacts: ModelArtifacts, network: Network) -> None:
+    def __init__(self, artifacts: ModelArtifacts | None, network: Network) -> None:
         self.artifacts = artifacts
+        self._set_network(network)
+        self._disposed = False
+
+    def _set_network(self, network: Network) -> None:
         self.network = network
         self.name = network.name
         self.layers = network.layers
@@ -97,12 +90,69 @@ class LayersModel:
             )
             for node, i in network.output_refs
         ]
-        trainable, frozen = _split(network.layers)
-        self._trainable_count = sum(_size(d.shape) for _, _, d in trainable)
-        self.weights: dict[str, Tensor] = {
-            name: layer.weights[d.name] for name, layer, d in trainable + frozen
-        }
-        self._disposed = False
+
+    # ---- weights -----------------------------------------------------------------------------
+    @property
+    def trainable(self) -> bool:
+        """False when every layer is frozen; setting it sets every layer's."""
+        return any(layer.trainable for layer in self.layers) or not self.layers
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        for layer in self.layers:
+            layer.trainable = value
+
+    @property
+    def trainable_weights(self) -> list[Variable]:
+        """The variables an optimizer updates, in TF.js order."""
+        return _split(self.layers)[0]
+
+    @property
+    def non_trainable_weights(self) -> list[Variable]:
+        """The frozen variables and the non-trainable ones (batch norm moving statistics)."""
+        return _split(self.layers)[1]
+
+    @property
+    def weights(self) -> list[Variable]:
+        """Trainable weights, then non-trainable ones (TF.js model.weights)."""
+        trainable, frozen = _split(self.layers)
+        return trainable + frozen
+
+    def named_weights(self) -> dict[str, Variable]:
+        """The weights by their TF.js original names '<layer>/<weight>' (as save() writes them)."""
+        return {v.original_name if isinstance(v, LayerVariable) else v.name: v for v in self.weights}
+
+    def get_weights(self) -> list[Tensor]:
+        """The weight values (trainable first, then non-trainable, as TF.js orders them)."""
+        return list(self.weights)
+
+    def set_weights(self, weights: list[Tensor]) -> None:
+        """Assign new values to every weight, in get_weights() order."""
+        assign_all(self.weights, weights, f"Model '{self.name}'")
+
+    def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
+        """A layer by name or by index (TF.js getLayer)."""
+        if index is not None:
+            if not -len(self.layers) <= index < len(self.layers):
+                raise ValueError(
+                    f"Was asked to retrieve layer at index {index}, but model only has {len(self.layers)} layers"
+                )
+            return self.layers[index]
+        if name is None:
+            raise ValueError("get_layer needs a name or an index")
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"No such layer: {name}")
+
+    def regularization_losses(self) -> list[Tensor]:
+        """Each regularized weight's penalty (scalars) for the training loss (TF.js model.losses)."""
+        return [t for layer in self.network.leaf_layers for t in layer.regularization_losses()]
+
+    def apply_constraints(self) -> None:
+        """Project constrained weights back into their sets (the fit loop calls this after each step)."""
+        for layer in self.network.leaf_layers:
+            layer.apply_constraints()
 
     # ---- running -----------------------------------------------------------------------------
     def _feeds(self, inputs: Any) -> list[Tensor]:
@@ -141,7 +191,7 @@ class LayersModel:
 
     def _run(self, feeds: list[Tensor], wanted: list[tuple[Node, int]] | None) -> list[Tensor]:
         out = self.network.run(feeds, wanted)
-        fixed = {id(t) for t in feeds} | {id(t) for t in self.weights.values()}
+        fixed = {id(t) for t in feeds} | {id(t) for t in self.weights}
         return [clone(t) if id(t) in fixed else t for t in out]
 
     def predict(self, x: Any, batch_size: int | None = None) -> Tensor | list[Tensor]:
@@ -207,14 +257,10 @@ class LayersModel:
             for t in feeds:
                 t.dispose()
 
-    # ---- weights, summary, save ----------------------------------------------------------------
-    def get_weights(self) -> list[Tensor]:
-        """The weight tensors (trainable first, then non-trainable, as TF.js orders them)."""
-        return list(self.weights.values())
-
+    # ---- summary, save ------------------------------------------------------------------------
     def count_params(self) -> int:
         """Number of scalars in all weights."""
-        return sum(t.size for t in self.weights.values())
+        return sum(t.size for t in self.weights)
 
     def summary(
         self, line_length: int | None = None, positions: list[float] | None = None, print_fn: Any = print
@@ -249,10 +295,11 @@ class LayersModel:
                 lines += [_row(["", "", "", "", link], cols) for link in links[1:]]
             lines.append(("=" if i == len(self.layers) - 1 else "_") * width)
         total = self.count_params()
+        trainable = sum(t.size for t in self.trainable_weights)
         lines += [
             f"Total params: {total}",
-            f"Trainable params: {self._trainable_count}",
-            f"Non-trainable params: {total - self._trainable_count}",
+            f"Trainable params: {trainable}",
+            f"Non-trainable params: {total - trainable}",
             "_" * width,
         ]
         text = "\n".join(lines)
@@ -265,8 +312,15 @@ class LayersModel:
         """What save() writes: the loaded topology unchanged, all weights unquantized in one shard."""
         from ... import __version__
 
-        specs, data = encode_weights(self.weights)
+        specs, data = encode_weights(self.named_weights())
         a = self.artifacts
+        if a is None:  # built in Python: the topology of its graph
+            topology = {
+                **self.network.to_config(),
+                "keras_version": "tfjs-layers 4.22.0",
+                "backend": "tensor_flow.js",
+            }
+            a = ModelArtifacts(topology, [], b"", "layers-model")
         return ModelArtifacts(
             a.model_topology, specs, data, "layers-model", f"webtf {__version__}", None,
             user_defined_metadata=a.user_defined_metadata, training_config=a.training_config,
@@ -281,16 +335,9 @@ class LayersModel:
 
     def dispose(self) -> None:
         """Free the weights."""
-        for t in self.weights.values():
-            t.dispose()
+        for layer in self.network.leaf_layers:
+            layer.dispose_weights()
         self._disposed = True
-
-
-def _size(shape: tuple[int, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _shape_text(shape: Any) -> str:
@@ -324,8 +371,11 @@ async def load_layers_model(url_or_handler: Any, strict: bool = True) -> LayersM
         unused = assign_weights(network, tensors, strict)
         model = LayersModel(artifacts, network)
     except Exception:
+        for layer in network.leaf_layers:
+            layer.dispose_weights()
         for t in tensors.values():
-            t.dispose()
+            if not t.is_disposed:
+                t.dispose()
         raise
     for name in unused:
         tensors[name].dispose()

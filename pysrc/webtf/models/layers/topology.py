@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +14,7 @@ from .core import InputLayer, batch_shape_of
 from .fusion import find_fusions
 
 MODEL_CLASSES = ("Sequential", "Model", "Functional")
+_NODE_ORDER = itertools.count()
 
 
 @dataclass(eq=False)
@@ -24,6 +26,7 @@ class Node:
     kwargs: dict[str, Any] = field(default_factory=dict)
     output_shapes: list[Shape] = field(default_factory=list)
     index: int = 0  # the call's node index in the layer (as inbound_nodes entries refer to it)
+    order: int = field(default_factory=lambda: next(_NODE_ORDER))  # creation order: inputs come first
 
 
 def _as_list(shape: ShapeArg) -> list[Shape]:
@@ -61,10 +64,55 @@ def make_layer(spec: Any, where: str) -> Layer:
         raise ValueError(
             f"Unsupported layer class '{class_name}' (layer '{name}'): webtf cannot run this model"
         )
+    return construct(cls, name, config, class_name)
+
+
+def construct(cls: type[Layer], name: str, config: dict[str, Any], class_name: str) -> Layer:
+    """cls(name, config, class_name), its config errors named after the layer and the argument."""
     try:
         return cls(name, config, class_name)
-    except (KeyError, TypeError) as e:
-        raise ValueError(f"Layer '{name}' ({class_name}): malformed config ({e!r})") from None
+    except KeyError as e:
+        raise ValueError(f"Layer '{name}' ({class_name}): missing required argument {e}") from None
+    except TypeError as e:
+        raise ValueError(f"Layer '{name}' ({class_name}): malformed config ({e})") from None
+
+
+def jsonable(value: Any) -> Any:
+    """A config value as JSON: initializers, regularizers and constraints become {class_name, config}."""
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    get_config = getattr(value, "get_config", None)
+    config = get_config() if get_config is not None else {k: v for k, v in vars(value).items() if k[0] != "_"}
+    return {"class_name": type(value).__name__, "config": jsonable(config)}
+
+
+def named_error(layer: Layer, e: Exception) -> ValueError:
+    """`e` as a ValueError whose message starts with the layer's name and class."""
+    msg = str(e)
+    if not msg.startswith(f"Layer '{layer.name}'"):
+        msg = f"Layer '{layer.name}' ({layer.class_name}): {msg}"
+    return ValueError(msg)
+
+
+def call_node(layer: Layer, inputs: list[tuple[Node, int]], kwargs: dict[str, Any]) -> Node:
+    """A new call of `layer` on the outputs `inputs` (building the layer on its first call)."""
+    shapes = [src.output_shapes[i] for src, i in inputs]
+    try:
+        out = layer.apply_shape(shapes[0] if len(shapes) == 1 else shapes)
+    except (ValueError, TypeError, IndexError, ZeroDivisionError) as e:
+        raise named_error(layer, e) from None
+    index = len(layer.output_shapes) - 1 + isinstance(layer, ModelLayer)
+    return Node(layer, inputs, kwargs, _as_list(out), index)
+
+
+def input_node(layer: InputLayer) -> Node:
+    """The node that stands for an input layer's fed tensor."""
+    layer.input_shapes, layer.output_shapes = [layer.batch_shape], [layer.batch_shape]
+    return Node(layer, [], {}, [layer.batch_shape])
 
 
 class LayerStep(Step):
@@ -88,14 +136,17 @@ class LayerStep(Step):
 class Network:
     """The layer graph of one model: layers, nodes in an executable order, input and output references."""
 
-    def __init__(self, class_name: str, config: Any) -> None:
+    def __init__(self, class_name: str, config: Any, graph: Any = None) -> None:
         self.class_name = class_name
         self.layers: list[Layer] = []
         self.nodes: list[Node] = []  # every non-input call, each after the nodes it reads
         self.input_refs: list[tuple[Node, int]] = []
         self.output_refs: list[tuple[Node, int]] = []
         self.sequential = class_name == "Sequential"
-        if self.sequential:
+        if graph is not None:  # built in Python: (name, input refs, output refs)
+            self.name, self.input_refs, self.output_refs = graph
+            self._from_refs()
+        elif self.sequential:
             self.name = config.get("name", "sequential") if isinstance(config, dict) else "sequential"
             self._sequential(config)
         elif class_name in ("Model", "Functional"):
@@ -111,22 +162,12 @@ class Network:
 
     # ---- construction ------------------------------------------------------------------------
     def _call(self, layer: Layer, inputs: list[tuple[Node, int]], kwargs: dict[str, Any]) -> Node:
-        shapes = [src.output_shapes[i] for src, i in inputs]
-        try:
-            out = layer.apply_shape(shapes[0] if len(shapes) == 1 else shapes)
-        except (ValueError, TypeError, IndexError, ZeroDivisionError) as e:
-            msg = str(e)
-            if not msg.startswith(f"Layer '{layer.name}'"):
-                msg = f"Layer '{layer.name}' ({layer.class_name}): {msg}"
-            raise ValueError(msg) from None
-        index = len(layer.output_shapes) - 1 + isinstance(layer, ModelLayer)
-        node = Node(layer, inputs, kwargs, _as_list(out), index)
+        node = call_node(layer, inputs, kwargs)
         self.nodes.append(node)
         return node
 
     def _input(self, layer: InputLayer) -> Node:
-        layer.input_shapes, layer.output_shapes = [layer.batch_shape], [layer.batch_shape]
-        return Node(layer, [], {}, [layer.batch_shape])
+        return input_node(layer)
 
     def _sequential(self, config: Any) -> None:
         specs = config.get("layers") if isinstance(config, dict) else config
@@ -237,6 +278,78 @@ class Network:
         if not all(isinstance(layer, InputLayer) for layer in self.input_layers):
             raise ValueError("input_layers must name InputLayer layers")
 
+    def _from_refs(self) -> None:
+        """Nodes and layers of the calls between input_refs and output_refs (a model built in Python)."""
+        feeds = {id(n) for n, _ in self.input_refs}
+        seen: dict[int, Node] = {}
+        stack = [n for n, _ in self.output_refs]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen[id(node)] = node
+            if not node.inputs and id(node) not in feeds:
+                names = [n.layer.name for n, _ in self.input_refs]
+                raise ValueError(
+                    f"Graph disconnected: cannot obtain the value of input layer '{node.layer.name}'; "
+                    f"the model's inputs are {names}"
+                )
+            if id(node) not in feeds:
+                stack.extend(src for src, _ in node.inputs)
+        ordered = sorted(seen.values(), key=lambda n: n.order)
+        self.nodes = [n for n in ordered if id(n) not in feeds]
+        self.input_layers = [n.layer for n, _ in self.input_refs]
+        layers: list[Layer] = [] if self.sequential else list(self.input_layers)
+        for node in self.nodes:
+            if all(node.layer is not layer for layer in layers):
+                layers.append(node.layer)
+        names = [layer.name for layer in layers]
+        dup = next((n for n in names if names.count(n) > 1), None)
+        if dup is not None:
+            raise ValueError(f"The layer name '{dup}' is used more than once in model '{self.name}'")
+        self.layers = layers
+
+    def to_config(self) -> dict[str, Any]:
+        """The Keras JSON topology ({class_name, config}) of this graph, as TF.js's model.toJSON writes it."""
+        local: dict[int, int] = {}  # node -> its index among its layer's calls in this network
+        counts: dict[int, int] = {}
+        for node in [n for n, _ in self.input_refs] + self.nodes:
+            local[id(node)] = counts.get(id(node.layer), 0)
+            counts[id(node.layer)] = local[id(node)] + 1
+
+        def entry(layer: Layer) -> dict[str, Any]:
+            config = {k: jsonable(v) for k, v in layer.config.items() if k != "name"}
+            if isinstance(layer, InputLayer):
+                config = {"batch_input_shape": list(layer.batch_shape), "dtype": layer.dtype, "sparse": False}
+            return {"class_name": layer.class_name, "config": {"name": layer.name, **config}}
+
+        if self.sequential:
+            specs = [entry(layer) for layer in self.layers]
+            inp = self.input_layers[0]
+            specs[0]["config"]["batch_input_shape"] = list(inp.batch_shape)  # type: ignore[attr-defined]
+            return {"class_name": "Sequential", "config": {"name": self.name, "layers": specs}}
+        specs = []
+        for layer in self.layers:
+            e = entry(layer)
+            e["name"] = layer.name
+            e["inbound_nodes"] = [
+                [[src.layer.name, local[id(src)], i, {}] for src, i in node.inputs]
+                for node in self.nodes
+                if node.layer is layer
+            ]
+            specs.append(e)
+
+        def refs(pairs: list[tuple[Node, int]]) -> list[list[Any]]:
+            return [[n.layer.name, local[id(n)], i] for n, i in pairs]
+
+        config = {
+            "name": self.name,
+            "layers": specs,
+            "input_layers": refs(self.input_refs),
+            "output_layers": refs(self.output_refs),
+        }
+        return {"class_name": "Model", "config": config}
+
     # ---- queries -----------------------------------------------------------------------------
     @property
     def input_shapes(self) -> list[Shape]:
@@ -266,9 +379,11 @@ class Network:
         return [leaf for layer in self.layers for leaf in layer.leaf_layers]
 
     # ---- execution ---------------------------------------------------------------------------
-    def plan(self, wanted: list[tuple[Node, int]]) -> tuple[list[LayerStep], Program]:
-        """The steps that compute `wanted` (in order), and the program that runs them."""
-        key = (self.fuse, *((id(n), i) for n, i in wanted))
+    def plan(self, wanted: list[tuple[Node, int]], training: bool = False) -> tuple[list[LayerStep], Program]:
+        """The steps that compute `wanted` (in order), and the program that runs them (in training mode:
+        layers get training=True and nothing is fused)."""
+        fuse = self.fuse and not training
+        key = (fuse, training, *((id(n), i) for n, i in wanted))
         cached = self._plans.get(key)
         if cached is not None:
             return cached
@@ -286,7 +401,7 @@ class Network:
         for node in self.nodes:
             if id(node) not in needed or id(node) in fused:
                 continue
-            group = self.fusions.get(id(node)) if self.fuse else None
+            group = self.fusions.get(id(node)) if fuse else None
             if (
                 group is not None
                 and all(id(n) in needed for n in group.nodes)
@@ -295,15 +410,18 @@ class Network:
                 steps.append(LayerStep(group, node.inputs, {}, group.nodes[-1]))
                 fused.update(id(n) for n in group.nodes)
             else:
-                steps.append(LayerStep(node.layer, node.inputs, node.kwargs, node))
+                kwargs = {**node.kwargs, "training": True} if training else node.kwargs
+                steps.append(LayerStep(node.layer, node.inputs, kwargs, node))
         feeds = [n for n, _ in self.input_refs]
         program = compile_steps(list(steps), feeds, wanted, {}, lambda n: n.layer.name, "Layer")
         self._plans[key] = (steps, program)
         return steps, program
 
-    def run(self, feeds: list[Tensor], wanted: list[tuple[Node, int]] | None = None) -> list[Tensor]:
+    def run(
+        self, feeds: list[Tensor], wanted: list[tuple[Node, int]] | None = None, training: bool = False
+    ) -> list[Tensor]:
         """Run on input tensors (one per input); every intermediate is disposed after its last read."""
-        return run(self.plan(self.output_refs if wanted is None else wanted)[1], feeds, set())
+        return run(self.plan(self.output_refs if wanted is None else wanted, training)[1], feeds, set())
 
 
 class ModelLayer(Layer):
@@ -318,6 +436,40 @@ class ModelLayer(Layer):
 
     def weight_names(self) -> list[tuple[str, Any]]:
         return [item for layer in self.network.leaf_layers for item in layer.weight_names()]
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._trainable = bool(value)
+        for layer in self.network.layers:
+            layer.trainable = value
+
+    @property
+    def trainable_weights(self) -> list[Any]:
+        if not self.trainable:
+            return []
+        return [v for layer in self.network.layers for v in layer.trainable_weights]
+
+    @property
+    def non_trainable_weights(self) -> list[Any]:
+        if not self.trainable:
+            return [v for layer in self.network.layers for v in layer.weights]
+        return [v for layer in self.network.layers for v in layer.non_trainable_weights]
+
+    @property
+    def weights(self) -> list[Any]:
+        return self.trainable_weights + self.non_trainable_weights
+
+    def init_weights(self) -> None:
+        for layer in self.network.leaf_layers:
+            layer.init_weights()
+
+    def dispose_weights(self) -> None:
+        for layer in self.network.leaf_layers:
+            layer.dispose_weights()
 
     def count_params(self) -> int:
         return sum(layer.count_params() for layer in self.network.leaf_layers)
@@ -337,5 +489,6 @@ class ModelLayer(Layer):
         return outs[0] if len(outs) == 1 else outs
 
     def call(self, inputs: Any, kwargs: dict[str, Any]) -> Tensor | list[Tensor]:
-        out = self.network.run(inputs if isinstance(inputs, list) else [inputs])
+        feeds = inputs if isinstance(inputs, list) else [inputs]
+        out = self.network.run(feeds, None, bool(kwargs.get("training")))
         return out[0] if len(out) == 1 else out
