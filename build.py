@@ -7,6 +7,8 @@
                                      pytest-playwright's options too (--headed, --slowmo, --tracing, ...)
     python3 build.py bench [--models ...] [--backends ...] [--runs N] [--json PATH]
                                      webtf vs TF.js 4.22.0 in headless Chromium (tools/bench.py)
+    python3 build.py bench --host [--models ...] [--compare JSON]
+                                     webtf's numpy and cpu backends in this CPython (tools/bench_host.py)
 
 Pinned artifacts are cached in $WEBTF_CACHE (default ~/.cache/webtf), checked against their
 sha256 and extracted once (a stamp per artifact), so a warm build takes a few seconds.
@@ -608,11 +610,19 @@ def test(pytest_args: Sequence[str]) -> int:
 
 
 def bench(args: argparse.Namespace) -> int:
-    """Install playwright (and chromium) if missing, build, serve dist/ and run tools/bench.py against it."""
+    """Install playwright (and chromium) if missing, build, serve dist/ and run tools/bench.py against it;
+    with --host, build and time the host backends in this process (tools/bench_host.py)."""
     import threading
 
     from tools import bench as bench_tool
 
+    if args.host:
+        from tools import bench_host
+
+        build()
+        sys.path.insert(0, str(ROOT / "pysrc"))
+        bench_host.run(args, DIST)
+        return 0
     ensure_test_tools(["playwright"])
     build()
     with make_server(0, quiet=True) as server:

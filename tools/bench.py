@@ -28,9 +28,17 @@ BOOT_TIMEOUT_MS = 180_000
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The bench command's options."""
-    parser.add_argument("--models", nargs="+", default=list(MODELS), metavar="NAME", help=" ".join(MODELS))
     parser.add_argument(
-        "--backends", nargs="+", default=list(BACKENDS), metavar="NAME", help=" ".join(BACKENDS)
+        "--models",
+        nargs="+",
+        metavar="NAME",
+        help=f"{' '.join(MODELS)} (default all; with --host: the inference cases)",
+    )
+    parser.add_argument(
+        "--backends",
+        nargs="+",
+        metavar="NAME",
+        help=f"{' '.join(BACKENDS)} (default all); with --host: numpy cpu",
     )
     parser.add_argument("--runs", type=int, default=RUNS, help=f"timed runs per library and case ({RUNS})")
     parser.add_argument(
@@ -41,9 +49,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"stop a library's timed runs of a case after S seconds, keeping at least one ({BUDGET_S:g})",
     )
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the rows and environment as JSON")
+    parser.add_argument(
+        "--host", action="store_true", help="time webtf's host backends (numpy, cpu) in this CPython instead"
+    )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="PATH",
+        help="with --host: TF.js cpu medians from a browser bench JSON",
+    )
 
 
-def _fmt(ms: float | None) -> str:
+def fmt_ms(ms: float | None) -> str:
+    """Milliseconds as the tables print them: whole from 100 up, else one decimal."""
     if ms is None:
         return "-"
     return f"{ms:.0f}" if ms >= 100 else f"{ms:.1f}"
@@ -62,7 +80,7 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
         for impl, row in (("webtf", w), ("TF.js", t)):
             if row.get("error"):
                 errors.append(f"- {model}/{backend} {impl}: {row['error']}")
-        cell = lambda row, key: "error" if row.get("error") else _fmt(row.get(key))  # noqa: E731
+        cell = lambda row, key: "error" if row.get("error") else fmt_ms(row.get(key))  # noqa: E731
         ratio = f"{w['median_ms'] / t['median_ms']:.2f}" if w.get("median_ms") and t.get("median_ms") else "-"
         runs = f"{w.get('runs', 0)}/{t.get('runs', 0)}"
         cells = (model, backend, cell(w, "median_ms"), cell(t, "median_ms"), ratio)
@@ -90,6 +108,7 @@ def run(
     """Boot bench.html in headless Chromium, run every model x backend, print the table; return the report."""
     from playwright.sync_api import sync_playwright
 
+    args.models, args.backends = args.models or list(MODELS), args.backends or list(BACKENDS)
     unknown = sorted(set(args.models) - set(MODELS)) + sorted(set(args.backends) - set(BACKENDS))
     if unknown:
         raise ValueError(f"unknown models/backends {unknown}; models: {MODELS}, backends: {BACKENDS}")
@@ -149,8 +168,8 @@ def run(
     print()
     for impl, figures in report["boot"].items():
         print(
-            f"boot {impl}: ready {_fmt(figures['ready_ms'])} ms, "
-            f"ready -> first inference {_fmt(figures['first_inference_ms'])} ms ({figures['first_case']})"
+            f"boot {impl}: ready {fmt_ms(figures['ready_ms'])} ms, "
+            f"ready -> first inference {fmt_ms(figures['first_inference_ms'])} ms ({figures['first_case']})"
         )
     env = environment
     print(
@@ -159,7 +178,12 @@ def run(
         f"TF.js {env['tfjs']['wasm_simd']}/{env['tfjs']['wasm_threads']}; {report['settings']['wall_s']} s"
     )
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
-        print(f"wrote {args.json}")
+        write_json(args.json, report)
     return report
+
+
+def write_json(path: Path, report: dict[str, Any]) -> None:
+    """Write a bench report as indented JSON (parent folders made as needed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {path}")

@@ -33,6 +33,7 @@ from .gradients import (
     value_and_grads,
     variable_grads,
 )
+from .interop import numpy_or_none
 from .kernel_registry import (
     get_kernel,
     get_kernels_for_backend,
@@ -57,6 +58,9 @@ from .train import (
     RMSPropOptimizer,
     SGDOptimizer,
 )
+
+if numpy_or_none() is not None:  # the numpy backend: priority 2 outside the browser, 0 in Pyodide
+    from .backends import numpy as _numpy  # noqa: F401
 
 __version__ = "0.1.0"
 

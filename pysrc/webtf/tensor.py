@@ -5,6 +5,7 @@ from __future__ import annotations
 from array import array
 from typing import TYPE_CHECKING, Any
 
+from .interop import require_numpy, view_of
 from .shapes import size_of
 
 if TYPE_CHECKING:
@@ -70,6 +71,23 @@ class Tensor:
     async def array(self) -> Any:
         """Download the values asynchronously as nested Python lists (a number for a scalar)."""
         return self._to_nested(await self.data())
+
+    def numpy(self) -> Any:
+        """The values as a new numpy ndarray of this shape and dtype, read synchronously (needs numpy)."""
+        np = require_numpy("Tensor.numpy()")
+        return view_of(np, self.data_sync(), self.dtype, self.shape)
+
+    async def numpy_async(self) -> Any:
+        """The values as a new numpy ndarray of this shape and dtype, read without blocking (needs numpy)."""
+        np = require_numpy("Tensor.numpy_async()")
+        return view_of(np, await self.data(), self.dtype, self.shape)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
+        """np.asarray(tensor): the values as a new ndarray (a download always copies, so copy=False fails)."""
+        if copy is False:
+            raise ValueError("a webtf Tensor cannot be viewed as an ndarray without a copy (copy=False)")
+        out = self.numpy()
+        return out if dtype is None else out.astype(dtype, copy=False)
 
     def _to_nested(self, values: array) -> Any:
         flat: list[Any] = [v != 0 for v in values] if self.dtype == "bool" else values.tolist()

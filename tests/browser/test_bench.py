@@ -54,3 +54,21 @@ def test_bench_command_writes_rows_and_environment(tmp_path: Path) -> None:
         assert report["boot"][impl]["ready_ms"] > 0
         assert report["boot"][impl]["first_inference_ms"] > 0
         assert report["boot"][impl]["first_case"] == "adds-1000/cpu"
+
+
+def test_bench_host_command_times_numpy_and_cpu(tmp_path: Path) -> None:
+    """`build.py bench --host`: the host backends in CPython, no browser; --compare adds TF.js's cpu column."""
+    browser_json = tmp_path / "browser.json"
+    browser_json.write_text(
+        json.dumps({"rows": [{"model": "adds-1000", "backend": "cpu", "impl": "tfjs", "median_ms": 10.0}]})
+    )
+    out = tmp_path / "host.json"
+    command = [sys.executable, "build.py", "bench", "--host", "--models", "adds-1000", "--runs", "1"]
+    command += ["--compare", str(browser_json), "--json", str(out)]
+    done = subprocess.run(command, cwd=build.ROOT, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "| adds-1000 |" in done.stdout and "| 10.0 |" in done.stdout
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["model"], r["backend"]) for r in rows] == [("adds-1000", "numpy"), ("adds-1000", "cpu")]
+    for row in rows:
+        assert row["error"] is None and row["runs"] == 1 and row["median_ms"] > 0

@@ -11,7 +11,16 @@ from webtf.backends.cpu.kernels import KERNELS as CPU_KERNELS
 
 
 @pytest.fixture(autouse=True)
-def _memory_returns():
+def _on_cpu():
+    """These tests drive the engine through the cpu backend (the host default is numpy where it imports)."""
+    previous = tf.get_backend()
+    run_sync(tf.set_backend("cpu"))
+    yield
+    run_sync(tf.set_backend(previous))
+
+
+@pytest.fixture(autouse=True)
+def _memory_returns(_on_cpu):
     before = tf.memory()
     yield
     after = tf.memory()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pysrc" / "webtf"
-BACKENDS = ("cpu", "wasm", "webgl")
+BACKENDS = ("cpu", "numpy", "wasm", "webgl")
 #: the one cross-backend import allowed: (module, names) of the documented fallback table
 FALLBACK_TABLE = ("webtf.backends.cpu", ("KERNELS",))
 

@@ -3,12 +3,29 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import pytest
 
-TARGETS = os.environ.get("WEBTF_OP_TARGETS", "host,page-cpu,page-wasm,page-webgl").split(",")
+from tests.harness.aio import run_sync
+
+TARGETS = os.environ.get("WEBTF_OP_TARGETS", "host,host-numpy,page-cpu,page-wasm,page-webgl").split(",")
 PAGE_BACKENDS = [t.removeprefix("page-") for t in TARGETS if t in ("page-cpu", "page-wasm", "page-webgl")]
+#: host targets, as the op suite's: "host" is the cpu backend, "host-numpy" the numpy backend
+HOST_BACKENDS = [b for t, b in (("host", "cpu"), ("host-numpy", "numpy")) if t in TARGETS]
+
+
+@pytest.fixture(params=HOST_BACKENDS)
+def host_backend(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Run a host test on each host backend in TARGETS."""
+    import webtf as tf
+
+    previous = tf.get_backend()
+    assert run_sync(tf.set_backend(request.param))
+    yield request.param
+    run_sync(tf.set_backend(previous))
 
 
 def mismatch(got: list[Any], want: list[np.ndarray], tol: float) -> str | None:

@@ -8,14 +8,17 @@ import pytest
 
 import webtf as tf
 from tests.grad.cases import CASES, dy_for, finite_differences, payload, spec
-from tests.grad.conftest import TARGETS, mismatch
+from tests.grad.conftest import HOST_BACKENDS, mismatch
 from tests.grad.runner import run_case
 from tests.harness.aio import run_sync
 from webtf.engine import ENGINE
 from webtf.gradients import registered_gradients
 from webtf.gradients.tape import Tape
 
-pytestmark = pytest.mark.skipif("host" not in TARGETS, reason="host not in WEBTF_OP_TARGETS")
+pytestmark = [
+    pytest.mark.skipif(not HOST_BACKENDS, reason="no host target in WEBTF_OP_TARGETS"),
+    pytest.mark.usefixtures("host_backend"),
+]
 HOST_CASES = [c for c in CASES if c.only is None]
 
 #: kernels with a registered gradient that no host case reaches (their kernels exist only on webgl)

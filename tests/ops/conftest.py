@@ -7,7 +7,8 @@
 `run(expr, **inputs)` builds tensors from the numpy inputs (float32/int32/bool), evaluates `expr`, returns the
 result as numpy arrays (lists/tuples/dicts of them for multi-output ops), and fails the test if any tensor leaked.
 An error raised by the op is raised again here with the same class and message, so pytest.raises works.
-`run.backend` names the target ("host" or the page backend); `run.tol` is the float tolerance for it.
+`run.backend` names the target ("host" = cpu, "host-numpy", or the page backend); `run.tol` is the float
+tolerance for it.
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ from tests.harness.runner import run_payload
 #: page backends the op suite runs on (more are added as backends land); WEBTF_OP_TARGETS overrides.
 #: "wasm-plain" is the wasm backend on the binary without SIMD, registered under that name by this fixture.
 PAGE_BACKENDS = ["cpu", "wasm", "wasm-plain", "webgl"]
-TARGETS = os.environ.get("WEBTF_OP_TARGETS", ",".join(["host"] + [f"page-{b}" for b in PAGE_BACKENDS])).split(
-    ","
-)
+#: host targets: "host" is the cpu backend (the reference), "host-numpy" the numpy backend
+HOST_BACKENDS = {"host": "cpu", "host-numpy": "numpy"}
+TARGETS = os.environ.get(
+    "WEBTF_OP_TARGETS", ",".join([*HOST_BACKENDS, *(f"page-{b}" for b in PAGE_BACKENDS)])
+).split(",")
 
 
 def _spec(a: Any) -> dict[str, Any]:
@@ -76,10 +79,15 @@ class Runner:
         return _to_numpy(res["out"])
 
 
-def _host_call(payload: dict[str, Any]) -> dict[str, Any]:
+def _host_call(backend: str, payload: dict[str, Any]) -> dict[str, Any]:
     import webtf as tf
 
-    return json.loads(json.dumps(run_sync(run_payload(tf, payload))))
+    async def on_backend() -> dict[str, Any]:
+        if not await tf.set_backend(backend):
+            raise RuntimeError(f"backend {backend} could not be initialized on the host")
+        return await run_payload(tf, payload)
+
+    return json.loads(json.dumps(run_sync(on_backend())))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -96,10 +104,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(params=TARGETS)
 def run(request: pytest.FixtureRequest) -> Runner:
-    """Run an op expression on each target (host CPython, then the page per backend)."""
+    """Run an op expression on each target (host CPython on cpu and numpy, then the page per backend)."""
     target = request.param
-    if target == "host":
-        return Runner("host", _host_call, 1e-5)
+    if target in HOST_BACKENDS:
+        backend = HOST_BACKENDS[target]
+        return Runner(target, lambda payload: _host_call(backend, payload), 1e-5)
     backend = target.removeprefix("page-")
     request.getfixturevalue("webtf_page")  # records the test on the shared page (--tracing, --screenshot)
     page_run = request.getfixturevalue("page_op_runner")

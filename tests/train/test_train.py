@@ -7,14 +7,17 @@ import numpy as np
 import pytest
 
 import webtf as tf
-from tests.grad.conftest import TARGETS
+from tests.grad.conftest import HOST_BACKENDS, host_backend  # noqa: F401  (the fixture, on cpu and numpy)
 from tests.harness.aio import run_sync
 from tests.train.cases import LOSSES, OPTIMIZERS, PROBLEMS, STEPS, loss_oracle, loss_payload, numpy_train
 from tests.train.runner import loss, train
 from webtf.engine import ENGINE
 from webtf.update_rules import RULES
 
-pytestmark = pytest.mark.skipif("host" not in TARGETS, reason="host not in WEBTF_OP_TARGETS")
+pytestmark = [
+    pytest.mark.skipif(not HOST_BACKENDS, reason="no host target in WEBTF_OP_TARGETS"),
+    pytest.mark.usefixtures("host_backend"),
+]
 
 
 def _payload(name: str) -> dict:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import functools
+import math
 from array import array
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..dtypes import TYPECODE, check_dtype, infer_dtype
+from ..dtypes import BYTES_PER_ELEMENT, TYPECODE, check_dtype, infer_dtype
 from ..engine import ENGINE
+from ..interop import dtype_of, np_dtype, numpy_or_none, to_int32
 from ..shapes import fmt, size_of
 from ..tensor import Tensor
 
@@ -64,13 +66,10 @@ def infer_shape(value: Any) -> list[int]:
 
 
 def to_flat(value: Any, dtype: str, op: str, arg: str) -> tuple[array, tuple[int, ...]]:
-    """Convert a Python value (number, nested list, array.array, numpy array) to a flat typed array + shape."""
+    """Convert a Python value (number, nested list, array.array) to a flat typed array + shape."""
     code = TYPECODE[dtype]
     if isinstance(value, array):
         return (value if value.typecode == code else array(code, _coerce(value, dtype))), (len(value),)
-    if hasattr(value, "shape") and hasattr(value, "ravel"):  # numpy on the host
-        flat = value.ravel().tolist()
-        return array(code, _coerce(flat, dtype)), tuple(int(d) for d in value.shape)
     if isinstance(value, (list, tuple)):
         shape = infer_shape(value)
         flat: list[Any] = []
@@ -91,17 +90,100 @@ def _coerce(values: Any, dtype: str) -> Any:
     return [1 if v else 0 for v in values]
 
 
+# ---- the buffer protocol: numpy arrays and scalars, memoryview, bytes-like objects, array.array ----------
+
+
+def is_buffer(value: Any) -> bool:
+    """True for values read through the buffer protocol (numpy arrays and scalars, memoryview, bytes-like)."""
+    return isinstance(value, (array, memoryview, bytes, bytearray)) or hasattr(value, "__array_interface__")
+
+
+#: memoryview formats (native, one character) and the webtf dtype they give, for hosts without numpy
+_FORMAT_DTYPE = {**dict.fromkeys("fde", "float32"), **dict.fromkeys("bBhHiIlLqQnN", "int32"), "?": "bool"}
+
+
+def _as_ndarray(np: Any, value: Any) -> Any:
+    return np.frombuffer(value, np.uint8) if isinstance(value, (bytes, bytearray)) else np.asarray(value)
+
+
+def _format_dtype(mv: memoryview, op: str, arg: str) -> str:
+    fmt = mv.format.lstrip("@")
+    if fmt not in _FORMAT_DTYPE:
+        raise TypeError(
+            f"Error in {op}: argument '{arg}' has buffer format '{mv.format}'; expected a number format"
+        )
+    return _FORMAT_DTYPE[fmt]
+
+
+def buffer_dtype(value: Any, op: str, arg: str) -> str:
+    """The dtype TF.js infers for a buffer's element type: float kinds -> float32, integers -> int32, bool."""
+    np = numpy_or_none()
+    if np is None:
+        return _format_dtype(memoryview(value), op, arg)
+    return dtype_of(_as_ndarray(np, value).dtype.kind, f"Error in {op}: argument '{arg}'")
+
+
+def buffer_values(value: Any, dtype: str, op: str, arg: str) -> tuple[array, tuple[int, ...]]:
+    """A buffer's values as a flat typed array of `dtype` in one copy, and its shape.
+
+    Casts follow TF.js's typed arrays: float64 -> float32 rounds, to int32 truncates and wraps (nan -> 0),
+    to bool is x != 0. Without numpy (the page) a memoryview is read directly: formats of the same layout
+    are copied as bytes, others converted element by element in C.
+    """
+    np = numpy_or_none()
+    if np is None:
+        return _memoryview_values(memoryview(value), dtype, op, arg)
+    nd = _as_ndarray(np, value)
+    dtype_of(nd.dtype.kind, f"Error in {op}: argument '{arg}'")
+    out = array(TYPECODE[dtype], bytes(nd.size * BYTES_PER_ELEMENT[dtype]))
+    if nd.size:
+        view = np.frombuffer(out, np_dtype(np, dtype)).reshape(nd.shape)
+        if dtype == "bool":
+            np.not_equal(nd, 0, out=view)
+        elif dtype == "int32" and nd.dtype.kind == "f":
+            view[...] = to_int32(np, nd)
+        else:
+            with np.errstate(over="ignore"):  # float64 beyond float32's range rounds to +-inf
+                np.copyto(view, nd, casting="unsafe")
+    return out, tuple(int(d) for d in nd.shape)
+
+
+def _memoryview_values(mv: memoryview, dtype: str, op: str, arg: str) -> tuple[array, tuple[int, ...]]:
+    fmt = mv.format.lstrip("@")
+    _format_dtype(mv, op, arg)
+    shape = tuple(mv.shape or ())
+    raw = mv.cast("B") if mv.c_contiguous else memoryview(mv.tobytes())
+    code = TYPECODE[dtype]
+    out = array(code)
+    if fmt == code or (fmt == "?" and dtype == "bool"):  # the same layout: one byte copy
+        out.frombytes(raw)
+        return out, shape
+    values = raw.cast(fmt).tolist()
+    if dtype == "int32" and fmt in "fde":  # truncate toward zero; nan and inf store as 0
+        values = [int(v) if math.isfinite(v) else 0 for v in values]
+    try:
+        return array(code, _coerce(values, dtype) if dtype != "int32" else values), shape
+    except OverflowError:  # integers beyond int32 wrap like an Int32Array
+        return array(code, [(v + 2**31) % 2**32 - 2**31 for v in values]), shape
+
+
 def make_tensor(
     value: Any, shape: Any = None, dtype: str | None = None, op: str = "tensor", arg: str = "values"
 ) -> Tensor:
     """Create a tracked tensor from Python values, optionally reshaped to `shape` and cast to `dtype`."""
+    buffer = not isinstance(value, (int, float, list, tuple)) and is_buffer(value)
     if dtype is None:
         if isinstance(value, array):
             dtype = "float32" if value.typecode in "fd" else "int32"
+        elif buffer:
+            dtype = buffer_dtype(value, op, arg)
         else:
             dtype = infer_dtype(value)
     check_dtype(dtype, op)
-    flat, inferred = to_flat(value, dtype, op, arg)
+    if buffer and not (isinstance(value, array) and value.typecode == TYPECODE[dtype]):
+        flat, inferred = buffer_values(value, dtype, op, arg)
+    else:  # an array.array of the dtype's typecode is adopted as it is (as TF.js adopts a typed array)
+        flat, inferred = to_flat(value, dtype, op, arg)
     if shape is not None:
         shape = tuple(int(d) for d in shape)
         if size_of(shape) != len(flat):
