@@ -16,6 +16,7 @@ from ..io.weights import decode_weights, encode_weights
 from ..runner import TensorSpec, live_input, named_inputs
 from .base import Layer, WeightDef, fmt_shape
 from .topology import ModelLayer, Network, Node, unwrap_topology
+from .training import Training
 
 DEFAULT_BATCH_SIZE = 32  # TF.js predict()'s default batchSize
 
@@ -77,8 +78,8 @@ def assign_weights(network: Network, tensors: dict[str, Tensor], strict: bool) -
     return unused
 
 
-class LayersModel:
-    """A Keras model restored from TF.js layers-model artifacts; forward pass only."""
+class LayersModel(Training):
+    """A Keras model restored from TF.js layers-model artifacts; compile/fit/evaluate come from Training."""
 
     def __init__(self, artifacts: ModelArtifacts, network: Network) -> None:
         self.artifacts = artifacts
@@ -280,7 +281,8 @@ class LayersModel:
         return await get_save_handler(handler_or_url).save(self.artifacts_for_save())
 
     def dispose(self) -> None:
-        """Free the weights."""
+        """Free the weights (and an optimizer compile() made from a name)."""
+        self.dispose_training()
         for t in self.weights.values():
             t.dispose()
         self._disposed = True
