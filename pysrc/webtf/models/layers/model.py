@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from ...ops.creation import clone, zeros
@@ -262,23 +263,36 @@ class LayersModel(Training):
                 print_fn(line)
         return text
 
-    def artifacts_for_save(self) -> ModelArtifacts:
-        """What save() writes: the loaded topology unchanged, all weights unquantized in one shard."""
+    def artifacts_for_save(self, include_optimizer: bool = False) -> ModelArtifacts:
+        """What save() writes: the topology, all weights unquantized in one shard, and once compiled the
+        trainingConfig (plus the optimizer's weights in group 'optimizer' when include_optimizer)."""
         from ... import __version__
 
         specs, data = encode_weights(self.weights)
         a = self.artifacts
+        training_config = a.training_config
+        if self.compiled is not None:
+            training_config = self.training_config()
+            if include_optimizer:
+                pairs = self.optimizer_weights()
+                more, extra = encode_weights(dict(pairs))
+                specs += [replace(s, group="optimizer") for s in more]
+                data += extra
+                pairs[0][1].dispose()  # iter is made fresh by get_weights
+        elif include_optimizer:
+            raise ValueError("save: include_optimizer needs a compiled model (the model has no optimizer)")
         return ModelArtifacts(
             a.model_topology, specs, data, "layers-model", f"webtf {__version__}", None,
-            user_defined_metadata=a.user_defined_metadata, training_config=a.training_config,
+            user_defined_metadata=a.user_defined_metadata, training_config=training_config,
         )  # fmt: skip
 
-    async def save(self, handler_or_url: Any) -> dict[str, Any]:
+    async def save(self, handler_or_url: Any, include_optimizer: bool = False) -> dict[str, Any]:
         """Save through a URL ('indexeddb://name', 'localstorage://name', 'downloads://name', a directory path)
-        or an IOHandler with save(); returns the handler's result ({"model_artifacts_info": ...})."""
+        or an IOHandler with save(); returns the handler's result ({"model_artifacts_info": ...}).
+        include_optimizer also saves the optimizer's state (TF.js's includeOptimizer)."""
         if self._disposed:
             raise ValueError("This LayersModel has been disposed")
-        return await get_save_handler(handler_or_url).save(self.artifacts_for_save())
+        return await get_save_handler(handler_or_url).save(self.artifacts_for_save(include_optimizer))
 
     def dispose(self) -> None:
         """Free the weights (and an optimizer compile() made from a name)."""
@@ -322,13 +336,26 @@ async def load_layers_model(url_or_handler: Any, strict: bool = True) -> LayersM
         raise ValueError("The model artifacts have no modelTopology")
     network = Network(*unwrap_topology(artifacts.model_topology))
     tensors = decode_weights(artifacts.weight_specs, artifacts.weight_data)
+    optimizer_names = [s.name for s in artifacts.weight_specs if s.group == "optimizer"]
+    optimizer_weights = [(name, tensors.pop(name)) for name in optimizer_names]
     try:
         unused = assign_weights(network, tensors, strict)
         model = LayersModel(artifacts, network)
     except Exception:
-        for t in tensors.values():
+        for t in list(tensors.values()) + [t for _, t in optimizer_weights]:
             t.dispose()
         raise
     for name in unused:
         tensors[name].dispose()
+    try:
+        if artifacts.training_config is not None:
+            model.compile_from_config(artifacts.training_config)
+            if optimizer_weights:
+                await model.set_optimizer_weights(optimizer_weights)
+    except Exception:
+        model.dispose()
+        raise
+    finally:
+        for _, t in optimizer_weights:
+            t.dispose()
     return model

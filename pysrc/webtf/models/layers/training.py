@@ -74,6 +74,7 @@ class Training:
     """compile / fit / fit_dataset / evaluate / train_on_batch, mixed into LayersModel."""
 
     compiled: _Compiled | None = None
+    _metric_args: Any = None
     stop_training: bool = False
     is_training: bool = False
 
@@ -107,6 +108,7 @@ class Training:
         if self.compiled is not None and self.compiled.owned and self.compiled.optimizer is not optimizer:
             self.compiled.optimizer.dispose()
         self.compiled = _Compiled(optimizer, owned, loss, losses, found)
+        self._metric_args = metrics
 
     def _metric(self, m: Any, prefix: str, i: int, loss_fn: LossFn) -> tuple[str, int, LossFn]:
         model: Any = self
@@ -584,6 +586,47 @@ class Training:
         feeds = model._feeds(x)
         return model.predict(feeds, batch_size=max(1, feeds[0].shape[0] if feeds[0].rank else 1))
 
+    # ---- saving -----------------------------------------------------------------------------------
+    def training_config(self) -> dict[str, Any]:
+        """model.json's trainingConfig: snake_case loss and metric names and the optimizer's class and config."""
+        c = self._need_compiled("save")
+        return {
+            "loss": _identifiers(c.loss, "loss"),
+            "metrics": _identifiers(self._metric_args, "metrics") if self._metric_args is not None else [],
+            "optimizer_config": {"class_name": c.optimizer.class_name, "config": c.optimizer.get_config()},
+        }
+
+    def compile_from_config(self, config: dict[str, Any]) -> None:
+        """compile() from a trainingConfig (TF.js loadTrainingConfig)."""
+        for key in ("weighted_metrics", "loss_weights", "sample_weight_mode"):
+            if config.get(key) is not None:
+                raise ValueError(f"trainingConfig: loading {key} is not supported")
+        opt = config.get("optimizer_config") or {}
+        classes = {cls.class_name: cls for cls in vars(train).values() if isinstance(cls, type)
+                   and issubclass(cls, train.Optimizer) and cls is not train.Optimizer}  # fmt: skip
+        cls = classes.get(opt.get("class_name"))
+        if cls is None:
+            raise ValueError(f"trainingConfig: unknown optimizer class {opt.get('class_name')!r}")
+        self.compile(cls.from_config(opt.get("config") or {}), config.get("loss"), config.get("metrics"))
+        assert self.compiled is not None
+        self.compiled.owned = True
+
+    def optimizer_weights(self) -> list[tuple[str, Tensor]]:
+        """The optimizer's weights (iter first, then its slots) as TF.js saves them (group 'optimizer')."""
+        return [(w.name, w.tensor) for w in self._need_compiled("save").optimizer.get_weights()]
+
+    async def set_optimizer_weights(self, pairs: list[tuple[str, Tensor]]) -> None:
+        """Restore saved optimizer weights; slots are matched to the trainable weights by position, as TF.js does."""
+        c = self._need_compiled("load")
+        suffixes = c.optimizer.slot_suffixes
+        variables = self.trainable_weights_list()
+        renamed = list(pairs[:1])
+        for k, (name, t) in enumerate(pairs[1:]):
+            j = k % len(variables) if variables else 0
+            kind = k // len(variables) if variables else 0
+            renamed.append((f"{variables[j].name}/{suffixes[kind]}" if kind < len(suffixes) else name, t))
+        await c.optimizer.set_weights(renamed)
+
     def trainable_weights_list(self) -> list[Variable]:
         """The trainable weight Variables in TF.js order (made on first use)."""
         return _ensure_variables(self)[0]
@@ -601,6 +644,20 @@ class Training:
 def _keep(t: Tensor) -> Tensor:
     t.kept = True
     return t
+
+
+def _identifiers(value: Any, arg: str) -> Any:
+    """Names in snake_case for a trainingConfig (a function by its registered name)."""
+    if isinstance(value, dict):
+        return {k: _identifiers(v, arg) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_identifiers(v, arg) for v in value]
+    if isinstance(value, str):
+        return snake(value)
+    name = getattr(value, "__name__", None)
+    if name is None:
+        raise ValueError(f"save: cannot serialize the {arg} {value!r} (give it by name)")
+    return snake(name)
 
 
 def _per_output(value: Any, names: list[str], arg: str) -> list[Any]:
