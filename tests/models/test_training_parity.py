@@ -39,7 +39,9 @@ FIT_JS = (
     + """
   const builders = {
 """
-    + "".join(f"    {k}: () => {{{v}  return {{ model, xShape, classes }};\n    }},\n" for k, v in MODELS_JS.items())
+    + "".join(
+        f"    {k}: () => {{{v}  return {{ model, xShape, classes }};\n    }},\n" for k, v in MODELS_JS.items()
+    )
     + """
   };
   const { model, xShape, classes } = builders[kind]();
@@ -64,11 +66,12 @@ FIT_JS = (
   const h = await model.fit(x, y, { batchSize, epochs, shuffle: false, verbose: 0 });
   const finalWeights = await Promise.all(model.getWeights().map((w) => w.data()));
   const trained = await capture(model, { includeOptimizer: true });
+  const more = (await model.fit(x, y, { batchSize, epochs: 1, shuffle: false, verbose: 0 })).history;
   window.webtfFitParity = {
     start, trained, x: await x.data(), xShape, y: await y.data(), yShape: y.shape,
     finalWeights,
   };
-  const result = { history: h.history, epoch: h.epoch };
+  const result = { history: h.history, epoch: h.epoch, more };
   tf.dispose([x, y]);
   model.dispose();
   return result;
@@ -79,6 +82,7 @@ FIT_PY = """
 import js, json, math
 from array import array
 from webtf.models.layers import load_layers_model
+from webtf.models.io.weights import weight_specs_json
 
 def rel(got, ref):
     scale = max(1.0, max((abs(v) for v in ref), default=1.0))
@@ -89,7 +93,8 @@ assert ok, "backend " + BACKEND + " did not start"
 before = tf.memory().num_tensors
 p = js.webtfFitParity
 s = p.start
-model_json = {"modelTopology": json.loads(s.topology), "weightsManifest": [{"paths": [], "weights": json.loads(s.specs)}]}
+model_json = {"modelTopology": json.loads(s.topology),
+              "weightsManifest": [{"paths": [], "weights": json.loads(s.specs)}]}
 model = await load_layers_model(tf.io.from_memory(model_json, s.weights.to_bytes()))
 x = tf.tensor(array("f", p.x.to_py()), list(p.xShape.to_py()))
 y = tf.tensor(array("f", p.y.to_py()), list(p.yShape.to_py()))
@@ -99,7 +104,8 @@ class Count(tf.callbacks.Callback):
     async def on_epoch_end(self, epoch, logs=None):
         counts.append(tf.memory().num_tensors)
 h = await model.fit(x, y, batch_size=BATCH, epochs=EPOCHS, shuffle=False, verbose=0, callbacks=[Count()])
-weight_errors = [rel(w.data_sync().tolist(), ref.to_py().tolist()) for w, ref in zip(model.get_weights(), p.finalWeights)]
+weight_errors = [rel(w.data_sync().tolist(), ref.to_py().tolist())
+                 for w, ref in zip(model.get_weights(), p.finalWeights)]
 # a model TF.js trained (with its optimizer state) loads, predicts as ours and continues training
 t = p.trained
 tjson = {"modelTopology": json.loads(t.topology), "weightsManifest": [{"paths": [], "weights": json.loads(t.specs)}],
@@ -107,12 +113,36 @@ tjson = {"modelTopology": json.loads(t.topology), "weightsManifest": [{"paths": 
 loaded = await load_layers_model(tf.io.from_memory(tjson, t.weights.to_bytes()))
 a, b = model.predict(x), loaded.predict(x)
 predict_error = rel(a.data_sync().tolist(), b.data_sync().tolist())
+more = await loaded.fit(x, y, batch_size=BATCH, epochs=1, shuffle=False, verbose=0)
+# and ours, saved with its optimizer, for TF.js to load, predict and continue training
+saved = []
+await model.save(tf.io.with_save_handler(saved.append), include_optimizer=True)
+mine = {"topology": json.dumps(saved[0].model_topology), "training": json.dumps(saved[0].training_config),
+        "specs": json.dumps(weight_specs_json(saved[0].weight_specs)),
+        "weights": list(saved[0].weight_data), "pred": a.data_sync().tolist()}
+mine_more = (await model.fit(x, y, batch_size=BATCH, epochs=1, shuffle=False, verbose=0)).history
 tf.dispose([a, b])
 loaded.dispose()
 tf.dispose([x, y]); model.dispose()
 {"history": h.history, "epoch": h.epoch, "weight_errors": weight_errors, "counts": counts,
- "predict_error": predict_error, "leak": tf.memory().num_tensors - before}
+ "predict_error": predict_error, "more": more.history, "mine": mine, "mine_more": mine_more,
+ "leak": tf.memory().num_tensors - before}
 """
+
+LOAD_OURS_JS = """async ([mine, batchSize]) => {
+  const p = window.webtfFitParity;
+  const model = await tf.loadLayersModel(tf.io.fromMemory({
+    modelTopology: JSON.parse(mine.topology), weightSpecs: JSON.parse(mine.specs),
+    weightData: new Uint8Array(mine.weights).buffer, trainingConfig: JSON.parse(mine.training) }));
+  const x = tf.tensor(p.x, p.xShape), y = tf.tensor(p.y, p.yShape);
+  const pred = await model.predict(x).data();
+  let err = 0;
+  mine.pred.forEach((v, i) => { err = Math.max(err, Math.abs(v - pred[i])); });
+  const more = (await model.fit(x, y, { batchSize, epochs: 1, shuffle: false, verbose: 0 })).history;
+  tf.dispose([x, y]);
+  model.dispose();
+  return { err, more };
+}"""
 
 CASES = {
     "mlp-sgd-cce": ("mlp", "sgd", "categoricalCrossentropy", ["accuracy"], 8, 3),
@@ -141,5 +171,21 @@ def test_fit_matches_tfjs(webtf_page, py, case, backend):
         assert err <= tol, (key, got, ref)
     assert max(res["weight_errors"]) <= tol, res["weight_errors"]
     assert res["predict_error"] <= tol
+    # TF.js's trained model, loaded with its optimizer state, continues training as TF.js does
+    for key, ref in oracle["more"].items():
+        assert abs(res["more"][key][0] - ref[0]) / max(1.0, abs(ref[0])) <= tol, (
+            key,
+            res["more"],
+            oracle["more"],
+        )
+    # ours, saved with its optimizer, loads in TF.js: same predictions, and the next epoch matches ours
+    theirs = webtf_page.evaluate(LOAD_OURS_JS, [res["mine"], batch])
+    assert theirs["err"] <= tol
+    for key, ref in res["mine_more"].items():
+        assert abs(theirs["more"][key][0] - ref[0]) / max(1.0, abs(ref[0])) <= tol, (
+            key,
+            theirs,
+            res["mine_more"],
+        )
     assert len(set(res["counts"])) == 1, f"tensors grew across epochs: {res['counts']}"
     assert res["leak"] == 0

@@ -153,7 +153,7 @@ class Training:
         if len(counts) != 1 or None in counts:
             raise ValueError(
                 f"{where}: all input arrays (x) and target arrays (y) must have the same number of samples; got "
-                f"x shapes {[fmt(t.shape) for t in feeds]} and y shapes {[fmt(t.shape) for t in ys]}"
+                f"x shapes {', '.join(fmt(t.shape) for t in feeds)} and y shapes {', '.join(fmt(t.shape) for t in ys)}"
             )
         return feeds, ys
 
