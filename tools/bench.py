@@ -18,7 +18,7 @@ from typing import Any
 
 MODELS = (
     "blazeface", "facemesh", "movenet-lightning", "posenet", "selfie", "mobilenet-v2", "adds-1000", "matmul-512",
-    "train-mlp", "train-conv",
+    "train-mlp", "train-conv", "fit-mlp", "fit-conv",
 )  # fmt: skip
 BACKENDS = ("wasm", "webgl", "cpu")
 RUNS = 3

@@ -20,7 +20,43 @@ export const CASES = {
   // one training step (forward, backward, adam update) of a small net, plain ops; same initial weights
   "train-mlp": { kind: "train", net: "mlp", shape: [64, 784], classes: 10 },
   "train-conv": { kind: "train", net: "conv", shape: [32, 28, 28, 1], classes: 10 },
+  // one epoch of model.fit (adam, categorical crossentropy, shuffle off) of the same nets as layers models
+  // (FIT_LAYERS) on a synthetic MNIST-shaped set: a run is one whole epoch
+  "fit-mlp": { kind: "fit", net: "mlp", shape: [1024, 784], classes: 10, batch: 64 },
+  "fit-conv": { kind: "fit", net: "conv", shape: [256, 28, 28, 1], classes: 10, batch: 32 },
 };
+
+/** The layers of a fit case's net (Keras config entries), holding TRAIN_WEIGHTS in order. */
+const FIT_LAYERS = {
+  mlp: [
+    ["Dense", { name: "d1", units: 128, activation: "relu", batch_input_shape: [null, 784] }],
+    ["Dense", { name: "d2", units: 10, activation: "softmax" }],
+  ],
+  conv: [
+    ["Conv2D", { name: "c1", filters: 8, kernel_size: [3, 3], padding: "same", activation: "relu",
+                 batch_input_shape: [null, 28, 28, 1] }],
+    ["MaxPooling2D", { name: "p1", pool_size: [2, 2] }],
+    ["Conv2D", { name: "c2", filters: 16, kernel_size: [3, 3], padding: "same", activation: "relu" }],
+    ["MaxPooling2D", { name: "p2", pool_size: [2, 2] }],
+    ["Flatten", { name: "f" }],
+    ["Dense", { name: "d", units: 10, activation: "softmax" }],
+  ],
+};
+
+/** A fit case's model artifacts: the Sequential topology (JSON) and its initial weights (the case's params). */
+function fitArtifacts(spec, params) {
+  const layers = FIT_LAYERS[spec.net].map(([class_name, config]) => ({ class_name, config }));
+  const owners = FIT_LAYERS[spec.net].filter(([cls]) => cls === "Dense" || cls === "Conv2D").map(([, c]) => c.name);
+  const weights = params.filter(([name]) => name !== "labels");
+  const specs = weights.map(([, , shape], i) => ({
+    name: `${owners[i >> 1]}/${i % 2 ? "bias" : "kernel"}`, shape, dtype: "float32" }));
+  const size = weights.reduce((n, [, values]) => n + values.length, 0);
+  const data = new Float32Array(size);
+  let at = 0;
+  for (const [, values] of weights) { data.set(values, at); at += values.length; }
+  const topology = { class_name: "Sequential", config: { name: `fit_${spec.net}`, layers } };
+  return { topology: JSON.stringify(topology), specs: JSON.stringify(specs), weights: new Uint8Array(data.buffer) };
+}
 
 /** The weights of a training case's net: [name, shape] in order (mlp: 784-128-10; conv: 8 and 16 3x3
  * filters, each followed by a 2x2 max pool, then dense 10). */
@@ -63,7 +99,7 @@ export function makeInput(spec) {
   const next = uniform();
   for (let i = 0; i < n; i++) data[i] = dtype === "int32" ? Math.floor(next() * 255) : next();
   const input = { data, shape: spec.shape, dtype };
-  if (spec.kind === "train") {
+  if (spec.kind === "train" || spec.kind === "fit") {
     const batch = spec.shape[0];
     const labels = new Float32Array(batch * spec.classes);
     for (let i = 0; i < batch; i++) labels[i * spec.classes + (i % spec.classes)] = 1;
@@ -77,6 +113,7 @@ export function makeInput(spec) {
       }
       input.params.push([name, values, shape]);
     }
+    if (spec.kind === "fit") input.fit = { ...fitArtifacts(spec, input.params), batch: spec.batch };
   }
   return input;
 }
@@ -100,7 +137,9 @@ async function bootWebtf() {
     async prepare(spec, backend, input) {
       const url = spec.url ? here(spec.url) : "";
       const params = input.params ?? [];
-      await prepare(spec.kind, url, backend, input.data, input.shape, input.dtype, spec.count ?? 0, spec.net ?? "", params);
+      await prepare(
+        spec.kind, url, backend, input.data, input.shape, input.dtype, spec.count ?? 0, spec.net ?? "", params,
+        input.fit ?? null);
     },
     run: () => run(),
     release: () => release(),
@@ -177,6 +216,19 @@ async function bootTfjs() {
         current.step = () => tf.matMul(x, x);
       } else if (spec.kind === "train") {
         current.step = trainStep(spec.net, x, input.params, current);
+      } else if (spec.kind === "fit") {
+        const f = input.fit;
+        const model = (current.model = await tf.loadLayersModel(tf.io.fromMemory({
+          modelTopology: JSON.parse(f.topology), weightSpecs: JSON.parse(f.specs), weightData: f.weights.buffer })));
+        const labels = tf.tensor(input.params[0][1], input.params[0][2]);
+        current.inputs.push(labels);
+        model.compile({ optimizer: tf.train.adam(0.001, 0.9, 0.999, 1e-7), loss: "categoricalCrossentropy" });
+        current.optimizer = model.optimizer;
+        // the epoch's mean loss, as a tensor for run() to read
+        current.step = async () => {
+          const h = await model.fit(x, labels, { batchSize: f.batch, epochs: 1, shuffle: false, verbose: 0 });
+          return tf.scalar(h.history.loss[0]);
+        };
       } else {
         throw new Error(`unknown bench case kind ${spec.kind}`);
       }

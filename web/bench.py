@@ -3,6 +3,7 @@
 The page times `run()` from JavaScript, so a run covers Python dispatch, the kernels and reading every output.
 """
 
+import json
 from array import array
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -57,13 +58,37 @@ def _adds(x: tf.Tensor, count: int) -> tf.Tensor:
     return y
 
 
+async def _fit_epoch(x: tf.Tensor, params: Any, fit: Any) -> Callable[[], Awaitable[tf.Tensor]]:
+    """One epoch of LayersModel.fit on x (web/bench.js's fitArtifacts model, adam, categorical crossentropy);
+    the step returns the epoch's mean loss as a scalar."""
+    name, data, shape = params.to_py(depth=1)[0]
+    values = array("f")
+    values.frombytes(data.to_bytes())
+    labels = tf.tensor(values, list(shape.to_py()), "float32")
+    _case["inputs"].append(labels)
+    model_json = {"modelTopology": json.loads(fit.topology),
+                  "weightsManifest": [{"paths": [], "weights": json.loads(fit.specs)}]}  # fmt: skip
+    model = _case["model"] = await tf.load_layers_model(tf.io.from_memory(model_json, fit.weights.to_bytes()))
+    model.compile(tf.train.adam(0.001, 0.9, 0.999, 1e-7), "categoricalCrossentropy")
+    _case["optimizer"] = model.optimizer
+    batch = int(fit.batch)
+
+    async def step() -> tf.Tensor:
+        h = await model.fit(x, labels, batch_size=batch, epochs=1, shuffle=False, verbose=0)
+        return tf.scalar(h.history["loss"][0])
+
+    return step
+
+
 async def prepare(
-    kind: str, url: str, backend: str, data: Any, shape: Any, dtype: str, count: int, net: str, params: Any
-) -> None:
+    kind: str, url: str, backend: str, data: Any, shape: Any, dtype: str, count: int, net: str, params: Any,
+    fit: Any = None,
+) -> None:  # fmt: skip
     """Switch to backend, load the case's model (if any) and upload its input (a JS typed array).
 
     kind: graph | layers (a model at url), adds (count tiny adds), matmul (input times itself), train (one
-    adam step of `net` from params: [name, Float32Array, shape] for the labels and initial weights)."""
+    adam step of `net` from params: [name, Float32Array, shape] for the labels and initial weights), fit (one
+    epoch of model.fit of the model in `fit`: {topology, specs, weights, batch})."""
     release()
     if not await tf.set_backend(backend):
         raise RuntimeError(f"webtf backend {backend!r} failed to initialize")
@@ -97,6 +122,9 @@ async def prepare(
 
     elif kind == "train":
         step = _train_step(net, x, params)
+
+    elif kind == "fit":
+        step = await _fit_epoch(x, params, fit)
 
     else:
         raise ValueError(f"unknown bench case kind {kind!r}")

@@ -43,7 +43,7 @@ from .kernel_registry import (
 )
 from .losses import Reduction
 from .models import GraphModel, LayersModel, io, load_graph_model, load_layers_model
-from .models.layers import constraints, initializers, regularizers
+from .models.layers import callbacks, constraints, initializers, metrics, regularizers
 from .models.layers.api import Sequential, SymbolicTensor, input, model, sequential  # noqa: A004
 from .ops import *  # noqa: F403
 from .ops.chaining import bind as _bind
@@ -154,7 +154,7 @@ def enable_debug_mode() -> None:
 
 __all__ = [
     "ENGINE", "ENV", "Backend", "Environment", "GraphModel", "KernelRecord", "MemoryInfo", "ProfileInfo", "Tensor",
-    "LayersModel", "data", "io", "load_graph_model", "load_layers_model",
+    "LayersModel", "data", "io", "load_graph_model", "load_layers_model", "callbacks", "metrics",
     "TensorInfo", "TimingInfo", "Variable", "backend", "dispose", "enable_debug_mode", "enable_prod_mode",
     "env", "find_backend", "get_backend", "get_kernel", "get_kernels_for_backend", "keep", "memory",
     "profile", "ready", "register_backend", "register_kernel", "register_kernels", "remove_backend",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from ...ops.creation import clone, zeros
@@ -16,6 +17,7 @@ from ..io.weights import decode_weights, encode_weights
 from ..runner import TensorSpec, live_input, named_inputs
 from .base import Layer, LayerVariable, WeightDef, assign_all, fmt_shape
 from .topology import Network, Node, unwrap_topology
+from .training import Training
 
 DEFAULT_BATCH_SIZE = 32  # TF.js predict()'s default batchSize
 
@@ -66,8 +68,9 @@ def assign_weights(network: Network, tensors: dict[str, Tensor], strict: bool) -
     return unused
 
 
-class LayersModel:
-    """A Keras model: restored from TF.js layers-model artifacts or built with tf.model / tf.sequential."""
+class LayersModel(Training):
+    """A Keras model: restored from TF.js layers-model artifacts or built with tf.model / tf.sequential;
+    compile/fit/evaluate come from Training."""
 
     def __init__(self, artifacts: ModelArtifacts | None, network: Network) -> None:
         self.artifacts = artifacts
@@ -308,8 +311,9 @@ class LayersModel:
                 print_fn(line)
         return text
 
-    def artifacts_for_save(self) -> ModelArtifacts:
-        """What save() writes: the loaded topology unchanged, all weights unquantized in one shard."""
+    def artifacts_for_save(self, include_optimizer: bool = False) -> ModelArtifacts:
+        """What save() writes: the topology, all weights unquantized in one shard, and once compiled the
+        trainingConfig (plus the optimizer's weights in group 'optimizer' when include_optimizer)."""
         from ... import __version__
 
         specs, data = encode_weights(self.named_weights())
@@ -321,20 +325,33 @@ class LayersModel:
                 "backend": "tensor_flow.js",
             }
             a = ModelArtifacts(topology, [], b"", "layers-model")
+        training_config = a.training_config
+        if self.compiled is not None:
+            training_config = self.training_config()
+            if include_optimizer:
+                pairs = self.optimizer_weights()
+                more, extra = encode_weights(dict(pairs))
+                specs += [replace(s, group="optimizer") for s in more]
+                data += extra
+                pairs[0][1].dispose()  # iter is made fresh by get_weights
+        elif include_optimizer:
+            raise ValueError("save: include_optimizer needs a compiled model (the model has no optimizer)")
         return ModelArtifacts(
             a.model_topology, specs, data, "layers-model", f"webtf {__version__}", None,
-            user_defined_metadata=a.user_defined_metadata, training_config=a.training_config,
+            user_defined_metadata=a.user_defined_metadata, training_config=training_config,
         )  # fmt: skip
 
-    async def save(self, handler_or_url: Any) -> dict[str, Any]:
+    async def save(self, handler_or_url: Any, include_optimizer: bool = False) -> dict[str, Any]:
         """Save through a URL ('indexeddb://name', 'localstorage://name', 'downloads://name', a directory path)
-        or an IOHandler with save(); returns the handler's result ({"model_artifacts_info": ...})."""
+        or an IOHandler with save(); returns the handler's result ({"model_artifacts_info": ...}).
+        include_optimizer also saves the optimizer's state (TF.js's includeOptimizer)."""
         if self._disposed:
             raise ValueError("This LayersModel has been disposed")
-        return await get_save_handler(handler_or_url).save(self.artifacts_for_save())
+        return await get_save_handler(handler_or_url).save(self.artifacts_for_save(include_optimizer))
 
     def dispose(self) -> None:
-        """Free the weights."""
+        """Free the weights (and an optimizer compile() made from a name)."""
+        self.dispose_training()
         for layer in self.network.leaf_layers:
             layer.dispose_weights()
         self._disposed = True
@@ -367,6 +384,8 @@ async def load_layers_model(url_or_handler: Any, strict: bool = True) -> LayersM
         raise ValueError("The model artifacts have no modelTopology")
     network = Network(*unwrap_topology(artifacts.model_topology))
     tensors = decode_weights(artifacts.weight_specs, artifacts.weight_data)
+    optimizer_names = [s.name for s in artifacts.weight_specs if s.group == "optimizer"]
+    optimizer_weights = [(name, tensors.pop(name)) for name in optimizer_names]
     try:
         unused = assign_weights(network, tensors, strict)
         model = LayersModel(artifacts, network)
@@ -376,7 +395,20 @@ async def load_layers_model(url_or_handler: Any, strict: bool = True) -> LayersM
         for t in tensors.values():
             if not t.is_disposed:
                 t.dispose()
+        for _, t in optimizer_weights:
+            t.dispose()
         raise
     for name in unused:
         tensors[name].dispose()
+    try:
+        if artifacts.training_config is not None:
+            model.compile_from_config(artifacts.training_config)
+            if optimizer_weights:
+                await model.set_optimizer_weights(optimizer_weights)
+    except Exception:
+        model.dispose()
+        raise
+    finally:
+        for _, t in optimizer_weights:
+            t.dispose()
     return model
