@@ -44,8 +44,9 @@ def _cases_for(backend: str) -> list[Any]:
 
 
 @pytest.fixture(scope="module")
-def results(webtf_page: Any) -> Any:
+def results(webtf_booted: Any) -> Any:
     """(backend) -> {case name: webtf result}, and TF.js's results by case name (computed once)."""
+    webtf_page = webtf_booted.page
     webtf_page.evaluate(_INSTALL, [(Path(__file__).parent / "runner.py").read_text()])
     tfjs_cases = payload([c for c in CASES if c.js])
     tfjs = dict(zip([c["name"] for c in tfjs_cases], webtf_page.evaluate(JS_RUNNER, tfjs_cases), strict=True))

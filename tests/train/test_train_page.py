@@ -20,8 +20,9 @@ TOLERANCE = {"cpu": 1e-5, "wasm": 1e-5, "webgl": 1e-4}
 
 
 @pytest.fixture(scope="module")
-def results(webtf_page: Any) -> Any:
+def results(webtf_booted: Any) -> Any:
     """(backend) -> webtf's results, computed once per backend; and TF.js's results."""
+    webtf_page = webtf_booted.page
     call = install_module(webtf_page, "webtf_train_runner", HERE / "runner.py")
     train_cases = [c.payload() for c in OPTIMIZERS]
     problems = {name: problem_payload(name) for name in PROBLEMS}
