@@ -298,7 +298,7 @@ def test_tensor_array_split_concat_read():
     # gathering elements of different shapes cannot stack: the error names the node
     with pytest.raises(ValueError, match=r"Error in node 'gather_bad' \(op TensorArrayGatherV3\)"):
         run(m, {"x": x}, ["gather_bad"])
-    with pytest.raises(ValueError, match=r"'read_oob'.*tried to read from index 9, but the array size is 3"):
+    with pytest.raises(ValueError, match=r"(?s)tried to read from index 9, but the array size is 3.*'read_oob'"):
         run(m, {"x": x}, ["read_oob"])
     m.dispose()
 
@@ -321,10 +321,10 @@ def test_tensor_array_clear_after_read_and_double_write():
     r1, unwritten = run(m, {"x": x}, ["r1", "unwritten"])
     np.testing.assert_array_equal(r1, x)
     np.testing.assert_array_equal(unwritten, [0, 0])  # element shape known: an unwritten slot reads as zeros
-    with pytest.raises(ValueError, match=r"'r2'.*could not read index 0 twice because it was cleared"):
+    with pytest.raises(ValueError, match=r"(?s)could not read index 0 twice because it was cleared.*'r2'"):
         run(m, {"x": x}, ["r2"])
     with pytest.raises(
-        ValueError, match=r"'w2'.*could not write to index 0, because it has already been written"
+        ValueError, match=r"(?s)could not write to index 0, because it has already been written.*'w2'"
     ):
         run(m, {"x": x}, ["w2"])
     m.dispose()
@@ -383,7 +383,7 @@ def test_tensor_list_loop():
     np.testing.assert_allclose(stack, x**2)
     assert length == 3
     with pytest.raises(
-        ValueError, match=r"'stack_bad'.*expected a list with 5 elements but got a list with 3"
+        ValueError, match=r"(?s)expected a list with 5 elements but got a list with 3.*'stack_bad'"
     ):
         run(m, {"x": x}, ["stack_bad"])
     m.dispose()
@@ -415,9 +415,9 @@ def test_tensor_list_push_pop_set_gather():
     np.testing.assert_array_equal(gather, [y, y, x[1]])
     np.testing.assert_array_equal(popped, y)
     np.testing.assert_array_equal(stack, [y, x[1]])
-    with pytest.raises(ValueError, match=r"'get_oob'.*trying to access element 5 in a list with 2 elements"):
+    with pytest.raises(ValueError, match=r"(?s)trying to access element 5 in a list with 2 elements.*'get_oob'"):
         run(m, {"x": x, "y": y}, ["get_oob"])
-    with pytest.raises(TypeError, match=r"'tl_bad_dtype'.*op elements int32, but list elements float32"):
+    with pytest.raises(TypeError, match=r"(?s)op elements int32, but list elements float32.*'tl_bad_dtype'"):
         run(m, {"x": x, "y": y}, ["tl_bad_dtype"])
     m.dispose()
 
@@ -494,7 +494,7 @@ def test_where_inside_loop_and_errors_name_the_node():
     g.const("s_bad", [7], "int32")
     m = load(g, ["out"])
     with pytest.raises(
-        ValueError, match=r"Error in node 'wl/Count' \(op Reshape\) in loop context wl:0: Error in res"
+        ValueError, match=r"(?s)Error in res.*\nError in node 'wl/Count' \(op Reshape\) in loop context wl:0$"
     ):
         run(m, {"x": x, "n": np.int32(4)})
     m.dispose()
@@ -520,7 +520,7 @@ def test_unknown_frame_ops_fail_cleanly():
     g.op("out", "Identity", "bad_exit")
     m = load(g, ["out"])
     with pytest.raises(
-        ValueError, match=r"Error in node 'bad_exit' \(op Exit\): Exit outside of a loop frame"
+        ValueError, match=r"(?s)^Exit outside of a loop frame.*\nError in node 'bad_exit' \(op Exit\)$"
     ):
         run(m, {"x": np.zeros(2, np.float32)})
     m.dispose()

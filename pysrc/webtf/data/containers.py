@@ -93,7 +93,8 @@ def batch_rows(rows: list[Any], path: str = "") -> Any:
         try:
             return stack(rows)
         except (ValueError, TypeError) as e:
-            raise type(e)(f"Error in batch{where}: {e}") from None
+            e.add_note(f"Error in batch{where}")
+            raise
     return _number_tensor(rows, where)
 
 

@@ -226,9 +226,10 @@ def run(program: Program, feeds: Sequence[Tensor], protected: set[int]) -> list[
         for s in range(len(live)):
             release(s)
         # a nested model's step has said where already
-        if step is None or str(e).startswith(f"Error in {kind.lower()} "):
+        if step is None or any(n.startswith(f"Error in {kind.lower()} ") for n in getattr(e, "__notes__", ())):
             raise
-        raise type(e)(f"Error in {step.label}: {e}") from e
+        e.add_note(f"Error in {step.label}")
+        raise
     protected.update(id(t) for t in result)
     for s in range(len(live)):
         release(s)

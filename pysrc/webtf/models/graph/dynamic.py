@@ -242,7 +242,8 @@ class DynamicRun:
             if node is None:
                 raise
             where = f" in loop context {self.ids(frames)[0]}" if frames else ""
-            raise type(e)(f"Error in node '{node.name}' (op {node.op}){where}: {e}") from e
+            e.add_note(f"Error in node '{node.name}' (op {node.op}){where}")
+            raise
         self.cleanup({id(t) for t in result})
         return result
 
