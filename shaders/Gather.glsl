@@ -6,10 +6,26 @@
 //   source dim s: at o = 3 + 3 * uI[1] + 4s: offset uI[o], size uI[o + 1], stride uI[o + 2], mode uI[o + 3]
 //   modes (with BOUNDARY defined): 0 none, 1 tile (mod size), 2 pad (outside -> uF[0]), 3 reflect, 4 symmetric
 // VEC: 4 consecutive outputs read 4 consecutive aligned source elements (checked by Python): one texel.
+// ROW4 (no boundary modes, last output dim a multiple of 4): 4 consecutive outputs, one source index
+// and fixed steps.
 uniform sampler2D X;
 
 #define MAX_RANK 8
 
+#ifndef BOUNDARY
+// without boundary modes the map is linear: each output dim adds c_d * coef_d * stride(map_d), no local
+// array (dynamically indexed local arrays are slow on software renderers)
+int sourceIndex(int i) {
+  int outRank = uI[1], srcRank = uI[2], o = 3 + 3 * outRank, src = 0;
+  for (int s = 0; s < srcRank; s++) src += uI[o + 4 * s] * uI[o + 4 * s + 2];
+  for (int d = outRank - 1; d >= 0; d--) {
+    int n = uI[3 + 3 * d];
+    src += (i % n) * uI[5 + 3 * d] * uI[o + 4 * uI[4 + 3 * d] + 2];
+    i /= n;
+  }
+  return src;
+}
+#else
 int sourceIndex(int i) {
   int outRank = uI[1], srcRank = uI[2];
   int c[MAX_RANK];
@@ -22,7 +38,6 @@ int sourceIndex(int i) {
   int o = 3 + 3 * outRank, src = 0;
   for (int s = 0; s < srcRank; s++, o += 4) {
     int v = c[s] + uI[o];
-#ifdef BOUNDARY
     int n = uI[o + 1], mode = uI[o + 3];
     if (mode == 1) {
       v = v % n;
@@ -33,16 +48,25 @@ int sourceIndex(int i) {
     } else if (mode == 4) {
       v = v < 0 ? -v - 1 : v >= n ? 2 * n - 1 - v : v;
     }
-#endif
     src += v * uI[o + 2];
   }
   return src;
 }
+#endif
 
 #ifdef VEC
 vec4 compute4(int i) {
   int s = sourceIndex(i);
   return s < 0 ? vec4(uF[0]) : texel(X, s >> 2);
+}
+#elif defined(ROW4)
+// 4 consecutive outputs along the last output dim (its size a multiple of 4): one index, then fixed steps
+vec4 compute4(int i) {
+  int outRank = uI[1], s = sourceIndex(i);
+  int step = uI[3 + 3 * outRank - 1] * uI[3 + 3 * outRank + 4 * uI[3 + 3 * outRank - 2] + 2];
+  int sh = widthShift(X), s1 = s + step, s2 = s1 + step, s3 = s2 + step;
+  return vec4(texelSh(X, sh, s >> 2)[s & 3], texelSh(X, sh, s1 >> 2)[s1 & 3], texelSh(X, sh, s2 >> 2)[s2 & 3],
+              texelSh(X, sh, s3 >> 2)[s3 & 3]);
 }
 #else
 #define SCALAR

@@ -61,10 +61,11 @@ def gather(
         raise ValueError(f"webgl gather: rank above {MAX_RANK} is not supported")
     boundary = any(s[3] != NONE for s in src_dims)
     vec = _vec_ok(out_dims, src_dims)
-    key = ("Gather", len(out_dims), len(src_dims), boundary, vec, x.dtype == "int32")
+    row4 = not vec and not boundary and out_dims[-1][0] % 4 == 0
+    key = ("Gather", len(out_dims), len(src_dims), boundary, vec, row4, x.dtype == "int32")
     prog = backend.programs.get(key)
     if prog is None:
-        defines = [d for d, on in (("BOUNDARY", boundary), ("VEC", vec)) if on]
+        defines = [d for d, on in (("BOUNDARY", boundary), ("VEC", vec), ("ROW4", row4)) if on]
         ni = 2 + 3 * len(out_dims) + 4 * len(src_dims)
         prog = backend.programs.build(key, "Gather", ("X",), ni, 1, defines, int_output=x.dtype == "int32")
     ints = [len(out_dims), len(src_dims)]
