@@ -32,6 +32,9 @@ import build
 CHROMIUM_ARGS = build.CHROMIUM_ARGS
 BOOT_TIMEOUT_MS = 120_000
 BOOT_MS = pytest.StashKey[float]()
+BOOT_PATH = pytest.StashKey[str]()
+#: the session page boots from the build's snapshot; WEBTF_SNAPSHOT=0 makes it boot the plain way (?snapshot=0)
+BOOT_QUERY = "?snapshot=0" if os.environ.get("WEBTF_SNAPSHOT") == "0" else ""
 
 PY_JS = """async (code) => {
   const pyodide = window.pyodide;
@@ -153,8 +156,9 @@ def page(
 ) -> Iterator[Remote]:
     """The session's one webtf page (index.html, default backend), booted to data-webtf="ready"."""
     context = browser.new_context()
-    booted = boot_page(context, server, console_log)
+    booted = boot_page(context, server + BOOT_QUERY, console_log)
     request.config.stash[BOOT_MS] = booted.evaluate("window.webtfBootMs")
+    request.config.stash[BOOT_PATH] = booted.evaluate("window.webtfBootPath")
     yield booted
     context.close()
 
@@ -172,4 +176,6 @@ def py(page: Remote) -> Callable[[str], Any]:
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     """Report the page's boot time when a browser test booted it."""
     if BOOT_MS in config.stash:
-        terminalreporter.write_line(f"webtf page boot (navigation -> ready): {config.stash[BOOT_MS]:.0f} ms")
+        terminalreporter.write_line(
+            f"webtf page boot (navigation -> ready): {config.stash[BOOT_MS]:.0f} ms ({config.stash[BOOT_PATH]})"
+        )

@@ -1,7 +1,9 @@
 """`python3 build.py bench`: webtf vs TF.js 4.22.0 in one headless Chromium, driving bench.html.
 
 build.py builds dist/, serves it and calls run(); everything timed happens in the page (web/bench.js).
-This module prints progress and the table, and writes the JSON. It needs playwright (build.py installs it).
+Before the cases come the boot rows: fresh loads of index.html (a new browser context each, so a cold HTTP
+cache), from the snapshot and plain (?snapshot=0), then a repeat visit in the same context (warm cache).
+This module prints progress and the tables, and writes the JSON. It needs playwright (build.py installs it).
 """
 
 from __future__ import annotations
@@ -23,6 +25,30 @@ BACKENDS = ("wasm", "webgl", "cpu")
 RUNS = 3
 BUDGET_S = 10.0
 BOOT_TIMEOUT_MS = 180_000
+BOOT_LOADS = 5
+BOOT_PATHS = {"snapshot": "", "plain": "?snapshot=0"}  # the query of index.html for each boot path
+# Run in a booted index.html: ready -> first BlazeFace result on wasm (backend start, model load, one run).
+FIRST_BLAZEFACE_JS = """async () => {
+  const start = performance.now();
+  const code = `
+import webtf as tf
+await tf.set_backend("wasm")
+model = await tf.load_graph_model(url)
+x = tf.zeros([1, 256, 256, 3])
+outs = await model.execute_async(x)
+for t in outs if isinstance(outs, list) else [outs]:
+    await t.data()
+tf.dispose([x, outs])
+model.dispose()
+`;
+  const globals = pyodide.toPy({ url: new URL("models/blazeface.json", document.baseURI).href });
+  try {
+    await pyodide.runPythonAsync(code, { globals });
+  } finally {
+    globals.destroy();
+  }
+  return performance.now() - start;
+}"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +65,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help=f"stop a library's timed runs of a case after S seconds, keeping at least one ({BUDGET_S:g})",
     )
+    parser.add_argument(
+        "--boot-loads",
+        type=int,
+        default=BOOT_LOADS,
+        metavar="N",
+        help=f"fresh page loads per boot path for the boot rows, 0 for none ({BOOT_LOADS})",
+    )
+    parser.add_argument("--boot-only", action="store_true", help="only the boot rows, no cases")
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the rows and environment as JSON")
 
 
@@ -83,6 +117,105 @@ def _boot_figures(boot: dict[str, Any], rows: Sequence[dict[str, Any]]) -> dict[
     return figures
 
 
+def _median(values: Sequence[float | None]) -> float | None:
+    present = sorted(v for v in values if v is not None)
+    if not present:
+        return None
+    mid = len(present) // 2
+    return present[mid] if len(present) % 2 else (present[mid - 1] + present[mid]) / 2
+
+
+def _load(context: Any, url: str, blazeface: bool) -> dict[str, Any]:
+    """Open url in a new page of context, wait for the page to finish booting; return its figures (bytes on the
+    wire: encodedDataLength of every request until then, headers included)."""
+    page = context.new_page()
+    wire = {"bytes": 0, "requests": 0}
+
+    def finished(event: dict[str, Any]) -> None:
+        wire["bytes"] += int(event["encodedDataLength"])
+        wire["requests"] += 1
+
+    cdp = context.new_cdp_session(page)
+    cdp.on("Network.loadingFinished", finished)
+    cdp.send("Network.enable")
+    page.goto(url)
+    page.wait_for_function(
+        "['ready', 'error'].includes(document.documentElement.dataset.webtf)", timeout=BOOT_TIMEOUT_MS
+    )
+    if page.evaluate("document.documentElement.dataset.webtf") == "error":
+        raise RuntimeError(f"{url} failed to boot:\n" + page.locator("#error").inner_text())
+    figures = page.evaluate(
+        "({ready_ms: window.webtfBootMs, backend_ms: window.webtfBackendMs ?? null, path: window.webtfBootPath})"
+    )
+    figures.update(wire)
+    figures["first_blazeface_ms"] = page.evaluate(FIRST_BLAZEFACE_JS) if blazeface else None
+    page.close()
+    return figures
+
+
+def boot_rows(browser: Any, base_url: str, loads: int, say: Any = print) -> dict[str, Any]:
+    """Boot figures per boot path and visit: `loads` fresh contexts, each a first visit (cold cache, then ready
+    -> first BlazeFace result on wasm) and a repeat visit (same context). Medians plus every load's figures."""
+    report: dict[str, Any] = {}
+    for path, query in BOOT_PATHS.items():
+        runs: dict[str, list[dict[str, Any]]] = {"first": [], "repeat": []}
+        for i in range(loads):
+            context = browser.new_context()
+            try:
+                for visit in runs:
+                    runs[visit].append(_load(context, base_url + query, blazeface=visit == "first"))
+            finally:
+                context.close()
+            first, repeat = runs["first"][-1], runs["repeat"][-1]
+            say(
+                f"boot {path} {i + 1}/{loads}: ready {_fmt(first['ready_ms'])} ms ({first['path']}), "
+                f"repeat {_fmt(repeat['ready_ms'])} ms, {first['bytes'] / 1e6:.2f} / {repeat['bytes'] / 1e6:.2f} MB"
+            )
+        report[path] = {
+            visit: {
+                **{
+                    key: _median([r[key] for r in rows])
+                    for key in ("ready_ms", "backend_ms", "bytes", "requests")
+                },
+                "first_blazeface_ms": _median([r["first_blazeface_ms"] for r in rows]),
+                "paths": sorted({str(r["path"]) for r in rows}),
+                "loads": rows,
+            }
+            for visit, rows in runs.items()
+        }
+    return report
+
+
+def format_boot_table(report: dict[str, Any]) -> str:
+    """The boot rows as a Markdown table (medians)."""
+    header = (
+        "boot",
+        "visit",
+        "ready ms",
+        "backend started ms",
+        "ready -> BlazeFace on wasm ms",
+        "MB on the wire",
+        "requests",
+        "loads",
+    )
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for path, visits in report.items():
+        for visit, row in visits.items():
+            mb = "-" if row["bytes"] is None else f"{row['bytes'] / 1e6:.2f}"
+            cells = (
+                path if row["paths"] == [path] else f"{path} (booted: {', '.join(row['paths'])})",
+                visit,
+                _fmt(row["ready_ms"]),
+                _fmt(row["backend_ms"]),
+                _fmt(row["first_blazeface_ms"]),
+                mb,
+                "-" if row["requests"] is None else f"{row['requests']:.0f}",
+                str(len(row["loads"])),
+            )
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def run(
     args: argparse.Namespace, base_url: str, chromium: Path, chromium_args: Sequence[str]
 ) -> dict[str, Any]:
@@ -104,31 +237,20 @@ def run(
             say(f"console error: {message.text}")
 
     rows: list[dict[str, Any]] = []
+    boot: dict[str, Any] = {}
+    environment: dict[str, Any] = {}
+    loads: dict[str, Any] = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=str(chromium), headless=True, args=list(chromium_args)
         )
         try:
-            page = browser.new_page()
-            page.on("console", on_console)
-            page.on("pageerror", lambda error: say(f"page error: {error}"))
-            page.goto(base_url + "bench.html")
-            page.wait_for_function(
-                "['ready', 'error'].includes(document.documentElement.dataset.bench)", timeout=BOOT_TIMEOUT_MS
-            )
-            if page.evaluate("document.documentElement.dataset.bench") == "error":
-                raise RuntimeError("bench.html failed to boot:\n" + page.locator("#error").inner_text())
-            environment = page.evaluate("webtfBench.environment()")
             environment["chromium"] = browser.version
-            boot = page.evaluate("webtfBench.boot")
-            total = len(args.backends) * len(args.models)
-            for backend in args.backends:
-                for model in args.models:
-                    say(f"case {len(rows) // 2 + 1}/{total}: {model} on {backend}")
-                    rows += page.evaluate(
-                        "([m, b, runs, budgetMs]) => webtfBench.runCase(m, b, { runs, budgetMs })",
-                        [model, backend, args.runs, args.budget * 1000],
-                    )
+            if args.boot_loads > 0:
+                loads = boot_rows(browser, base_url, args.boot_loads, say)
+            if not args.boot_only:
+                environment.update(_run_cases(browser, base_url, args, rows, say, on_console))
+                boot = environment.pop("boot")
         finally:
             browser.close()
     environment.update(host_cores=os.cpu_count(), host=platform.platform())
@@ -137,28 +259,66 @@ def run(
         "settings": {
             "runs": args.runs,
             "budget_s": args.budget,
+            "boot_loads": args.boot_loads,
             "wall_s": round(time.monotonic() - start, 1),
         },
         "environment": environment,
         "boot": _boot_figures(boot, rows),
+        "boot_loads": loads,
         "rows": rows,
     }
-    print()
-    print(format_table(rows))
-    print()
-    for impl, figures in report["boot"].items():
+    if loads:
+        print()
+        print(format_boot_table(loads))
+    if not args.boot_only:
+        print()
+        print(format_table(rows))
+        print()
+        for impl, figures in report["boot"].items():
+            print(
+                f"boot {impl}: ready {_fmt(figures['ready_ms'])} ms, "
+                f"ready -> first inference {_fmt(figures['first_inference_ms'])} ms ({figures['first_case']})"
+            )
+        env = environment
         print(
-            f"boot {impl}: ready {_fmt(figures['ready_ms'])} ms, "
-            f"ready -> first inference {_fmt(figures['first_inference_ms'])} ms ({figures['first_case']})"
+            f"Chromium {env['chromium']}, WebGL {env['webgl_renderer']}, {env['cores']} cores; "
+            f"wasm SIMD/threads webtf {env['webtf']['wasm_simd']}/{env['webtf']['wasm_threads']}, "
+            f"TF.js {env['tfjs']['wasm_simd']}/{env['tfjs']['wasm_threads']}; {report['settings']['wall_s']} s"
         )
-    env = environment
-    print(
-        f"Chromium {env['chromium']}, WebGL {env['webgl_renderer']}, {env['cores']} cores; "
-        f"wasm SIMD/threads webtf {env['webtf']['wasm_simd']}/{env['webtf']['wasm_threads']}, "
-        f"TF.js {env['tfjs']['wasm_simd']}/{env['tfjs']['wasm_threads']}; {report['settings']['wall_s']} s"
-    )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2) + "\n")
         print(f"wrote {args.json}")
     return report
+
+
+def _run_cases(
+    browser: Any,
+    base_url: str,
+    args: argparse.Namespace,
+    rows: list[dict[str, Any]],
+    say: Any,
+    on_console: Any,
+) -> dict[str, Any]:
+    """Boot bench.html and run every model x backend into rows; return its environment (with its boot block)."""
+    page = browser.new_page()
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: say(f"page error: {error}"))
+    page.goto(base_url + "bench.html")
+    page.wait_for_function(
+        "['ready', 'error'].includes(document.documentElement.dataset.bench)", timeout=BOOT_TIMEOUT_MS
+    )
+    if page.evaluate("document.documentElement.dataset.bench") == "error":
+        raise RuntimeError("bench.html failed to boot:\n" + page.locator("#error").inner_text())
+    environment = page.evaluate("webtfBench.environment()")
+    environment["boot"] = page.evaluate("webtfBench.boot")
+    total = len(args.backends) * len(args.models)
+    for backend in args.backends:
+        for model in args.models:
+            say(f"case {len(rows) // 2 + 1}/{total}: {model} on {backend}")
+            rows += page.evaluate(
+                "([m, b, runs, budgetMs]) => webtfBench.runCase(m, b, { runs, budgetMs })",
+                [model, backend, args.runs, args.budget * 1000],
+            )
+    page.close()
+    return environment

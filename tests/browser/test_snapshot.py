@@ -1,0 +1,229 @@
+"""Booting from the build's Pyodide memory snapshot: the same webtf as a plain boot, and a safe fallback.
+
+The session page (fixture `page`) boots from the snapshot unless WEBTF_SNAPSHOT=0. This module boots two more
+pages, each in a context of its own: a plain one (?snapshot=0), compared with the session page (flags, backends,
+op results against numpy), and one served a corrupted snapshot, which must fall back to the plain path with a
+warning and still reach ready. Truncated and mismatched snapshots are checked on web/python.js's fetchSnapshot
+in that page, without a boot each. The server's compression and caching headers are checked with urllib.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import build
+from tests.conftest import BOOT_QUERY, PY_JS, Remote, boot_page
+from tests.helpers import Rand
+
+Py = Callable[[str], Any]
+R = Rand(18)
+A, B = R.normal(4, 6), R.normal(6, 3)
+IMAGE, KERNEL = R.normal(1, 5, 5, 2), R.normal(3, 3, 2, 4)
+# A slice of the op suite, run on every backend of both pages: elementwise, reduction, matmul, conv, softmax.
+SLICE_PY = f"""
+before_backend = tf.get_backend()
+results = {{}}
+for backend in ("cpu", "wasm", "webgl"):
+    assert await tf.set_backend(backend), backend
+    before = tf.memory().num_tensors
+    a, b = tf.tensor({A.tolist()}), tf.tensor({B.tolist()})
+    image, kernel = tf.tensor({IMAGE.tolist()}), tf.tensor({KERNEL.tolist()})
+    outs = {{
+        "add_relu": tf.relu(tf.add(a, 0.5)),
+        "sum": tf.sum(a, axis=1),
+        "mat_mul": tf.mat_mul(a, b),
+        "conv2d": tf.conv2d(image, kernel, 1, "valid"),
+        "softmax": tf.softmax(a),
+    }}
+    results[backend] = {{name: list(await t.data()) for name, t in outs.items()}}
+    tf.dispose([a, b, image, kernel, *outs.values()])
+    results[backend]["leaked"] = tf.memory().num_tensors - before
+await tf.set_backend(before_backend)
+results
+"""
+FETCH_SNAPSHOT_JS = """async ([entry, expected]) => {
+  const { fetchSnapshot } = await import(new URL("web/python.js", document.baseURI).href);
+  try {
+    await fetchSnapshot(entry, expected);
+    return null;
+  } catch (error) {
+    return error.message;
+  }
+}"""
+
+
+def oracle() -> dict[str, np.ndarray]:
+    """numpy results of SLICE_PY's ops (float64)."""
+    a, b = A.astype(np.float64), B.astype(np.float64)
+    windows = np.lib.stride_tricks.sliding_window_view(IMAGE.astype(np.float64), (3, 3), axis=(1, 2))
+    exp = np.exp(a - a.max(axis=1, keepdims=True))
+    return {
+        "add_relu": np.maximum(a + 0.5, 0),
+        "sum": a.sum(axis=1),
+        "mat_mul": a @ b,
+        "conv2d": np.einsum("nhwcij,ijco->nhwo", windows, KERNEL.astype(np.float64)),
+        "softmax": exp / exp.sum(axis=1, keepdims=True),
+    }
+
+
+def index() -> dict[str, Any]:
+    """dist/wheels/index.json: the wheel and the snapshot the build made."""
+    return json.loads((build.DIST / "wheels" / "index.json").read_text())
+
+
+def panel(page: Remote) -> dict[str, Any]:
+    """What the page shows: active backend, backend choices and the flags table."""
+    rows = page.locator("#flags tbody tr")
+    flags = {
+        rows.nth(i).get_attribute("data-flag"): rows.nth(i).locator("td.value").inner_text()
+        for i in range(rows.count())
+    }
+    return {
+        "backend": page.locator("#backend").inner_text(),
+        "choices": page.eval_on_selector_all(
+            "#backend-select option", "options => options.map(o => o.value)"
+        ),
+        "flags": flags,
+    }
+
+
+@pytest.fixture(scope="module")
+def plain(browser: Remote, server: str) -> Iterator[Remote]:
+    """index.html booted the plain way (?snapshot=0), in a context of its own."""
+    context = browser.new_context()
+    log: list[str] = []
+    try:
+        yield boot_page(context, server + "?snapshot=0", log)
+    finally:
+        context.close()
+
+
+def test_build_made_a_snapshot() -> None:
+    entry = index()["snapshot"]
+    assert entry is not None, "build.py made no snapshot: its log says why"
+    assert entry["wheel_sha256"] == index()["sha256"]
+    assert entry["key"] in entry["file"]
+    assert (build.DIST / entry["file"]).stat().st_size > 1_000_000
+
+
+def test_session_page_boot_path(page: Remote, console_log: list[str]) -> None:
+    expected = "plain" if BOOT_QUERY else "snapshot"
+    assert page.evaluate("window.webtfBootPath") == expected
+    notes = [
+        line for line in console_log if "[webtf] booted from snapshot" in line or "[webtf] plain boot" in line
+    ]
+    assert len(notes) == 1 and (expected == "snapshot") == ("booted from snapshot" in notes[0]), notes
+
+
+def test_plain_page_boots_plain(plain: Remote) -> None:
+    assert plain.evaluate("window.webtfBootPath") == "plain"
+    assert plain.locator("#status").inner_text().startswith("ready")
+
+
+def test_same_flags_and_backends_on_both_paths(page: Remote, plain: Remote) -> None:
+    assert panel(page) == panel(plain)
+
+
+def test_same_op_results_on_both_paths(py: Py, plain: Remote) -> None:
+    results = [py(SLICE_PY), plain.evaluate(PY_JS, SLICE_PY)]
+    assert results[0] == results[1]  # the same code on the same backends: the same bits
+    ref = oracle()
+    for backend, outs in results[0].items():
+        assert outs.pop("leaked") == 0, backend
+        for name, values in outs.items():
+            np.testing.assert_allclose(
+                values, ref[name].ravel(), rtol=1e-4, atol=1e-4, err_msg=f"{name}/{backend}"
+            )
+
+
+def test_bad_snapshots_fall_back_to_the_plain_boot(browser: Remote, server: str) -> None:
+    entry = index()["snapshot"]
+    data = (build.DIST / entry["file"]).read_bytes()
+    corrupted = bytearray(data)
+    corrupted[len(data) // 2] ^= 0xFF
+    end = 12 + int.from_bytes(data[8:12], "little")  # the JSON header; same-length edit, same layout
+    mismatched = data[:12] + data[12:end].replace(entry["wheel_sha256"].encode(), b"0" * 64) + data[end:]
+    served = {
+        entry["file"]: bytes(corrupted),
+        "snapshot/truncated.snap": data[: len(data) // 2],
+        "snapshot/mismatched.snap": mismatched,
+    }
+
+    def serve(route: Any) -> None:
+        name = route.request.url.removeprefix(server)
+        route.fulfill(status=200, body=served[name], headers={"Content-Type": "application/octet-stream"})
+
+    context = browser.new_context()
+    log: list[str] = []
+    try:
+        context.route("**/snapshot/*.snap", serve)
+        booted = boot_page(context, server, log)  # fails the test unless it reaches ready
+        assert booted.evaluate("window.webtfBootPath") == "plain"
+        warnings = [line for line in log if line.startswith("warning: [webtf] snapshot")]
+        assert len(warnings) == 1 and "is corrupted or truncated" in warnings[0], log
+        assert booted.evaluate("typeof pyodide.pyimport('webtf').tensor") == "function"
+
+        expected = {"pyodide": entry["pyodide"], "wheel_sha256": index()["sha256"]}
+
+        def check(entry: dict[str, Any], expected: dict[str, str]) -> str | None:
+            return booted.evaluate(FETCH_SNAPSHOT_JS, [entry, expected])
+
+        truncated = check({**entry, "file": "snapshot/truncated.snap"}, expected)
+        assert "snapshot/truncated.snap is corrupted or truncated" in truncated
+        mismatched_entry = {**entry, "file": "snapshot/mismatched.snap", "sha256": _sha256(mismatched)}
+        assert check(mismatched_entry, expected) == (
+            f"snapshot was made for wheel_sha256 {'0' * 64}, this page loads {expected['wheel_sha256']}"
+        )
+        context.unroute("**/snapshot/*.snap")
+        assert check(entry, {**expected, "pyodide": "0.0.0"}) == (
+            f"snapshot was made for pyodide {entry['pyodide']}, this page loads 0.0.0"
+        )
+        assert check(entry, expected) is None  # the real one passes
+    finally:
+        context.close()
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _get(url: str, headers: dict[str, str]) -> tuple[int, Any, bytes]:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers)) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:  # urllib raises on 304
+        return error.code, error.headers, error.read()
+
+
+def test_server_sends_gzip_when_accepted_and_revalidates(server: str) -> None:
+    url = server + "pyodide/pyodide.asm.wasm"
+    raw = (build.DIST / "pyodide" / "pyodide.asm.wasm").read_bytes()
+    status, headers, body = _get(url, {"Accept-Encoding": "gzip, deflate"})
+    assert status == 200 and headers["Content-Encoding"] == "gzip" and headers["Vary"] == "Accept-Encoding"
+    assert gzip.decompress(body) == raw and len(body) < len(raw) * 0.5
+    assert headers["Cross-Origin-Opener-Policy"] == "same-origin"
+    assert headers["Cross-Origin-Embedder-Policy"] == "require-corp"
+    assert headers["Cache-Control"] == "no-cache"
+    status, again, body = _get(url, {"Accept-Encoding": "gzip", "If-None-Match": headers["ETag"]})
+    assert status == 304 and body == b"" and again["ETag"] == headers["ETag"]
+
+    status, plain_headers, body = _get(url, {})
+    assert status == 200 and body == raw and plain_headers["Content-Encoding"] is None
+    assert plain_headers["ETag"] != headers["ETag"]  # another representation, another tag
+
+
+def test_server_marks_the_hash_named_snapshot_immutable(server: str) -> None:
+    entry = index()["snapshot"]
+    status, headers, body = _get(server + entry["file"], {"Accept-Encoding": "gzip"})
+    assert status == 200 and headers["Content-Encoding"] == "gzip"
+    assert headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    assert _sha256(gzip.decompress(body)) == entry["sha256"]

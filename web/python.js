@@ -1,0 +1,135 @@
+// Starting Python for the pages (index.html, bench.html): Pyodide from this server with the webtf wheel in
+// site-packages. Two paths, same result:
+//   snapshot: restore the memory snapshot `build.py` made (webtf and the pages' imports already imported);
+//   plain:    boot Pyodide from scratch (webtf is imported when the page's Python first needs it).
+// The snapshot path is taken when the build made a snapshot, ?snapshot=0 is absent and the file is sound:
+// its bytes match the build's sha256 (catches corrupted and truncated files) and its header
+// names this Pyodide version and this webtf wheel (catches stale and mismatched ones). Otherwise the plain
+// path runs, with a console warning saying why; Pyodide itself also refuses a snapshot of another build.
+
+export const SNAPSHOT_MAGIC = "webtfsnp";
+// After a restore: the import system's directory caches predate site-packages' files (FileFinder rereads a
+// folder whose mtime changed, but say so explicitly; importlib.invalidate_caches would import importlib.metadata),
+// and the random module was seeded when the snapshot was made.
+const RESTORED_PY = `
+import random, sys
+from importlib.machinery import FileFinder
+for finder in sys.path_importer_cache.values():
+    if isinstance(finder, FileFinder):
+        finder.invalidate_caches()
+random.seed()
+`;
+const here = (path) => new URL(path, document.baseURI).href;
+
+/** Fetch JSON or fail naming the URL. */
+async function fetchJson(path) {
+  const response = await fetch(here(path));
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+  return response.json();
+}
+
+/** The snapshot file's header: the JSON identity written by tools/snapshot.mjs, and where Pyodide's part starts. */
+export function readSnapshotHeader(bytes) {
+  const magic = new TextDecoder().decode(bytes.subarray(0, SNAPSHOT_MAGIC.length));
+  if (bytes.length < 16 || magic !== SNAPSHOT_MAGIC) throw new Error("not a webtf snapshot (bad magic)");
+  const length = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
+  if (12 + length > bytes.length) throw new Error("snapshot header is truncated");
+  const identity = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + length)));
+  return { identity, start: Math.ceil((12 + length) / 16) * 16 };
+}
+
+/**
+ * Download the build's snapshot (entry of wheels/index.json) and check it: its sha256 (corrupted or truncated
+ * files), then its header against what the plain path would load (`expected`: {pyodide, wheel_sha256}).
+ * Resolves to the bytes Pyodide restores; rejects saying what is wrong.
+ */
+export async function fetchSnapshot(entry, expected) {
+  const response = await fetch(here(entry.file));
+  if (!response.ok) throw new Error(`${entry.file}: HTTP ${response.status}`);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)); // off the main thread
+  const sha256 = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  if (sha256 !== entry.sha256) {
+    throw new Error(`${entry.file} is corrupted or truncated (${bytes.length} bytes, sha256 ${sha256.slice(0, 12)}...)`);
+  }
+  const { identity, start } = readSnapshotHeader(bytes);
+  for (const [name, value] of Object.entries(expected)) {
+    if (identity[name] !== value) {
+      throw new Error(`snapshot was made for ${name} ${identity[name]}, this page loads ${value}`);
+    }
+  }
+  return bytes.subarray(start);
+}
+
+/** Write the files of a wheel whose entries are stored uncompressed (build.py makes it so) under folder. */
+export function unpackStoredWheel(pyodide, bytes, folder) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const end = bytes.length - 22; // the end-of-central-directory record (no archive comment)
+  if (end < 0 || view.getUint32(end, true) !== 0x06054b50) throw new Error("wheel: no zip directory at its end");
+  const decoder = new TextDecoder();
+  let entry = view.getUint32(end + 16, true);
+  for (let i = view.getUint16(end + 10, true); i > 0; i--) {
+    if (view.getUint32(entry, true) !== 0x02014b50) throw new Error("wheel: bad zip directory entry");
+    const nameLength = view.getUint16(entry + 28, true);
+    const name = decoder.decode(bytes.subarray(entry + 46, entry + 46 + nameLength));
+    if (view.getUint16(entry + 10, true) !== 0) throw new Error(`wheel: ${name} is compressed, not stored`);
+    const local = view.getUint32(entry + 42, true);
+    const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+    const path = `${folder}/${name}`;
+    pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+    pyodide.FS.writeFile(path, bytes.subarray(start, start + view.getUint32(entry + 24, true)));
+    entry += 46 + nameLength + view.getUint16(entry + 30, true) + view.getUint16(entry + 32, true);
+  }
+}
+
+/**
+ * Start Pyodide with webtf in site-packages. onPhase(text) reports progress; useSnapshot false forces the plain
+ * path. Resolves to {pyodide, path: "snapshot" | "plain", note}: note says which path ran and why.
+ */
+export async function startPython({ onPhase = () => {}, useSnapshot = true } = {}) {
+  onPhase("downloading Pyodide");
+  const [{ loadPyodide, version }, index] = await Promise.all([
+    import(here("pyodide/pyodide.mjs")),
+    fetchJson("wheels/index.json"),
+  ]);
+  const wheel = fetch(here(`wheels/${index.wheel}`)).then((response) => {
+    if (!response.ok) throw new Error(`wheels/${index.wheel}: HTTP ${response.status}`);
+    return response.arrayBuffer();
+  });
+  wheel.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
+  let sitePackages = null;
+  const options = {
+    indexURL: here("pyodide/"),
+    fsInit: (_fs, info) => {
+      sitePackages = info.sitePackages;
+    },
+  };
+
+  let pyodide = null;
+  let note;
+  if (!useSnapshot) note = "plain boot (?snapshot=0)";
+  else if (!index.snapshot) note = "plain boot (this build has no snapshot)";
+  else {
+    onPhase("starting Python (snapshot)");
+    try {
+      const snapshot = fetchSnapshot(index.snapshot, { pyodide: version, wheel_sha256: index.sha256 });
+      snapshot.catch(() => {}); // loadPyodide awaits it later: not an unhandled rejection meanwhile
+      pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot });
+      note = `booted from snapshot ${index.snapshot.file}`;
+    } catch (error) {
+      note = `snapshot ${index.snapshot.file} not used (${error?.message ?? error}): plain boot`;
+      console.warn(`[webtf] ${note}`);
+    }
+  }
+  const path = pyodide ? "snapshot" : "plain";
+  if (!pyodide) {
+    onPhase("starting Python");
+    pyodide = await loadPyodide(options);
+  }
+  onPhase("installing webtf");
+  unpackStoredWheel(pyodide, new Uint8Array(await wheel), sitePackages);
+  if (path === "snapshot") pyodide.runPython(RESTORED_PY);
+  pyodide.runPython("import webtf"); // the plain path's import; a no-op after a restore
+  console.log(`[webtf] ${note}`);
+  return { pyodide, path, note };
+}
