@@ -37,13 +37,13 @@ for backend in ("cpu", "wasm", "webgl"):
     before = tf.memory().num_tensors
     a, b = tf.tensor({A.tolist()}), tf.tensor({B.tolist()})
     image, kernel = tf.tensor({IMAGE.tolist()}), tf.tensor({KERNEL.tolist()})
-    outs = {{
+    outs = tf.tidy(lambda: {{
         "add_relu": tf.relu(tf.add(a, 0.5)),
         "sum": tf.sum(a, axis=1),
         "mat_mul": tf.mat_mul(a, b),
         "conv2d": tf.conv2d(image, kernel, 1, "valid"),
         "softmax": tf.softmax(a),
-    }}
+    }})
     results[backend] = {{name: list(await t.data()) for name, t in outs.items()}}
     tf.dispose([a, b, image, kernel, *outs.values()])
     results[backend]["leaked"] = tf.memory().num_tensors - before
