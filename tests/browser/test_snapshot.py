@@ -4,7 +4,8 @@ The session page (fixture `page`) boots from the snapshot unless WEBTF_SNAPSHOT=
 pages, each in a context of its own: a plain one (?snapshot=0), compared with the session page (flags, backends,
 op results against numpy), and one served a corrupted snapshot, which must fall back to the plain path with a
 warning and still reach ready. Truncated and mismatched snapshots are checked on web/python.js's fetchSnapshot
-in that page, without a boot each. The server's compression and caching headers are checked with urllib.
+in that page (small files in the snapshot format), without a boot each. The server's compression and caching
+headers are checked with urllib.
 """
 
 from __future__ import annotations
@@ -145,22 +146,30 @@ def test_same_op_results_on_both_paths(py: Py, plain: Remote) -> None:
             )
 
 
+def fake_snapshot(identity: dict[str, str], payload: bytes = bytes(range(256)) * 64) -> bytes:
+    """A small file in the snapshot format (magic, header length, JSON header padded to 16 bytes, payload)."""
+    header = json.dumps(identity).encode()
+    padded = -(-(12 + len(header)) // 16) * 16
+    return (b"webtfsnp" + len(header).to_bytes(4, "little") + header).ljust(padded, b"\0") + payload
+
+
 def test_bad_snapshots_fall_back_to_the_plain_boot(browser: Remote, server: str) -> None:
     entry = index()["snapshot"]
-    data = (build.DIST / entry["file"]).read_bytes()
-    corrupted = bytearray(data)
-    corrupted[len(data) // 2] ^= 0xFF
-    end = 12 + int.from_bytes(data[8:12], "little")  # the JSON header; same-length edit, same layout
-    mismatched = data[:12] + data[12:end].replace(entry["wheel_sha256"].encode(), b"0" * 64) + data[end:]
-    served = {
-        entry["file"]: bytes(corrupted),
-        "snapshot/truncated.snap": data[: len(data) // 2],
-        "snapshot/mismatched.snap": mismatched,
+    expected = {"pyodide": entry["pyodide"], "wheel_sha256": index()["sha256"]}
+    good = fake_snapshot({"pyodide": entry["pyodide"], "wheel_sha256": index()["sha256"]})
+    corrupted = bytearray(good)
+    corrupted[len(good) // 2] ^= 0xFF
+    stale = fake_snapshot({"pyodide": entry["pyodide"], "wheel_sha256": "0" * 64})
+    served = {  # small files: a full-size one would cost seconds per route in Playwright
+        entry["file"]: bytes(corrupted),  # the page's own snapshot, corrupted
+        "snapshot/good.snap": good,
+        "snapshot/truncated.snap": good[: len(good) // 2],
+        "snapshot/stale.snap": stale,
     }
 
     def serve(route: Any) -> None:
-        name = route.request.url.removeprefix(server)
-        route.fulfill(status=200, body=served[name], headers={"Content-Type": "application/octet-stream"})
+        body = served[route.request.url.removeprefix(server)]
+        route.fulfill(status=200, body=body, headers={"Content-Type": "application/octet-stream"})
 
     context = browser.new_context()
     log: list[str] = []
@@ -169,25 +178,22 @@ def test_bad_snapshots_fall_back_to_the_plain_boot(browser: Remote, server: str)
         booted = boot_page(context, server, log)  # fails the test unless it reaches ready
         assert booted.evaluate("window.webtfBootPath") == "plain"
         warnings = [line for line in log if line.startswith("warning: [webtf] snapshot")]
-        assert len(warnings) == 1 and "is corrupted or truncated" in warnings[0], log
+        assert len(warnings) == 1 and f"{entry['file']} is corrupted or truncated" in warnings[0], log
         assert booted.evaluate("typeof pyodide.pyimport('webtf').tensor") == "function"
 
-        expected = {"pyodide": entry["pyodide"], "wheel_sha256": index()["sha256"]}
+        def check(name: str, expected: dict[str, str], sha256: str = _sha256(good)) -> str | None:
+            return booted.evaluate(
+                FETCH_SNAPSHOT_JS, [{"file": f"snapshot/{name}.snap", "sha256": sha256}, expected]
+            )
 
-        def check(entry: dict[str, Any], expected: dict[str, str]) -> str | None:
-            return booted.evaluate(FETCH_SNAPSHOT_JS, [entry, expected])
-
-        truncated = check({**entry, "file": "snapshot/truncated.snap"}, expected)
-        assert "snapshot/truncated.snap is corrupted or truncated" in truncated
-        mismatched_entry = {**entry, "file": "snapshot/mismatched.snap", "sha256": _sha256(mismatched)}
-        assert check(mismatched_entry, expected) == (
+        assert check("good", expected) is None  # the fake passes: each case below fails for its one defect
+        assert "snapshot/truncated.snap is corrupted or truncated" in check("truncated", expected)
+        assert check("stale", expected, _sha256(stale)) == (
             f"snapshot was made for wheel_sha256 {'0' * 64}, this page loads {expected['wheel_sha256']}"
         )
-        context.unroute("**/snapshot/*.snap")
-        assert check(entry, {**expected, "pyodide": "0.0.0"}) == (
+        assert check("good", {**expected, "pyodide": "0.0.0"}) == (
             f"snapshot was made for pyodide {entry['pyodide']}, this page loads 0.0.0"
         )
-        assert check(entry, expected) is None  # the real one passes
     finally:
         context.close()
 
