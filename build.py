@@ -443,6 +443,7 @@ class Snapshot:
     file: Path
     identity: dict[str, str]  # the header inside the file; the page checks it against what it loads
     sha256: str  # of the whole file; the page checks it before restoring
+    memory: int  # bytes of Pyodide's part: the page allocates them before the download ends
 
     @property
     def gzip(self) -> Path:
@@ -500,12 +501,15 @@ def make_snapshot(pyodide_dir: Path, pin: NpmPin, wheel_name: str, wheel: bytes)
         data = part.read_bytes()
         gzip_file(data, file.with_name(file.name + ".gz"))
         part.replace(file)
-        meta.write_text(json.dumps({"identity": identity, "sha256": hashlib.sha256(data).hexdigest()}))
+        memory = json.loads(result.stdout.strip().splitlines()[-1])["memory"]
+        sha256 = hashlib.sha256(data).hexdigest()
+        meta.write_text(json.dumps({"identity": identity, "sha256": sha256, "memory": memory}))
     os.utime(meta)  # the most recently used are kept when pruning
     for old in sorted(folder.glob("webtf-*.json"), key=lambda p: p.stat().st_mtime)[:-SNAPSHOTS_KEPT]:
         for path in (old, old.with_suffix(".snap"), old.with_suffix(".snap.gz")):
             path.unlink(missing_ok=True)
-    return Snapshot(file, identity, json.loads(meta.read_text())["sha256"])
+    facts = json.loads(meta.read_text())
+    return Snapshot(file, identity, facts["sha256"], facts["memory"])
 
 
 # ---------------------------------------------------------------------------------------------- compression
@@ -630,7 +634,12 @@ def build() -> None:
     if snapshot is not None:
         plan[snapshot.dist_path] = snapshot.file
         plan[snapshot.dist_path + ".gz"] = snapshot.gzip
-        index["snapshot"] = {"file": snapshot.dist_path, "sha256": snapshot.sha256, **snapshot.identity}
+        index["snapshot"] = {
+            "file": snapshot.dist_path,
+            "sha256": snapshot.sha256,
+            "memory": snapshot.memory,
+            **snapshot.identity,
+        }
     plan["wheels/index.json"] = (json.dumps(index, indent=2) + "\n").encode()
     for rel, source in list(plan.items()):
         if rel + ".gz" not in plan and (packed := precompressed(rel, source)) is not None:

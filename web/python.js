@@ -28,7 +28,7 @@ async function fetchJson(path) {
   return response.json();
 }
 
-/** The snapshot file's header: the JSON identity written by tools/snapshot.mjs, and where Pyodide's part starts. */
+/** The snapshot file's JSON header (identity and page layout, see tools/snapshot.mjs) and where its pages start. */
 export function readSnapshotHeader(bytes) {
   const magic = new TextDecoder().decode(bytes.subarray(0, SNAPSHOT_MAGIC.length));
   if (bytes.length < 16 || magic !== SNAPSHOT_MAGIC) throw new Error("not a webtf snapshot (bad magic)");
@@ -41,7 +41,7 @@ export function readSnapshotHeader(bytes) {
 /**
  * Download the build's snapshot (entry of wheels/index.json) and check it: its sha256 (corrupted or truncated
  * files), then its header against what the plain path would load (`expected`: {pyodide, wheel_sha256}).
- * Resolves to the bytes Pyodide restores; rejects saying what is wrong.
+ * Resolves to {header, pages} for expandSnapshot; rejects saying what is wrong.
  */
 export async function fetchSnapshot(entry, expected) {
   const response = await fetch(here(entry.file));
@@ -58,7 +58,18 @@ export async function fetchSnapshot(entry, expected) {
       throw new Error(`snapshot was made for ${name} ${identity[name]}, this page loads ${value}`);
     }
   }
-  return bytes.subarray(start);
+  return { header: identity, pages: bytes.subarray(start) };
+}
+
+/** Write a fetched snapshot's pages into Pyodide's memory (zeros elsewhere: the file leaves zero pages out). */
+export function expandSnapshot({ header, pages }, memory) {
+  if (header.memory !== memory.length) throw new Error(`snapshot of ${header.memory} bytes, not ${memory.length}`);
+  let offset = 0;
+  for (const [first, count] of header.runs) {
+    const length = Math.min(count * header.page, memory.length - first * header.page);
+    memory.set(pages.subarray(offset, offset + length), first * header.page);
+    offset += length;
+  }
 }
 
 /** Write the files of a wheel whose entries are stored uncompressed (build.py makes it so) under folder. */
@@ -111,13 +122,25 @@ export async function startPython({ onPhase = () => {}, useSnapshot = true } = {
   else if (!index.snapshot) note = "plain boot (this build has no snapshot)";
   else {
     onPhase("starting Python (snapshot)");
+    // Pyodide sizes its memory from the snapshot before it compiles its wasm, and restores the bytes only once
+    // that is done: hand it a buffer of the right size now and fill it while the wasm compiles (fsInit runs
+    // after compiling and Pyodide waits for it), so that the download and the compile overlap.
+    const memory = new Uint8Array(index.snapshot.memory);
+    const snapshot = fetchSnapshot(index.snapshot, { pyodide: version, wheel_sha256: index.sha256 });
+    let failure = null;
+    const fill = async (fs, info) => {
+      options.fsInit(fs, info);
+      try {
+        expandSnapshot(await snapshot, memory);
+      } catch (error) {
+        failure = error; // the buffer stays zeros: Pyodide refuses it (no magic number), the catch below reports
+      }
+    };
     try {
-      const snapshot = fetchSnapshot(index.snapshot, { pyodide: version, wheel_sha256: index.sha256 });
-      snapshot.catch(() => {}); // loadPyodide awaits it later: not an unhandled rejection meanwhile
-      pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot });
+      pyodide = await loadPyodide({ ...options, fsInit: fill, _loadSnapshot: memory });
       note = `booted from snapshot ${index.snapshot.file}`;
     } catch (error) {
-      note = `snapshot ${index.snapshot.file} not used (${error?.message ?? error}): plain boot`;
+      note = `snapshot ${index.snapshot.file} not used (${(failure ?? error)?.message}): plain boot`;
       console.warn(`[webtf] ${note}`);
     }
   }

@@ -147,8 +147,8 @@ def test_same_op_results_on_both_paths(py: Py, plain: Remote) -> None:
 
 
 def fake_snapshot(identity: dict[str, str], payload: bytes = bytes(range(256)) * 64) -> bytes:
-    """A small file in the snapshot format (magic, header length, JSON header padded to 16 bytes, payload)."""
-    header = json.dumps(identity).encode()
+    """A small file in the snapshot format (magic, header length, JSON header padded to 16 bytes, pages)."""
+    header = json.dumps({**identity, "memory": len(payload), "page": 65536, "runs": [[0, 1]]}).encode()
     padded = -(-(12 + len(header)) // 16) * 16
     return (b"webtfsnp" + len(header).to_bytes(4, "little") + header).ljust(padded, b"\0") + payload
 
