@@ -127,6 +127,7 @@ export async function startPython({ onPhase = () => {}, useSnapshot = true } = {
     // after compiling and Pyodide waits for it), so that the download and the compile overlap.
     const memory = new Uint8Array(index.snapshot.memory);
     const snapshot = fetchSnapshot(index.snapshot, { pyodide: version, wheel_sha256: index.sha256 });
+    snapshot.catch(() => {}); // awaited in fill: not an unhandled rejection meanwhile
     let failure = null;
     const fill = async (fs, info) => {
       options.fsInit(fs, info);
