@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import tomllib
 import urllib.request
@@ -476,31 +477,21 @@ def make_snapshot(pyodide_dir: Path, pin: NpmPin, wheel_name: str, wheel: bytes)
             return None
         log(f"making the Pyodide snapshot {file.name}")
         folder.mkdir(parents=True, exist_ok=True)
-        part = file.with_name(file.name + ".part")
-        wheel_file = folder / wheel_name
-        wheel_file.write_bytes(wheel)
-        command = [
-            "node",
-            str(SNAPSHOT_SCRIPT),
-            str(pyodide_dir),
-            str(wheel_file),
-            str(part),
-            json.dumps(identity),
-        ]
-        result = subprocess.run(
-            command + [str(ROOT / name) for name in SNAPSHOT_PAGE_FILES], capture_output=True, text=True
-        )
-        wheel_file.unlink()
-        if result.returncode != 0 or not part.exists():
-            log(
-                "no snapshot (the page will boot without one): node tools/snapshot.mjs failed:\n"
-                + "\n".join(result.stderr.strip().splitlines()[-12:])
-            )
-            part.unlink(missing_ok=True)
-            return None
-        data = part.read_bytes()
-        gzip_file(data, file.with_name(file.name + ".gz"))
-        part.replace(file)
+        with tempfile.TemporaryDirectory(dir=folder) as work:  # private: builds may run side by side
+            wheel_file, part = Path(work) / wheel_name, Path(work) / file.name
+            wheel_file.write_bytes(wheel)
+            command = ["node", str(SNAPSHOT_SCRIPT), str(pyodide_dir), str(wheel_file), str(part)]
+            command += [json.dumps(identity), *(str(ROOT / name) for name in SNAPSHOT_PAGE_FILES)]
+            result = subprocess.run(command, capture_output=True, text=True)
+            if result.returncode != 0 or not part.exists():
+                log(
+                    "no snapshot (the page will boot without one): node tools/snapshot.mjs failed:\n"
+                    + "\n".join(result.stderr.strip().splitlines()[-12:])
+                )
+                return None
+            data = part.read_bytes()
+            gzip_file(data, file.with_name(file.name + ".gz"))
+            part.replace(file)
         memory = json.loads(result.stdout.strip().splitlines()[-1])["memory"]
         sha256 = hashlib.sha256(data).hexdigest()
         meta.write_text(json.dumps({"identity": identity, "sha256": sha256, "memory": memory}))
@@ -522,7 +513,7 @@ GZIP_MIN_SAVING = 0.05  # keep a .gz only when it is at least this much smaller
 
 def gzip_file(data: bytes, dest: Path) -> None:
     """Write data gzip-compressed (fixed mtime: the same input gives the same bytes) to dest, via a .part."""
-    part = dest.with_name(dest.name + ".part")
+    part = dest.with_name(f"{dest.name}.{os.getpid()}.part")
     with (
         part.open("wb") as raw,
         gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=GZIP_LEVEL, mtime=0) as f,
@@ -531,26 +522,23 @@ def gzip_file(data: bytes, dest: Path) -> None:
     part.replace(dest)
 
 
-def precompressed(rel: str, source: Path | bytes) -> Path | bytes | None:
-    """The gzip form of one dist/ file, when worth serving (cached by path, size and mtime), else None."""
-    if not rel.endswith(GZIP_SUFFIXES):
+def precompressed(rel: str, source: Path | bytes) -> Path | None:
+    """The gzip form of one dist/ file when worth serving, else None; cached by content (bytes) or by path,
+    size and mtime (files)."""
+    size = len(source) if isinstance(source, bytes) else source.stat().st_size
+    if not rel.endswith(GZIP_SUFFIXES) or size < GZIP_MIN_BYTES:
         return None
     if isinstance(source, bytes):
-        if len(source) < GZIP_MIN_BYTES:
-            return None
-        packed = gzip.compress(source, GZIP_LEVEL, mtime=0)
-        return packed if len(packed) <= len(source) * (1 - GZIP_MIN_SAVING) else None
-    stat = source.stat()
-    if stat.st_size < GZIP_MIN_BYTES:
-        return None
-    key = hashlib.sha256(f"{source.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{GZIP_LEVEL}".encode())
+        key = hashlib.sha256(source)
+    else:
+        key = hashlib.sha256(f"{source.resolve()}|{size}|{source.stat().st_mtime_ns}".encode())
+    key.update(str(GZIP_LEVEL).encode())
     cached = cache_dir() / "gzip" / f"{key.hexdigest()[:24]}.gz"
     skipped = cached.with_suffix(".skip")  # remembered: not worth compressing
     if not cached.exists() and not skipped.exists():
         cached.parent.mkdir(parents=True, exist_ok=True)
-        data = source.read_bytes()
-        gzip_file(data, cached)
-        if cached.stat().st_size > len(data) * (1 - GZIP_MIN_SAVING):
+        gzip_file(source if isinstance(source, bytes) else source.read_bytes(), cached)
+        if cached.stat().st_size > size * (1 - GZIP_MIN_SAVING):
             cached.unlink()
             skipped.touch()
     return cached if cached.exists() else None
