@@ -1,20 +1,23 @@
 """`python3 build.py bench`: webtf vs TF.js 4.22.0 in one headless Chromium, driving bench.html.
 
 build.py builds dist/, serves it and calls run(); everything timed happens in the page (web/bench.js).
-Before the cases come the boot rows: fresh loads of index.html (a new browser context each, so a cold HTTP
-cache), from the snapshot and plain (?snapshot=0), then a repeat visit in the same context (warm cache).
+Before the cases come the boot rows: loads of index.html from the snapshot and plain (?snapshot=0), each in a
+new browser profile (cold caches), then a repeat visit in the same profile (warm caches).
 This module prints progress and the tables, and writes the JSON. It needs playwright (build.py installs it).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
 import platform
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +29,7 @@ RUNS = 3
 BUDGET_S = 10.0
 BOOT_TIMEOUT_MS = 180_000
 BOOT_LOADS = 5
+VISIT_MS = 2000  # how long a boot row's page stays open after its BlazeFace run
 BOOT_PATHS = {"snapshot": "", "plain": "?snapshot=0"}  # the query of index.html for each boot path
 # Run in a booted index.html: ready -> first BlazeFace result on wasm (backend start, model load, one run).
 FIRST_BLAZEFACE_JS = """async () => {
@@ -125,9 +129,11 @@ def _median(values: Sequence[float | None]) -> float | None:
     return present[mid] if len(present) % 2 else (present[mid - 1] + present[mid]) / 2
 
 
-def _load(context: Any, url: str, blazeface: bool) -> dict[str, Any]:
-    """Open url in a new page of context, wait for the page to finish booting; return its figures (bytes on the
-    wire: encodedDataLength of every request until then, headers included)."""
+def _load(context: Any, url: str) -> dict[str, Any]:
+    """Open url in a new page of context, wait for the page to finish booting, run BlazeFace once; return the
+    figures (bytes on the wire: encodedDataLength of every response until the page is done, headers included).
+    The page then stays open a while, as for a visitor, so that what the browser writes in the background (its
+    caches, the snapshot copy) is written."""
     page = context.new_page()
     wire = {"bytes": 0, "requests": 0}
 
@@ -148,42 +154,40 @@ def _load(context: Any, url: str, blazeface: bool) -> dict[str, Any]:
         "({ready_ms: window.webtfBootMs, backend_ms: window.webtfBackendMs ?? null, path: window.webtfBootPath})"
     )
     figures.update(wire)
-    figures["first_blazeface_ms"] = page.evaluate(FIRST_BLAZEFACE_JS) if blazeface else None
+    figures["first_blazeface_ms"] = page.evaluate(FIRST_BLAZEFACE_JS)
+    page.wait_for_timeout(VISIT_MS)
     page.close()
     return figures
 
 
-def boot_rows(browser: Any, base_url: str, loads: int, say: Any = print) -> dict[str, Any]:
-    """Boot figures per boot path and visit: `loads` fresh contexts, each a first visit (cold cache, then ready
-    -> first BlazeFace result on wasm) and a repeat visit (same context). Medians plus every load's figures."""
-    report: dict[str, Any] = {}
-    for path, query in BOOT_PATHS.items():
-        runs: dict[str, list[dict[str, Any]]] = {"first": [], "repeat": []}
-        for i in range(loads):
-            context = browser.new_context()
-            try:
-                for visit in runs:
-                    runs[visit].append(_load(context, base_url + query, blazeface=visit == "first"))
-            finally:
-                context.close()
-            first, repeat = runs["first"][-1], runs["repeat"][-1]
+def boot_rows(
+    fresh_profile: Callable[[], AbstractContextManager[Any]], base_url: str, loads: int, say: Any = print
+) -> dict[str, Any]:
+    """Boot figures per boot path and visit: `loads` times per path (the paths in turn), a browser profile of
+    its own (cold caches) for a first visit, then a repeat visit in it. Medians plus every load's figures."""
+    runs = {path: {"first": [], "repeat": []} for path in BOOT_PATHS}
+    for i in range(loads):
+        for path, query in BOOT_PATHS.items():
+            with fresh_profile() as context:
+                first, repeat = _load(context, base_url + query), _load(context, base_url + query)
+            runs[path]["first"].append(first)
+            runs[path]["repeat"].append(repeat)
             say(
                 f"boot {path} {i + 1}/{loads}: ready {_fmt(first['ready_ms'])} ms ({first['path']}), "
-                f"repeat {_fmt(repeat['ready_ms'])} ms, {first['bytes'] / 1e6:.2f} / {repeat['bytes'] / 1e6:.2f} MB"
+                f"repeat {_fmt(repeat['ready_ms'])} ms, {first['bytes'] / 1e6:.2f} / {repeat['bytes'] / 1e6:.3f} MB"
             )
-        report[path] = {
+    keys = ("ready_ms", "backend_ms", "first_blazeface_ms", "bytes", "requests")
+    return {
+        path: {
             visit: {
-                **{
-                    key: _median([r[key] for r in rows])
-                    for key in ("ready_ms", "backend_ms", "bytes", "requests")
-                },
-                "first_blazeface_ms": _median([r["first_blazeface_ms"] for r in rows]),
+                **{key: _median([r[key] for r in rows]) for key in keys},
                 "paths": sorted({str(r["path"]) for r in rows}),
                 "loads": rows,
             }
-            for visit, rows in runs.items()
+            for visit, rows in visits.items()
         }
-    return report
+        for path, visits in runs.items()
+    }
 
 
 def format_boot_table(report: dict[str, Any]) -> str:
@@ -194,21 +198,21 @@ def format_boot_table(report: dict[str, Any]) -> str:
         "ready ms",
         "backend started ms",
         "ready -> BlazeFace on wasm ms",
-        "MB on the wire",
+        "kB on the wire",
         "requests",
         "loads",
     )
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for path, visits in report.items():
         for visit, row in visits.items():
-            mb = "-" if row["bytes"] is None else f"{row['bytes'] / 1e6:.2f}"
+            kb = "-" if row["bytes"] is None else f"{row['bytes'] / 1e3:,.0f}"
             cells = (
                 path if row["paths"] == [path] else f"{path} (booted: {', '.join(row['paths'])})",
                 visit,
                 _fmt(row["ready_ms"]),
                 _fmt(row["backend_ms"]),
                 _fmt(row["first_blazeface_ms"]),
-                mb,
+                kb,
                 "-" if row["requests"] is None else f"{row['requests']:.0f}",
                 str(len(row["loads"])),
             )
@@ -247,7 +251,19 @@ def run(
         try:
             environment["chromium"] = browser.version
             if args.boot_loads > 0:
-                loads = boot_rows(browser, base_url, args.boot_loads, say)
+
+                @contextlib.contextmanager
+                def fresh_profile() -> Iterator[Any]:
+                    with tempfile.TemporaryDirectory(prefix="webtf-bench-") as folder:
+                        context = playwright.chromium.launch_persistent_context(
+                            folder, executable_path=str(chromium), headless=True, args=list(chromium_args)
+                        )
+                        try:
+                            yield context
+                        finally:
+                            context.close()
+
+                loads = boot_rows(fresh_profile, base_url, args.boot_loads, say)
             if not args.boot_only:
                 environment.update(_run_cases(browser, base_url, args, rows, say, on_console))
                 boot = environment.pop("boot")

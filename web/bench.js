@@ -53,8 +53,7 @@ export function makeInput(spec) {
 /** webtf: Python with webtf (web/python.js; ?snapshot=0 forces the plain boot) and web/bench.py. */
 async function bootWebtf() {
   const source = fetch(here("web/bench.py")).then((response) => response.text());
-  const useSnapshot = new URLSearchParams(location.search).get("snapshot") !== "0";
-  const { pyodide, path } = await startPython({ useSnapshot });
+  const { pyodide, path } = await startPython();
   const namespace = pyodide.globals.get("dict")();
   pyodide.runPython(await source, { globals: namespace, filename: "bench.py" });
   const fn = (name) => namespace.get(name);

@@ -53,7 +53,7 @@ async function boot() {
   root.dataset.webtf = "booting";
   const params = new URLSearchParams(location.search);
   const source = fetch(new URL("boot.py", import.meta.url)).then((response) => response.text());
-  const { pyodide, path } = await startPython({ onPhase: setStatus, useSnapshot: params.get("snapshot") !== "0" });
+  const { pyodide, path } = await startPython({ onPhase: setStatus });
   window.pyodide = pyodide;
   window.webtfBootPath = path;
   window.webtfBootMs = performance.now();

@@ -2,10 +2,13 @@
 // site-packages. Two paths, same result:
 //   snapshot: restore the memory snapshot `build.py` made (webtf and the pages' imports already imported);
 //   plain:    boot Pyodide from scratch (webtf is imported when the page's Python first needs it).
-// The snapshot path is taken when the build made a snapshot, ?snapshot=0 is absent and the file is sound:
-// its bytes match the build's sha256 (catches corrupted and truncated files) and its header
-// names this Pyodide version and this webtf wheel (catches stale and mismatched ones). Otherwise the plain
-// path runs, with a console warning saying why; Pyodide itself also refuses a snapshot of another build.
+// The snapshot path is taken when the build made a snapshot, the page's URL has no ?snapshot=0 and the file is
+// sound: its bytes match the build's sha256 (catches corrupted and truncated files) and its header names this
+// Pyodide version and this webtf wheel (catches stale and mismatched ones). Otherwise the plain path runs,
+// with a console warning saying why; Pyodide itself also refuses a snapshot of another build.
+//
+// The pages load this module early (an async module script) because importing it starts the downloads that
+// Python's start waits for; startPython then takes them over.
 
 export const SNAPSHOT_MAGIC = "webtfsnp";
 // After a restore: the import system's directory caches predate site-packages' files (FileFinder rereads a
@@ -21,12 +24,41 @@ random.seed()
 `;
 const here = (path) => new URL(path, document.baseURI).href;
 
-/** Fetch JSON or fail naming the URL. */
-async function fetchJson(path) {
+/** Fetch path, or fail naming it. */
+async function fetchOk(path) {
   const response = await fetch(here(path));
   if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-  return response.json();
+  return response;
 }
+
+// Chrome keeps the snapshot gzip-encoded in its HTTP cache and inflates it again on every visit; this page's
+// Cache Storage keeps the inflated file of the last boot from it instead (the page checks it all the same).
+const SNAPSHOT_CACHE = "webtf-snapshot";
+
+/** The snapshot file: the copy in Cache Storage when there is one, else the server's. */
+async function openSnapshot(file) {
+  const cached = await caches
+    .open(SNAPSHOT_CACHE)
+    .then((cache) => cache.match(here(file)))
+    .catch(() => undefined); // no Cache Storage here: the server
+  return cached ?? fetchOk(file);
+}
+
+/** Keep the snapshot file (checked, restored) in Cache Storage for the next visit, and only it. */
+async function keepSnapshot(file, bytes) {
+  const cache = await caches.open(SNAPSHOT_CACHE);
+  if (!(await cache.match(here(file)))) await cache.put(here(file), new Response(bytes));
+  for (const request of await cache.keys()) if (request.url !== here(file)) await cache.delete(request);
+}
+
+const wantSnapshot = new URLSearchParams(location.search).get("snapshot") !== "0";
+const index = fetchOk("wheels/index.json").then((response) => response.json());
+const downloads = {
+  index,
+  wheel: index.then((built) => fetchOk(`wheels/${built.wheel}`)).then((response) => response.arrayBuffer()),
+  snapshot: index.then((built) => (wantSnapshot && built.snapshot ? openSnapshot(built.snapshot.file) : null)),
+};
+for (const download of Object.values(downloads)) download.catch(() => {}); // awaited later, where they fail
 
 /** The snapshot file's JSON header (identity and page layout, see tools/snapshot.mjs) and where its pages start. */
 export function readSnapshotHeader(bytes) {
@@ -39,14 +71,13 @@ export function readSnapshotHeader(bytes) {
 }
 
 /**
- * Download the build's snapshot (entry of wheels/index.json) and check it: its sha256 (corrupted or truncated
- * files), then its header against what the plain path would load (`expected`: {pyodide, wheel_sha256}).
- * Resolves to {header, pages} for expandSnapshot; rejects saying what is wrong.
+ * Download the build's snapshot (entry of wheels/index.json; `response`: its fetch when already started) and check
+ * it: its sha256 (corrupted or truncated files), then its header against what the plain path would load
+ * (`expected`: {pyodide, wheel_sha256}).
+ * Resolves to {header, pages, bytes} (pages for expandSnapshot, bytes: the file); rejects saying what is wrong.
  */
-export async function fetchSnapshot(entry, expected) {
-  const response = await fetch(here(entry.file));
-  if (!response.ok) throw new Error(`${entry.file}: HTTP ${response.status}`);
-  const bytes = new Uint8Array(await response.arrayBuffer());
+export async function fetchSnapshot(entry, expected, response = fetchOk(entry.file)) {
+  const bytes = new Uint8Array(await (await response).arrayBuffer());
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)); // off the main thread
   const sha256 = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
   if (sha256 !== entry.sha256) {
@@ -58,7 +89,7 @@ export async function fetchSnapshot(entry, expected) {
       throw new Error(`snapshot was made for ${name} ${identity[name]}, this page loads ${value}`);
     }
   }
-  return { header: identity, pages: bytes.subarray(start) };
+  return { header: identity, pages: bytes.subarray(start), bytes };
 }
 
 /** Write a fetched snapshot's pages into Pyodide's memory (zeros elsewhere: the file leaves zero pages out). */
@@ -94,20 +125,15 @@ export function unpackStoredWheel(pyodide, bytes, folder) {
 }
 
 /**
- * Start Pyodide with webtf in site-packages. onPhase(text) reports progress; useSnapshot false forces the plain
- * path. Resolves to {pyodide, path: "snapshot" | "plain", note}: note says which path ran and why.
+ * Start Pyodide with webtf in site-packages; onPhase(text) reports progress. Resolves to
+ * {pyodide, path: "snapshot" | "plain", note}: note says which path ran and why.
  */
-export async function startPython({ onPhase = () => {}, useSnapshot = true } = {}) {
+export async function startPython({ onPhase = () => {} } = {}) {
   onPhase("downloading Pyodide");
   const [{ loadPyodide, version }, index] = await Promise.all([
     import(here("pyodide/pyodide.mjs")),
-    fetchJson("wheels/index.json"),
+    downloads.index,
   ]);
-  const wheel = fetch(here(`wheels/${index.wheel}`)).then((response) => {
-    if (!response.ok) throw new Error(`wheels/${index.wheel}: HTTP ${response.status}`);
-    return response.arrayBuffer();
-  });
-  wheel.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
   let sitePackages = null;
   const options = {
     indexURL: here("pyodide/"),
@@ -118,7 +144,7 @@ export async function startPython({ onPhase = () => {}, useSnapshot = true } = {
 
   let pyodide = null;
   let note;
-  if (!useSnapshot) note = "plain boot (?snapshot=0)";
+  if (!wantSnapshot) note = "plain boot (?snapshot=0)";
   else if (!index.snapshot) note = "plain boot (this build has no snapshot)";
   else {
     onPhase("starting Python (snapshot)");
@@ -126,7 +152,8 @@ export async function startPython({ onPhase = () => {}, useSnapshot = true } = {
     // that is done: hand it a buffer of the right size now and fill it while the wasm compiles (fsInit runs
     // after compiling and Pyodide waits for it), so that the download and the compile overlap.
     const memory = new Uint8Array(index.snapshot.memory);
-    const snapshot = fetchSnapshot(index.snapshot, { pyodide: version, wheel_sha256: index.sha256 });
+    const expected = { pyodide: version, wheel_sha256: index.sha256 };
+    const snapshot = fetchSnapshot(index.snapshot, expected, downloads.snapshot);
     snapshot.catch(() => {}); // awaited in fill: not an unhandled rejection meanwhile
     let failure = null;
     const fill = async (fs, info) => {
@@ -140,9 +167,11 @@ export async function startPython({ onPhase = () => {}, useSnapshot = true } = {
     try {
       pyodide = await loadPyodide({ ...options, fsInit: fill, _loadSnapshot: memory });
       note = `booted from snapshot ${index.snapshot.file}`;
+      snapshot.then(({ bytes }) => keepSnapshot(index.snapshot.file, bytes)).catch(() => {}); // in the background
     } catch (error) {
       note = `snapshot ${index.snapshot.file} not used (${(failure ?? error)?.message}): plain boot`;
       console.warn(`[webtf] ${note}`);
+      caches.delete(SNAPSHOT_CACHE).catch(() => {}); // a bad copy there is fetched again next time
     }
   }
   const path = pyodide ? "snapshot" : "plain";
@@ -151,7 +180,7 @@ export async function startPython({ onPhase = () => {}, useSnapshot = true } = {
     pyodide = await loadPyodide(options);
   }
   onPhase("installing webtf");
-  unpackStoredWheel(pyodide, new Uint8Array(await wheel), sitePackages);
+  unpackStoredWheel(pyodide, new Uint8Array(await downloads.wheel), sitePackages);
   if (path === "snapshot") pyodide.runPython(RESTORED_PY);
   pyodide.runPython("import webtf"); // the plain path's import; a no-op after a restore
   console.log(`[webtf] ${note}`);
