@@ -31,6 +31,18 @@ BOOT_TIMEOUT_MS = 180_000
 BOOT_LOADS = 5
 VISIT_MS = 2000  # how long a boot row's page stays open after its BlazeFace run
 BOOT_PATHS = {"snapshot": "", "plain": "?snapshot=0"}  # the query of index.html for each boot path
+# Read in a booted index.html. Bytes on the wire: the transferSize (headers and encoded body; 0 for what a
+# cache served) of the page and of every request it made so far, from the Resource Timing API.
+BOOT_FIGURES_JS = """() => {
+  const entries = [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")];
+  return {
+    ready_ms: window.webtfBootMs,
+    backend_ms: window.webtfBackendMs ?? null,
+    path: window.webtfBootPath ?? null,
+    bytes: entries.reduce((total, entry) => total + entry.transferSize, 0),
+    requests: entries.filter((entry) => entry.transferSize > 0).length,
+  };
+}"""
 # Run in a booted index.html: ready -> first BlazeFace result on wasm (backend start, model load, one run).
 FIRST_BLAZEFACE_JS = """async () => {
   const start = performance.now();
@@ -131,29 +143,16 @@ def _median(values: Sequence[float | None]) -> float | None:
 
 def _load(context: Any, url: str) -> dict[str, Any]:
     """Open url in a new page of context, wait for the page to finish booting, run BlazeFace once; return the
-    figures (bytes on the wire: encodedDataLength of every response until the page is done, headers included).
-    The page then stays open a while, as for a visitor, so that what the browser writes in the background (its
-    caches, the snapshot copy) is written."""
+    figures. The page then stays open a while, as for a visitor, so that what the browser writes in the
+    background (its caches, the snapshot copy) is written."""
     page = context.new_page()
-    wire = {"bytes": 0, "requests": 0}
-
-    def finished(event: dict[str, Any]) -> None:
-        wire["bytes"] += int(event["encodedDataLength"])
-        wire["requests"] += 1
-
-    cdp = context.new_cdp_session(page)
-    cdp.on("Network.loadingFinished", finished)
-    cdp.send("Network.enable")
     page.goto(url)
     page.wait_for_function(
         "['ready', 'error'].includes(document.documentElement.dataset.webtf)", timeout=BOOT_TIMEOUT_MS
     )
     if page.evaluate("document.documentElement.dataset.webtf") == "error":
         raise RuntimeError(f"{url} failed to boot:\n" + page.locator("#error").inner_text())
-    figures = page.evaluate(
-        "({ready_ms: window.webtfBootMs, backend_ms: window.webtfBackendMs ?? null, path: window.webtfBootPath})"
-    )
-    figures.update(wire)
+    figures = page.evaluate(BOOT_FIGURES_JS)
     figures["first_blazeface_ms"] = page.evaluate(FIRST_BLAZEFACE_JS)
     page.wait_for_timeout(VISIT_MS)
     page.close()
