@@ -33,10 +33,10 @@ async function fetchOk(path) {
 
 // Chrome keeps the snapshot gzip-encoded in its HTTP cache and inflates it again on every visit; this page's
 // Cache Storage keeps the inflated file of the last boot from it instead (the page checks it all the same).
-const SNAPSHOT_CACHE = "webtf-snapshot";
+export const SNAPSHOT_CACHE = "webtf-snapshot";
 
 /** The snapshot file: the copy in Cache Storage when there is one, else the server's. */
-async function openSnapshot(file) {
+export async function openSnapshot(file) {
   const cached = await caches
     .open(SNAPSHOT_CACHE)
     .then((cache) => cache.match(here(file)))

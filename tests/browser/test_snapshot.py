@@ -51,15 +51,24 @@ for backend in ("cpu", "wasm", "webgl"):
 await tf.set_backend(before_backend)
 results
 """
-FETCH_SNAPSHOT_JS = """async ([entry, expected]) => {
-  const { fetchSnapshot } = await import(new URL("web/python.js", document.baseURI).href);
+# web/python.js's check of a snapshot file, as the boot opens it (Cache Storage, else the server); `cached`: bytes
+# to put in Cache Storage under the file's URL first. Returns null when the file passes, else the error message.
+FETCH_SNAPSHOT_JS = """async ([entry, expected, cached]) => {
+  const python = await import(new URL("web/python.js", document.baseURI).href);
   try {
-    await fetchSnapshot(entry, expected);
+    if (cached.length) {
+      const cache = await caches.open(python.SNAPSHOT_CACHE);
+      await cache.put(new URL(entry.file, document.baseURI).href, new Response(new Uint8Array(cached)));
+    }
+    await python.fetchSnapshot(entry, expected, python.openSnapshot(entry.file));
     return null;
   } catch (error) {
     return error.message;
   }
 }"""
+CACHED_JS = (
+    """async () => (await (await caches.open("webtf-snapshot")).keys()).map((request) => request.url)"""
+)
 
 
 def oracle() -> dict[str, np.ndarray]:
@@ -125,6 +134,13 @@ def test_session_page_boot_path(page: Remote, console_log: list[str]) -> None:
     assert len(notes) == 1 and (expected == "snapshot") == ("booted from snapshot" in notes[0]), notes
 
 
+def test_session_page_keeps_the_snapshot_for_the_next_visit(page: Remote, server: str) -> None:
+    if BOOT_QUERY:
+        pytest.skip("the session page booted the plain way")
+    url = server + index()["snapshot"]["file"]
+    page.wait_for_function(f"({CACHED_JS})().then((urls) => urls.length === 1 && urls[0] === {url!r})")
+
+
 def test_plain_page_boots_plain(plain: Remote) -> None:
     assert plain.evaluate("window.webtfBootPath") == "plain"
     assert plain.locator("#status").inner_text().startswith("ready")
@@ -181,10 +197,13 @@ def test_bad_snapshots_fall_back_to_the_plain_boot(browser: Remote, server: str)
         assert len(warnings) == 1 and f"{entry['file']} is corrupted or truncated" in warnings[0], log
         assert booted.evaluate("typeof pyodide.pyimport('webtf').tensor") == "function"
 
-        def check(name: str, expected: dict[str, str], sha256: str = _sha256(good)) -> str | None:
-            return booted.evaluate(
-                FETCH_SNAPSHOT_JS, [{"file": f"snapshot/{name}.snap", "sha256": sha256}, expected]
-            )
+        assert booted.evaluate(CACHED_JS) == []  # nothing kept from a snapshot that failed
+
+        def check(
+            name: str, expected: dict[str, str], sha256: str = _sha256(good), cached: bytes = b""
+        ) -> str | None:
+            entry = {"file": f"snapshot/{name}.snap", "sha256": sha256}
+            return booted.evaluate(FETCH_SNAPSHOT_JS, [entry, expected, list(cached)])
 
         assert check("good", expected) is None  # the fake passes: each case below fails for its one defect
         assert "snapshot/truncated.snap is corrupted or truncated" in check("truncated", expected)
@@ -193,6 +212,10 @@ def test_bad_snapshots_fall_back_to_the_plain_boot(browser: Remote, server: str)
         )
         assert check("good", {**expected, "pyodide": "0.0.0"}) == (
             f"snapshot was made for pyodide {entry['pyodide']}, this page loads 0.0.0"
+        )
+        # a copy kept in Cache Storage by an earlier visit is checked the same way
+        assert "snapshot/kept.snap is corrupted or truncated" in check(
+            "kept", expected, cached=bytes(corrupted)
         )
     finally:
         context.close()
