@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import gzip
 import hashlib
 import http.server
 import io
@@ -27,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import tomllib
 import urllib.request
@@ -421,13 +423,129 @@ def build_wheel(version: str) -> tuple[str, bytes]:
     record = "".join(f"{name},{record_hash(data)},{len(data)}\n" for name, data in entries.items())
     entries[f"{dist_info}/RECORD"] = (record + f"{dist_info}/RECORD,,\n").encode()
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as wheel:
+    # stored, not deflated: the page unpacks it by slicing (web/python.js); the server sends it gzip-compressed
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as wheel:
         for name, data in entries.items():
             info = zipfile.ZipInfo(name, WHEEL_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
+            info.compress_type = zipfile.ZIP_STORED
             info.external_attr = 0o644 << 16
             wheel.writestr(info, data)
     return f"webtf-{version}-py3-none-any.whl", buffer.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------- snapshot
+
+SNAPSHOT_SCRIPT = ROOT / "tools" / "snapshot.mjs"
+# The page's Python files: the snapshot runs them once, so that everything they import is imported already.
+SNAPSHOT_PAGE_FILES = ("web/boot.py", "web/demo.py", "web/bench.py")
+SNAPSHOTS_KEPT = 8  # newest snapshots kept in the cache (worktrees and branches share it)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A Pyodide memory snapshot with the webtf wheel imported, and its wheels/index.json entry."""
+
+    file: Path
+    identity: dict[str, str]  # the header inside the file; the page checks it against what it loads
+    sha256: str  # of the whole file; the page checks it before restoring
+    memory: int  # bytes of Pyodide's part: the page allocates them before the download ends
+
+    @property
+    def gzip(self) -> Path:
+        """Its gzip form, made with it."""
+        return self.file.with_name(self.file.name + ".gz")
+
+    @property
+    def dist_path(self) -> str:
+        """Where dist/ holds it: the name carries the hash of everything it was made from."""
+        return f"snapshot/webtf-{self.identity['key']}.snap"
+
+
+def make_snapshot(pyodide_dir: Path, pin: NpmPin, wheel_name: str, wheel: bytes) -> Snapshot | None:
+    """The snapshot for this Pyodide and this wheel (made with node, cached by the hash of its inputs), or None
+    (logged) when it cannot be made: the page then boots the plain way."""
+    identity = {
+        "pyodide": pin.version,
+        "wheel": wheel_name,
+        "wheel_sha256": hashlib.sha256(wheel).hexdigest(),
+    }
+    inputs = hashlib.sha256(json.dumps([pin.sha256, identity]).encode())
+    for path in (SNAPSHOT_SCRIPT, *(ROOT / name for name in SNAPSHOT_PAGE_FILES)):
+        inputs.update(path.read_bytes())
+    identity["key"] = inputs.hexdigest()[:16]
+    folder = cache_dir() / "snapshot"
+    file, meta = folder / f"webtf-{identity['key']}.snap", folder / f"webtf-{identity['key']}.json"
+    if not (file.exists() and meta.exists()):
+        if shutil.which("node") is None:
+            log("no snapshot: node is not installed (the page will boot without one)")
+            return None
+        log(f"making the Pyodide snapshot {file.name}")
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=folder) as work:  # private: builds may run side by side
+            wheel_file, part = Path(work) / wheel_name, Path(work) / file.name
+            wheel_file.write_bytes(wheel)
+            command = ["node", str(SNAPSHOT_SCRIPT), str(pyodide_dir), str(wheel_file), str(part)]
+            command += [json.dumps(identity), *(str(ROOT / name) for name in SNAPSHOT_PAGE_FILES)]
+            result = subprocess.run(command, capture_output=True, text=True)
+            if result.returncode != 0 or not part.exists():
+                log(
+                    "no snapshot (the page will boot without one): node tools/snapshot.mjs failed:\n"
+                    + "\n".join(result.stderr.strip().splitlines()[-12:])
+                )
+                return None
+            data = part.read_bytes()
+            gzip_file(data, file.with_name(file.name + ".gz"))
+            part.replace(file)
+        memory = json.loads(result.stdout.strip().splitlines()[-1])["memory"]
+        sha256 = hashlib.sha256(data).hexdigest()
+        meta.write_text(json.dumps({"identity": identity, "sha256": sha256, "memory": memory}))
+    os.utime(meta)  # the most recently used are kept when pruning
+    for old in sorted(folder.glob("webtf-*.json"), key=lambda p: p.stat().st_mtime)[:-SNAPSHOTS_KEPT]:
+        for path in (old, old.with_suffix(".snap"), old.with_suffix(".snap.gz")):
+            path.unlink(missing_ok=True)
+    facts = json.loads(meta.read_text())
+    return Snapshot(file, identity, facts["sha256"], facts["memory"])
+
+
+# ---------------------------------------------------------------------------------------------- compression
+
+GZIP_LEVEL = 9
+GZIP_SUFFIXES = (".wasm", ".mjs", ".js", ".json", ".html", ".css", ".py", ".bin", ".snap", ".whl")
+GZIP_MIN_BYTES = 1024
+GZIP_MIN_SAVING = 0.05  # keep a .gz only when it is at least this much smaller
+
+
+def gzip_file(data: bytes, dest: Path) -> None:
+    """Write data gzip-compressed (fixed mtime: the same input gives the same bytes) to dest, via a .part."""
+    part = dest.with_name(f"{dest.name}.{os.getpid()}.part")
+    with (
+        part.open("wb") as raw,
+        gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=GZIP_LEVEL, mtime=0) as f,
+    ):
+        f.write(data)
+    part.replace(dest)
+
+
+def precompressed(rel: str, source: Path | bytes) -> Path | None:
+    """The gzip form of one dist/ file when worth serving, else None; cached by content (bytes) or by path,
+    size and mtime (files)."""
+    size = len(source) if isinstance(source, bytes) else source.stat().st_size
+    if not rel.endswith(GZIP_SUFFIXES) or size < GZIP_MIN_BYTES:
+        return None
+    if isinstance(source, bytes):
+        key = hashlib.sha256(source)
+    else:
+        key = hashlib.sha256(f"{source.resolve()}|{size}|{source.stat().st_mtime_ns}".encode())
+    key.update(str(GZIP_LEVEL).encode())
+    cached = cache_dir() / "gzip" / f"{key.hexdigest()[:24]}.gz"
+    skipped = cached.with_suffix(".skip")  # remembered: not worth compressing
+    if not cached.exists() and not skipped.exists():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        gzip_file(source if isinstance(source, bytes) else source.read_bytes(), cached)
+        if cached.stat().st_size > size * (1 - GZIP_MIN_SAVING):
+            cached.unlink()
+            skipped.touch()
+    return cached if cached.exists() else None
 
 
 # ---------------------------------------------------------------------------------------------- dist
@@ -497,9 +615,27 @@ def build() -> None:
     version = project_version()
     wheel_name, wheel = build_wheel(version)
     plan[f"wheels/{wheel_name}"] = wheel
-    plan["wheels/index.json"] = (
-        json.dumps({"wheel": wheel_name, "version": version}, indent=2) + "\n"
-    ).encode()
+    pyodide_pin = next(pin for pin in NPM_PINS if pin.name == "pyodide")
+    snapshot = make_snapshot(extracted["pyodide"] / "package", pyodide_pin, wheel_name, wheel)
+    index: dict[str, Any] = {
+        "wheel": wheel_name,
+        "version": version,
+        "sha256": hashlib.sha256(wheel).hexdigest(),
+    }
+    index["snapshot"] = None
+    if snapshot is not None:
+        plan[snapshot.dist_path] = snapshot.file
+        plan[snapshot.dist_path + ".gz"] = snapshot.gzip
+        index["snapshot"] = {
+            "file": snapshot.dist_path,
+            "sha256": snapshot.sha256,
+            "memory": snapshot.memory,
+            **snapshot.identity,
+        }
+    plan["wheels/index.json"] = (json.dumps(index, indent=2) + "\n").encode()
+    for rel, source in list(plan.items()):
+        if rel + ".gz" not in plan and (packed := precompressed(rel, source)) is not None:
+            plan[rel + ".gz"] = packed
     written = sync_dist(plan)
     log(f"dist/ ready: {len(plan)} files, {written} written, {time.monotonic() - start:.1f} s")
 
@@ -519,6 +655,7 @@ class DistHandler(http.server.SimpleHTTPRequestHandler):
         ".whl": "application/zip",
         ".zip": "application/zip",
         ".bin": "application/octet-stream",
+        ".snap": "application/octet-stream",
         ".y4m": "video/x-raw-yuv",
         ".py": "text/x-python",
         ".css": "text/css",
@@ -526,16 +663,52 @@ class DistHandler(http.server.SimpleHTTPRequestHandler):
     }
     protocol_version = "HTTP/1.1"  # keep-alive: the page makes many requests
     quiet = False
+    cache_control = "no-cache"  # per response: revalidate (ETag / Last-Modified) before using a cached copy
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, directory=str(DIST), **kwargs)
 
+    def send_head(self) -> Any:
+        """Serve a file, or its precompressed .gz with Content-Encoding: gzip when the request accepts gzip;
+        answer 304 when the request's If-None-Match names the current ETag."""
+        self.cache_control = "no-cache"
+        path = Path(self.translate_path(self.path))
+        if path.is_dir() and self.path.split("?")[0].endswith("/"):
+            path = path / "index.html"
+        if not path.is_file():
+            return super().send_head()  # folder redirect or listing, 404
+        packed = path.with_name(path.name + ".gz")
+        has_gzip = path.suffix != ".gz" and packed.is_file()
+        accepts = self.headers.get("Accept-Encoding", "")
+        encoded = has_gzip and "gzip" in [part.split(";")[0].strip() for part in accepts.split(",")]
+        body = packed if encoded else path
+        stat = body.stat()
+        etag = f'"{stat.st_size:x}-{stat.st_mtime_ns:x}{"-gzip" if encoded else ""}"'
+        immutable = path.relative_to(DIST).parts[0] == "snapshot"  # named by the hash of its inputs
+        if immutable:
+            self.cache_control = "public, max-age=31536000, immutable"
+        fresh = etag in [tag.strip() for tag in self.headers.get("If-None-Match", "").split(",")]
+        self.send_response(304 if fresh else 200)
+        self.send_header("ETag", etag)
+        if has_gzip:
+            self.send_header("Vary", "Accept-Encoding")
+        if fresh:
+            self.end_headers()
+            return None
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        if encoded:
+            self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(stat.st_size))
+        self.send_header("Last-Modified", self.date_time_string(int(stat.st_mtime)))
+        self.end_headers()
+        return body.open("rb")
+
     def end_headers(self) -> None:
-        """Add COOP/COEP/CORP (cross-origin isolation, for SharedArrayBuffer) and no-cache."""
+        """Add COOP/COEP/CORP (cross-origin isolation, for SharedArrayBuffer) and the caching policy."""
         self.send_header("Cross-Origin-Opener-Policy", "same-origin")
         self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
         self.send_header("Cross-Origin-Resource-Policy", "same-origin")
-        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Cache-Control", self.cache_control)
         super().end_headers()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)

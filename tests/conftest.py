@@ -50,6 +50,9 @@ BOOT_MS = pytest.StashKey[float]()
 FAILED = pytest.StashKey[bool]()  # set when a test's setup or call failed
 
 Py = Callable[[str], Any]
+BOOT_PATH = pytest.StashKey[str]()
+#: the session page boots from the build's snapshot; WEBTF_SNAPSHOT=0 makes it boot the plain way (?snapshot=0)
+BOOT_QUERY = "?snapshot=0" if os.environ.get("WEBTF_SNAPSHOT") == "0" else ""
 
 PY_JS = """async (code) => {
   const pyodide = window.pyodide;
@@ -171,8 +174,9 @@ def webtf_booted(browser: Browser, server: str, pytestconfig: pytest.Config) -> 
     """The session's one webtf page (index.html, default backend) in a context of its own, booted to ready."""
     context = browser.new_context()
     shared = SharedPage(pytestconfig, context, "webtf-page")
-    shared.boot(server)
+    shared.boot(server + BOOT_QUERY)
     pytestconfig.stash[BOOT_MS] = shared.page.evaluate("window.webtfBootMs")
+    pytestconfig.stash[BOOT_PATH] = shared.page.evaluate("window.webtfBootPath")
     yield shared
     context.close()
 
@@ -197,4 +201,6 @@ def py(webtf_page: Page) -> Py:
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     """Report the page's boot time when a browser test booted it."""
     if BOOT_MS in config.stash:
-        terminalreporter.write_line(f"webtf page boot (navigation -> ready): {config.stash[BOOT_MS]:.0f} ms")
+        terminalreporter.write_line(
+            f"webtf page boot (navigation -> ready): {config.stash[BOOT_MS]:.0f} ms ({config.stash[BOOT_PATH]})"
+        )

@@ -1,18 +1,23 @@
 """`python3 build.py bench`: webtf vs TF.js 4.22.0 in one headless Chromium, driving bench.html.
 
 build.py builds dist/, serves it and calls run(); everything timed happens in the page (web/bench.js).
-This module prints progress and the table, and writes the JSON. It needs playwright (build.py installs it).
+Before the cases come the boot rows: loads of index.html from the snapshot and plain (?snapshot=0), each in a
+new browser profile (cold caches), then a repeat visit in the same profile (warm caches).
+This module prints progress and the tables, and writes the JSON. It needs playwright (build.py installs it).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
 import platform
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +29,43 @@ BACKENDS = ("wasm", "webgl", "cpu")
 RUNS = 3
 BUDGET_S = 10.0
 BOOT_TIMEOUT_MS = 180_000
+BOOT_LOADS = 5
+VISIT_MS = 2000  # how long a boot row's page stays open after its BlazeFace run
+BOOT_PATHS = {"snapshot": "", "plain": "?snapshot=0"}  # the query of index.html for each boot path
+# Read in a booted index.html. Bytes on the wire: the transferSize (headers and encoded body; 0 for what a
+# cache served) of the page and of every request it made so far, from the Resource Timing API.
+BOOT_FIGURES_JS = """() => {
+  const entries = [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")];
+  return {
+    ready_ms: window.webtfBootMs,
+    backend_ms: window.webtfBackendMs ?? null,
+    path: window.webtfBootPath ?? null,
+    bytes: entries.reduce((total, entry) => total + entry.transferSize, 0),
+    requests: entries.filter((entry) => entry.transferSize > 0).length,
+  };
+}"""
+# Run in a booted index.html: ready -> first BlazeFace result on wasm (backend start, model load, one run).
+FIRST_BLAZEFACE_JS = """async () => {
+  const start = performance.now();
+  const code = `
+import webtf as tf
+await tf.set_backend("wasm")
+model = await tf.load_graph_model(url)
+x = tf.zeros([1, 256, 256, 3])
+outs = await model.execute_async(x)
+for t in outs if isinstance(outs, list) else [outs]:
+    await t.data()
+tf.dispose([x, outs])
+model.dispose()
+`;
+  const globals = pyodide.toPy({ url: new URL("models/blazeface.json", document.baseURI).href });
+  try {
+    await pyodide.runPythonAsync(code, { globals });
+  } finally {
+    globals.destroy();
+  }
+  return performance.now() - start;
+}"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,6 +90,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help=f"stop a library's timed runs of a case after S seconds, keeping at least one ({BUDGET_S:g})",
     )
+    parser.add_argument(
+        "--boot-loads",
+        type=int,
+        default=BOOT_LOADS,
+        metavar="N",
+        help=f"fresh page loads per boot path for the boot rows, 0 for none ({BOOT_LOADS})",
+    )
+    parser.add_argument("--boot-only", action="store_true", help="only the boot rows, no cases")
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the rows and environment as JSON")
     parser.add_argument(
         "--host", action="store_true", help="time webtf's host backends (numpy, cpu) in this CPython instead"
@@ -102,6 +152,92 @@ def _boot_figures(boot: dict[str, Any], rows: Sequence[dict[str, Any]]) -> dict[
     return figures
 
 
+def _median(values: Sequence[float | None]) -> float | None:
+    present = sorted(v for v in values if v is not None)
+    if not present:
+        return None
+    mid = len(present) // 2
+    return present[mid] if len(present) % 2 else (present[mid - 1] + present[mid]) / 2
+
+
+def _load(context: Any, url: str) -> dict[str, Any]:
+    """Open url in a new page of context, wait for the page to finish booting, run BlazeFace once; return the
+    figures. The page then stays open a while, as for a visitor, so that what the browser writes in the
+    background (its caches, the snapshot copy) is written."""
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_function(
+        "['ready', 'error'].includes(document.documentElement.dataset.webtf)", timeout=BOOT_TIMEOUT_MS
+    )
+    if page.evaluate("document.documentElement.dataset.webtf") == "error":
+        raise RuntimeError(f"{url} failed to boot:\n" + page.locator("#error").inner_text())
+    figures = page.evaluate(BOOT_FIGURES_JS)
+    figures["first_blazeface_ms"] = page.evaluate(FIRST_BLAZEFACE_JS)
+    page.wait_for_timeout(VISIT_MS)
+    page.close()
+    return figures
+
+
+def boot_rows(
+    fresh_profile: Callable[[], AbstractContextManager[Any]], base_url: str, loads: int, say: Any = print
+) -> dict[str, Any]:
+    """Boot figures per boot path and visit: `loads` times per path (the paths in turn), a browser profile of
+    its own (cold caches) for a first visit, then a repeat visit in it. Medians plus every load's figures."""
+    runs = {path: {"first": [], "repeat": []} for path in BOOT_PATHS}
+    for i in range(loads):
+        for path, query in BOOT_PATHS.items():
+            with fresh_profile() as context:
+                first, repeat = _load(context, base_url + query), _load(context, base_url + query)
+            runs[path]["first"].append(first)
+            runs[path]["repeat"].append(repeat)
+            say(
+                f"boot {path} {i + 1}/{loads}: ready {fmt_ms(first['ready_ms'])} ms ({first['path']}), "
+                f"repeat {fmt_ms(repeat['ready_ms'])} ms, {first['bytes'] / 1e6:.2f} / {repeat['bytes'] / 1e6:.3f} MB"
+            )
+    keys = ("ready_ms", "backend_ms", "first_blazeface_ms", "bytes", "requests")
+    return {
+        path: {
+            visit: {
+                **{key: _median([r[key] for r in rows]) for key in keys},
+                "paths": sorted({str(r["path"]) for r in rows}),
+                "loads": rows,
+            }
+            for visit, rows in visits.items()
+        }
+        for path, visits in runs.items()
+    }
+
+
+def format_boot_table(report: dict[str, Any]) -> str:
+    """The boot rows as a Markdown table (medians)."""
+    header = (
+        "boot",
+        "visit",
+        "ready ms",
+        "backend started ms",
+        "ready -> BlazeFace on wasm ms",
+        "kB on the wire",
+        "requests",
+        "loads",
+    )
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for path, visits in report.items():
+        for visit, row in visits.items():
+            kb = "-" if row["bytes"] is None else f"{row['bytes'] / 1e3:,.0f}"
+            cells = (
+                path if row["paths"] == [path] else f"{path} (booted: {', '.join(row['paths'])})",
+                visit,
+                fmt_ms(row["ready_ms"]),
+                fmt_ms(row["backend_ms"]),
+                fmt_ms(row["first_blazeface_ms"]),
+                kb,
+                "-" if row["requests"] is None else f"{row['requests']:.0f}",
+                str(len(row["loads"])),
+            )
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def run(
     args: argparse.Namespace, base_url: str, chromium: Path, chromium_args: Sequence[str]
 ) -> dict[str, Any]:
@@ -124,31 +260,32 @@ def run(
             say(f"console error: {message.text}")
 
     rows: list[dict[str, Any]] = []
+    boot: dict[str, Any] = {}
+    environment: dict[str, Any] = {}
+    loads: dict[str, Any] = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=str(chromium), headless=True, args=list(chromium_args)
         )
         try:
-            page = browser.new_page()
-            page.on("console", on_console)
-            page.on("pageerror", lambda error: say(f"page error: {error}"))
-            page.goto(base_url + "bench.html")
-            page.wait_for_function(
-                "['ready', 'error'].includes(document.documentElement.dataset.bench)", timeout=BOOT_TIMEOUT_MS
-            )
-            if page.evaluate("document.documentElement.dataset.bench") == "error":
-                raise RuntimeError("bench.html failed to boot:\n" + page.locator("#error").inner_text())
-            environment = page.evaluate("webtfBench.environment()")
             environment["chromium"] = browser.version
-            boot = page.evaluate("webtfBench.boot")
-            total = len(args.backends) * len(args.models)
-            for backend in args.backends:
-                for model in args.models:
-                    say(f"case {len(rows) // 2 + 1}/{total}: {model} on {backend}")
-                    rows += page.evaluate(
-                        "([m, b, runs, budgetMs]) => webtfBench.runCase(m, b, { runs, budgetMs })",
-                        [model, backend, args.runs, args.budget * 1000],
-                    )
+            if args.boot_loads > 0:
+
+                @contextlib.contextmanager
+                def fresh_profile() -> Iterator[Any]:
+                    with tempfile.TemporaryDirectory(prefix="webtf-bench-") as folder:
+                        context = playwright.chromium.launch_persistent_context(
+                            folder, executable_path=str(chromium), headless=True, args=list(chromium_args)
+                        )
+                        try:
+                            yield context
+                        finally:
+                            context.close()
+
+                loads = boot_rows(fresh_profile, base_url, args.boot_loads, say)
+            if not args.boot_only:
+                environment.update(_run_cases(browser, base_url, args, rows, say, on_console))
+                boot = environment.pop("boot")
         finally:
             browser.close()
     environment.update(host_cores=os.cpu_count(), host=platform.platform())
@@ -157,26 +294,32 @@ def run(
         "settings": {
             "runs": args.runs,
             "budget_s": args.budget,
+            "boot_loads": args.boot_loads,
             "wall_s": round(time.monotonic() - start, 1),
         },
         "environment": environment,
         "boot": _boot_figures(boot, rows),
+        "boot_loads": loads,
         "rows": rows,
     }
-    print()
-    print(format_table(rows))
-    print()
-    for impl, figures in report["boot"].items():
+    if loads:
+        print()
+        print(format_boot_table(loads))
+    if not args.boot_only:
+        print()
+        print(format_table(rows))
+        print()
+        for impl, figures in report["boot"].items():
+            print(
+                f"boot {impl}: ready {fmt_ms(figures['ready_ms'])} ms, "
+                f"ready -> first inference {fmt_ms(figures['first_inference_ms'])} ms ({figures['first_case']})"
+            )
+        env = environment
         print(
-            f"boot {impl}: ready {fmt_ms(figures['ready_ms'])} ms, "
-            f"ready -> first inference {fmt_ms(figures['first_inference_ms'])} ms ({figures['first_case']})"
+            f"Chromium {env['chromium']}, WebGL {env['webgl_renderer']}, {env['cores']} cores; "
+            f"wasm SIMD/threads webtf {env['webtf']['wasm_simd']}/{env['webtf']['wasm_threads']}, "
+            f"TF.js {env['tfjs']['wasm_simd']}/{env['tfjs']['wasm_threads']}; {report['settings']['wall_s']} s"
         )
-    env = environment
-    print(
-        f"Chromium {env['chromium']}, WebGL {env['webgl_renderer']}, {env['cores']} cores; "
-        f"wasm SIMD/threads webtf {env['webtf']['wasm_simd']}/{env['webtf']['wasm_threads']}, "
-        f"TF.js {env['tfjs']['wasm_simd']}/{env['tfjs']['wasm_threads']}; {report['settings']['wall_s']} s"
-    )
     if args.json:
         write_json(args.json, report)
     return report
@@ -187,3 +330,35 @@ def write_json(path: Path, report: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {path}")
+
+
+def _run_cases(
+    browser: Any,
+    base_url: str,
+    args: argparse.Namespace,
+    rows: list[dict[str, Any]],
+    say: Any,
+    on_console: Any,
+) -> dict[str, Any]:
+    """Boot bench.html and run every model x backend into rows; return its environment (with its boot block)."""
+    page = browser.new_page()
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: say(f"page error: {error}"))
+    page.goto(base_url + "bench.html")
+    page.wait_for_function(
+        "['ready', 'error'].includes(document.documentElement.dataset.bench)", timeout=BOOT_TIMEOUT_MS
+    )
+    if page.evaluate("document.documentElement.dataset.bench") == "error":
+        raise RuntimeError("bench.html failed to boot:\n" + page.locator("#error").inner_text())
+    environment = page.evaluate("webtfBench.environment()")
+    environment["boot"] = page.evaluate("webtfBench.boot")
+    total = len(args.backends) * len(args.models)
+    for backend in args.backends:
+        for model in args.models:
+            say(f"case {len(rows) // 2 + 1}/{total}: {model} on {backend}")
+            rows += page.evaluate(
+                "([m, b, runs, budgetMs]) => webtfBench.runCase(m, b, { runs, budgetMs })",
+                [model, backend, args.runs, args.budget * 1000],
+            )
+    page.close()
+    return environment

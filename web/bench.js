@@ -6,6 +6,8 @@
 // error}: load_ms is backend switch + model load + input upload, first_ms the warm-up run, median/min over
 // the timed runs. Every run includes reading every output. A failure gives a row with `error` set.
 
+import { startPython } from "./python.js";
+
 export const CASES = {
   blazeface: { kind: "graph", url: "models/blazeface.json", shape: [1, 256, 256, 3] },
   facemesh: { kind: "graph", url: "models/facemesh.json", shape: [1, 192, 192, 3] },
@@ -118,22 +120,17 @@ export function makeInput(spec) {
   return input;
 }
 
-/** webtf: Pyodide, the webtf wheel and web/bench.py; returns the impl object. */
+/** webtf: Python with webtf (web/python.js; ?snapshot=0 forces the plain boot) and web/bench.py. */
 async function bootWebtf() {
-  const { loadPyodide } = await import(here("pyodide/pyodide.mjs"));
-  const pyodide = await loadPyodide({ indexURL: here("pyodide/") });
-  await pyodide.loadPackage("micropip", { messageCallback: () => {} });
-  const index = await (await fetch(here("wheels/index.json"))).json();
-  const micropip = pyodide.pyimport("micropip");
-  await micropip.install(here(`wheels/${index.wheel}`));
-  micropip.destroy();
+  const source = fetch(here("web/bench.py")).then((response) => response.text());
+  const { pyodide, path } = await startPython();
   const namespace = pyodide.globals.get("dict")();
-  const source = await (await fetch(here("web/bench.py"))).text();
-  await pyodide.runPythonAsync(source, { globals: namespace, filename: "bench.py" });
+  pyodide.runPython(await source, { globals: namespace, filename: "bench.py" });
   const fn = (name) => namespace.get(name);
   const [prepare, run, release, environment] = ["prepare", "run", "release", "environment"].map(fn);
   window.pyodide = pyodide;
   return {
+    path,
     async prepare(spec, backend, input) {
       const url = spec.url ? here(spec.url) : "";
       const params = input.params ?? [];
@@ -283,7 +280,10 @@ export async function bootBench(log = () => {}) {
   log(`webtf ready after ${Math.round(webtfReady)} ms; loading TF.js`);
   const tfjsStart = now();
   const tfjs = await bootTfjs();
-  const boot = { webtf: { ready_ms: round(webtfReady) }, tfjs: { ready_ms: round(now() - tfjsStart) } };
+  const boot = {
+    webtf: { ready_ms: round(webtfReady), path: webtf.path },
+    tfjs: { ready_ms: round(now() - tfjsStart) },
+  };
   log(`TF.js ready after ${Math.round(boot.tfjs.ready_ms)} ms`);
   const impls = { webtf, tfjs };
 

@@ -1,22 +1,28 @@
-// Page boot: DOM glue only. Loads Pyodide from this server, installs the webtf wheel with micropip,
-// then runs web/boot.py, which starts webtf and returns the flags panel as JSON.
+// Page boot: DOM glue only. Starts Python with webtf (web/python.js: from the build's memory snapshot, or a
+// plain boot with ?snapshot=0 or when the snapshot is missing or unsound; a console line says which): that is
+// "ready". Then web/boot.py starts the backend (the default one, or ?backend=) and returns the flags panel as
+// JSON, and the camera demo is wired up.
 //
-// Contract (tests rely on it): when boot finishes, <html data-webtf="ready">, window.pyodide is the
-// Pyodide instance (webtf importable) and window.webtfBootMs is performance.now() at that moment.
-// On any failure: #error shows the message and <html data-webtf="error">.
-// The live camera demo (web/demo.js, web/demo.py) is wired up before "ready" but runs nothing until
-// Start camera is pressed (or ?camera=auto / ?camera=sample asks for it).
+// Contract (tests rely on it): when boot finishes (panel and demo included), <html data-webtf="ready">,
+// window.pyodide is the Pyodide instance (webtf imported), window.webtfBootMs is performance.now() when webtf
+// became ready (before the backend started), window.webtfBackendMs when the backend had started and
+// window.webtfBootPath is "snapshot" or "plain". On any failure: #error shows the message and
+// <html data-webtf="error">.
+// The live camera demo (web/demo.js, web/demo.py) runs nothing until Start camera is pressed (or ?camera=auto
+// / ?camera=sample asks for it).
 
 import { setupDemo } from "./demo.js";
+import { startPython } from "./python.js";
 
 const root = document.documentElement;
 const statusLine = document.getElementById("status");
 const errorBox = document.getElementById("error");
 let phase = "loading page";
+let readyText = ""; // "ready (N ms)" once webtf is ready; the later phases follow it on the status line
 
 function setStatus(text) {
   phase = text;
-  statusLine.textContent = text;
+  statusLine.textContent = readyText ? `${readyText}, ${text}` : text;
   console.log(`[webtf] ${Math.round(performance.now())} ms: ${text}`);
 }
 
@@ -45,35 +51,25 @@ function renderPanel(panel) {
 
 async function boot() {
   root.dataset.webtf = "booting";
-  const here = (path) => new URL(path, document.baseURI).href;
-  const backend = new URLSearchParams(location.search).get("backend");
-
-  setStatus("downloading Pyodide");
-  const { loadPyodide } = await import(here("pyodide/pyodide.mjs"));
-  setStatus("starting Python");
-  const pyodide = await loadPyodide({ indexURL: here("pyodide/") });
-
-  setStatus("installing webtf");
-  await pyodide.loadPackage("micropip", { messageCallback: () => {} });
-  const index = await (await fetch(here("wheels/index.json"))).json();
-  const micropip = pyodide.pyimport("micropip");
-  await micropip.install(here(`wheels/${index.wheel}`));
-  micropip.destroy();
-
-  setStatus("starting backend");
-  const source = await (await fetch(here("web/boot.py"))).text();
-  const namespace = pyodide.globals.get("dict")();
-  await pyodide.runPythonAsync(source, { globals: namespace, filename: "boot.py" });
-  const panel = JSON.parse(await namespace.get("boot")(backend));
-  namespace.destroy();
-  renderPanel(panel);
-
-  setStatus("setting up the camera demo");
-  await setupDemo(pyodide, panel);
-
+  const params = new URLSearchParams(location.search);
+  const source = fetch(new URL("boot.py", import.meta.url)).then((response) => response.text());
+  const { pyodide, path } = await startPython({ onPhase: setStatus });
   window.pyodide = pyodide;
+  window.webtfBootPath = path;
   window.webtfBootMs = performance.now();
   setStatus(`ready (${Math.round(window.webtfBootMs)} ms)`);
+  readyText = statusLine.textContent;
+  setStatus("starting backend");
+
+  const namespace = pyodide.globals.get("dict")();
+  pyodide.runPython(await source, { globals: namespace, filename: "boot.py" });
+  const panel = JSON.parse(await namespace.get("boot")(params.get("backend")));
+  namespace.destroy();
+  window.webtfBackendMs = performance.now();
+  renderPanel(panel);
+  setStatus("setting up the camera demo");
+  await setupDemo(pyodide, panel);
+  setStatus(`${panel.backend} backend started (${Math.round(window.webtfBackendMs)} ms)`);
   root.dataset.webtf = "ready";
 }
 

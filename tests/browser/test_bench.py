@@ -1,4 +1,5 @@
-"""`python3 build.py bench` on its tiniest case (1,000 adds on cpu, one run): the JSON has the documented shape.
+"""`python3 build.py bench` on its tiniest case (1,000 adds on cpu, one run) and one boot load per boot path:
+the JSON has the documented shape.
 
 Speed is never asserted here (the numbers only have to be positive); a row without error also means both
 libraries released every tensor of the case (the page checks tf.memory() after each case).
@@ -28,9 +29,11 @@ def test_bench_command_writes_rows_and_environment(tmp_path: Path) -> None:
         "cpu",
         "--runs",
         "1",
+        "--boot-loads",
+        "1",
     ]
     done = subprocess.run(
-        [*command, "--json", str(out)], cwd=build.ROOT, capture_output=True, text=True, timeout=180
+        [*command, "--json", str(out)], cwd=build.ROOT, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "| adds-1000 | cpu |" in done.stdout
@@ -54,6 +57,15 @@ def test_bench_command_writes_rows_and_environment(tmp_path: Path) -> None:
         assert report["boot"][impl]["ready_ms"] > 0
         assert report["boot"][impl]["first_inference_ms"] > 0
         assert report["boot"][impl]["first_case"] == "adds-1000/cpu"
+    assert "| snapshot | first |" in done.stdout and "| plain | repeat |" in done.stdout
+    for path in ("snapshot", "plain"):
+        first, repeat = report["boot_loads"][path]["first"], report["boot_loads"][path]["repeat"]
+        assert first["paths"] == repeat["paths"] == [path]
+        assert 0 < first["ready_ms"] < first["backend_ms"]
+        assert first["first_blazeface_ms"] > 0
+        assert first["bytes"] > 1_000_000
+        assert 0 < repeat["bytes"] < first["bytes"] / 10  # a warm HTTP cache: 304s without bodies
+        assert len(first["loads"]) == len(repeat["loads"]) == 1
 
 
 def test_bench_host_command_times_numpy_and_cpu(tmp_path: Path) -> None:
