@@ -23,7 +23,16 @@ from .conv_info import (
     pool_info_from_attrs,
 )
 from .gather import GatherInfo, check_gather_indices, check_gather_nd_indices, gather_info
-from .image import ResizeInfo, bilinear_axis, crop_coords, js_round, nearest_axis, resize_info, resize_ratio
+from .image import (
+    ResizeInfo,
+    bilinear_axis,
+    check_box_ind,
+    crop_coords,
+    js_round,
+    nearest_axis,
+    resize_info,
+    resize_ratio,
+)
 from .nms import NmsResult, non_max_suppression_impl
 from .slice_info import SliceInfo, flat_slice, slice_info, slice_info_from_attrs, slice_info_from_size
 
@@ -35,6 +44,7 @@ __all__ = [
     "SliceInfo",
     "bilinear_axis",
     "cast_values",
+    "check_box_ind",
     "check_conv_args",
     "check_data_format",
     "check_gather_indices",

@@ -201,8 +201,20 @@ def _conv_info(
     sh, sw = parse_pair(strides, op, "strides")
     dh, dw = parse_pair(dilations if dilations is not None else 1, op, "dilations")
     check_pad(op, pad, dim_rounding_mode)
+    if fh <= 0 or fw <= 0:
+        raise ValueError(
+            f"Error in {op}: the filter must be at least 1x1, but its shape is {fmt(filter_shape)}"
+        )
     eff_h, eff_w = (fh - 1) * dh + 1, (fw - 1) * dw + 1
     explicit = _explicit(pad) if isinstance(pad, (list, tuple)) else None
+    if pad != "same":
+        pads = (0, 0, 0, 0) if pad == "valid" else explicit if explicit else (int(pad),) * 4
+        if in_h + pads[0] + pads[1] < eff_h or in_w + pads[2] + pads[3] < eff_w:
+            raise ValueError(
+                f"Error in {op}: the filter ({eff_h}x{eff_w} with dilations) is larger than the input "
+                f"{in_h}x{in_w} padded by {fmt(pads)} (top, bottom, left, right): the output would be empty "
+                f"(input shape {fmt(in_shape)}, filter shape {fmt(filter_shape)}, pad {pad!r})"
+            )
     top, bottom, out_h = _pad_and_out(
         pad, in_h, sh, eff_h, dim_rounding_mode, explicit[:2] if explicit else None
     )

@@ -15,26 +15,24 @@ from ..backend_util import non_max_suppression_impl
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
+from .checks import MAX_DIM, check_size, is_int, number_arg
 from .op import TensorLike, convert_to_tensor, op
 
 __all__: list[str] = []
 
 
-def _is_int(v: Any) -> bool:
-    """An integer that is not a bool (numpy integers included)."""
-    return not isinstance(v, bool) and hasattr(v, "__index__")
-
-
 def _size(size: Any, arg: str, name: str, minimum: int = 0) -> tuple[int, int]:
-    """Validate a [height, width] pair of integers >= minimum."""
+    """Validate a [height, width] pair of integers in [minimum, MAX_DIM] (integral floats accepted)."""
     vals = list(size) if isinstance(size, (list, tuple)) else None
     if vals is None or len(vals) != 2:
         raise ValueError(f"Error in {name}: {arg} must be 2D ([height, width]), but got {size!r}")
-    if not all(_is_int(v) or (isinstance(v, float) and v.is_integer()) for v in vals):
+    if not all(is_int(v) or (isinstance(v, float) and v.is_integer()) for v in vals):
         raise ValueError(f"Error in {name}: {arg} must hold integers, but got {vals}")
     out = (int(vals[0]), int(vals[1]))
     if min(out) < minimum:
         raise ValueError(f"Error in {name}: {arg} must be at least [{minimum},{minimum}], but was {fmt(out)}")
+    if max(out) > MAX_DIM:
+        raise ValueError(f"Error in {name}: {arg} must be at most [{MAX_DIM},{MAX_DIM}], but was {fmt(out)}")
     return out
 
 
@@ -65,6 +63,7 @@ def _resize(
             f"Error in {name}: cannot resize images of shape {fmt(x.shape)}, which have an empty spatial "
             f"dimension, to size {fmt(new_size)}"
         )
+    check_size((batch, *new_size, channels), name, f" (images {fmt(x.shape)})")
     batched = x if x.rank == 4 else _reshape(x, (1, *x.shape))
     attrs = {
         "size": new_size,
@@ -129,7 +128,11 @@ def crop_and_resize(
     crop = _size(crop_size, "crop_size", name, minimum=1)
     if method not in ("bilinear", "nearest"):
         raise ValueError(f"Error in {name}: method must be 'bilinear' or 'nearest', but was {method!r}")
-    attrs = {"crop_size": crop, "method": method, "extrapolation_value": float(extrapolation_value or 0)}
+    check_size((num_boxes, *crop, img.shape[3]), name)
+    extrapolation = number_arg(
+        0 if extrapolation_value is None else extrapolation_value, "extrapolation_value", name
+    )
+    attrs = {"crop_size": crop, "method": method, "extrapolation_value": float(extrapolation)}
     return ENGINE.run_kernel(kn.CropAndResize, {"image": img, "boxes": bx, "box_ind": bi}, attrs)
 
 
@@ -167,7 +170,7 @@ def _nms_check(
         )
     if not 0 <= soft_nms_sigma <= 1:
         raise ValueError(f"Error in {name}: soft_nms_sigma must be in [0, 1], but was {soft_nms_sigma}")
-    if not _is_int(max_output_size):
+    if not is_int(max_output_size):
         raise TypeError(f"Error in {name}: max_output_size must be an int, but got {max_output_size!r}")
     return {
         "max_output_size": min(int(max_output_size), boxes.shape[0]),
@@ -366,10 +369,8 @@ def rotate_with_offset(image: TensorLike, radians: float, fill_value: Any = 0, c
     """Rotate [b,h,w,c] images counter-clockwise about center (fractions of width, height); fill the rest."""
     name = "rotate_with_offset"
     img = _image4d(image, name)
-    if isinstance(radians, bool) or not isinstance(radians, (int, float)):
-        raise TypeError(f"Error in {name}: radians must be a number, but got {radians!r}")
     attrs = {
-        "radians": float(radians),
+        "radians": float(number_arg(radians, "radians", name)),
         "fill_value": _numbers(fill_value, 3, "fill_value", name),
         "center": _numbers(center, 2, "center", name),
     }
@@ -404,10 +405,12 @@ def transform(
             f"but was {fill_mode!r}"
         )
     out_shape = None if output_shape is None else _size(output_shape, "output_shape", name)
+    if out_shape is not None:
+        check_size((img.shape[0], *out_shape, img.shape[3]), name)
     attrs = {
         "interpolation": interpolation,
         "fill_mode": fill_mode,
-        "fill_value": float(fill_value),
+        "fill_value": float(number_arg(fill_value, "fill_value", name)),
         "output_shape": out_shape,
     }
     return ENGINE.run_kernel(kn.Transform, {"image": img, "transforms": tr}, attrs)

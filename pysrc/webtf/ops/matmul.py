@@ -8,6 +8,7 @@ from ..engine import ENGINE
 from ..shapes import broadcast_shapes, fmt
 from ..tensor import Tensor
 from .cast import cast
+from .checks import check_size
 from .op import TensorLike, convert_non_bool, op
 
 __all__ = ["mat_mul"]
@@ -50,7 +51,9 @@ def matmul_shape(a: Tensor, b: Tensor, transpose_a: bool, transpose_b: bool, op_
         ) from None
     outer_a = a.shape[-1] if transpose_a else a.shape[-2]
     outer_b = b.shape[-2] if transpose_b else b.shape[-1]
-    return (*batch, outer_a, outer_b)
+    out = (*batch, outer_a, outer_b)
+    check_size(out, op_name, f" (a {fmt(a.shape)} @ b {fmt(b.shape)})")
+    return out
 
 
 @op

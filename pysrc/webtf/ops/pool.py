@@ -8,7 +8,9 @@ from typing import Any
 from .. import kernel_names as kn
 from ..backend_util import check_conv_args, compute_pool_info, parse_pair
 from ..engine import ENGINE
+from ..shapes import fmt
 from ..tensor import Tensor
+from .checks import check_size
 from .conv import from_4d, normalize_pad, to_4d
 from .op import TensorLike, convert_non_bool, named_op
 
@@ -37,7 +39,10 @@ def _pool_op(kernel: str, name: str, doc: str) -> Callable[..., Tensor]:
             "pad": normalize_pad(pad),
             "dim_rounding_mode": dim_rounding_mode,
         }
-        compute_pool_info(x4.shape, (fh, fw), attrs["strides"], attrs["pad"], dim_rounding_mode, 1, name)
+        info = compute_pool_info(
+            x4.shape, (fh, fw), attrs["strides"], attrs["pad"], dim_rounding_mode, 1, name
+        )
+        check_size(info.out_shape, name, f" (x {fmt(tx.shape)})")
         return from_4d(ENGINE.run_kernel(kernel, {"x": x4}, attrs), tx)
 
     return named_op(pool_op, name, doc)
