@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ... import ops as tf
 from ...ops.extra import where_coords
 from ...tensor import Tensor
-from .nodes import Node
+from .nodes import Node, node_error
 from .op_table import resolve
 from .resources import Resources
 
@@ -242,7 +242,7 @@ class DynamicRun:
             if node is None:
                 raise
             where = f" in loop context {self.ids(frames)[0]}" if frames else ""
-            raise type(e)(f"Error in node '{node.name}' (op {node.op}){where}: {e}") from e
+            raise node_error(node, e, where) from e
         self.cleanup({id(t) for t in result})
         return result
 

@@ -8,7 +8,7 @@ from typing import Any
 from ...engine import ENGINE
 from ...tensor import Tensor
 from .dynamic import DynamicPlan, DynamicRun, make_plan
-from .nodes import Node
+from .nodes import Node, node_error
 from .op_table import ASYNC_OPS, CONTROL_FLOW_OPS, resolve
 
 
@@ -204,7 +204,7 @@ class Executor:
                 release(s)
             if node is None:
                 raise
-            raise type(e)(f"Error in node '{node.name}' (op {node.op}): {e}") from e
+            raise node_error(node, e) from e
         protected |= {id(t) for t in result}
         for s in range(len(live)):
             release(s)

@@ -37,11 +37,16 @@ def artifacts_from_json(model_json: Any, weight_data: bytes, where: str) -> Mode
     )
 
 
-def _parse(text: str | bytes, where: str) -> Any:
+def _parse(text: str | bytes, where: str) -> dict[str, Any]:
     try:
-        return json.loads(text)
-    except (ValueError, UnicodeDecodeError) as e:
+        model_json = json.loads(text)
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise ValueError(f"{where}: model.json is not valid JSON ({e})") from None
+    if not isinstance(model_json, dict):
+        raise ValueError(
+            f"{where}: model.json must hold a JSON object, but holds a {type(model_json).__name__}"
+        )
+    return model_json
 
 
 class HttpHandler:
