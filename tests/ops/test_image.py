@@ -482,7 +482,9 @@ def test_rotate_with_offset(run):
         ValueError, match=r"Error in rotate_with_offset: center must be a number or a list of 2"
     ):
         run("tf.image.rotate_with_offset(x, 1.0, 0, [0.5])", x=x)
-    with pytest.raises(TypeError, match="Error in rotate_with_offset: argument 'radians' must be a number, but got '1'"):
+    with pytest.raises(
+        TypeError, match="rotate_with_offset: argument 'radians' must be a number, but got '1'"
+    ):
         run("tf.image.rotate_with_offset(x, '1')", x=x)
 
 

@@ -220,7 +220,9 @@ def test_strided_slice_errors(run):
         "Error in strided_slice: index out of range using input dim 2; x has only 2 dims (shape [3,4])",
     ):
         run("tf.strided_slice(x, [0, 0, 0], [1, 1, 1])", x=x)
-    with raises(TypeError, "Error in strided_slice: argument 'begin' must contain only integers, but got [0.5]"):
+    with raises(
+        TypeError, "Error in strided_slice: argument 'begin' must contain only integers, but got [0.5]"
+    ):
         run("tf.strided_slice(x, [0.5], [1])", x=x)
 
 

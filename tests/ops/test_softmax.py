@@ -127,7 +127,9 @@ def test_log_softmax_errors(run):
         ValueError, match="Error in log_softmax: axis -4 is out of range for a tensor of rank 3"
     ):
         run("tf.log_softmax(x, -4)", x=x)
-    with pytest.raises(TypeError, match=r"Error in log_softmax: argument 'axis' must be an integer, but got \[2\]"):
+    with pytest.raises(
+        TypeError, match=r"Error in log_softmax: argument 'axis' must be an integer, but got \[2\]"
+    ):
         run("tf.log_softmax(x, [2])", x=x)
     with pytest.raises(
         ValueError, match=r"Error in log_softmax: logits must have rank >= 1, but got a scalar"

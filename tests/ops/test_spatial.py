@@ -157,7 +157,9 @@ def test_space_to_batch_errors(run):
         run("tf.space_to_batch_nd(x, [2, 2], [[0, 0, 0], [0, 0]])", x=x)
     with pytest.raises(ValueError, match=rf"{fn}: block_shape values must be >= 1, but got \[0, 2\]"):
         run("tf.space_to_batch_nd(x, [0, 2], [[0, 0], [0, 0]])", x=x)
-    with pytest.raises(TypeError, match=rf"{fn}: argument 'block_shape' must be a list of integers, but got 2"):
+    with pytest.raises(
+        TypeError, match=rf"{fn}: argument 'block_shape' must be a list of integers, but got 2"
+    ):
         run("tf.space_to_batch_nd(x, 2, [[0, 0]])", x=x)
 
 
