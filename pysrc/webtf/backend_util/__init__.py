@@ -8,7 +8,7 @@ through each other's modules (tests/core/test_layering.py checks both).
 
 from __future__ import annotations
 
-from .arrays import cast_values, filled
+from .arrays import cast_values, filled, scalar_as
 from .concat import concat_bands, concat_shape, pack_shape, split_sizes
 from .conv_info import (
     ConvInfo,
@@ -68,6 +68,7 @@ __all__ = [
     "pool_info_from_attrs",
     "resize_info",
     "resize_ratio",
+    "scalar_as",
     "slice_info",
     "slice_info_from_attrs",
     "slice_info_from_size",

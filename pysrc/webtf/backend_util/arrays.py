@@ -9,10 +9,14 @@ from typing import Any
 from ..dtypes import TYPECODE
 
 
+def scalar_as(dtype: str, value: Any) -> float | int:
+    """A Python number as a tensor of `dtype` stores it (bool as 0 / 1)."""
+    return float(value) if dtype == "float32" else int(value) if dtype == "int32" else 1 if value else 0
+
+
 def filled(n: int, dtype: str, value: Any) -> array:
     """`n` copies of `value` stored as `dtype` (float32, int32 or bool)."""
-    v = float(value) if dtype == "float32" else int(value)
-    return array(TYPECODE[dtype], [v]) * n
+    return array(TYPECODE[dtype], [scalar_as(dtype, value)]) * n
 
 
 def to_int32(v: float) -> int:

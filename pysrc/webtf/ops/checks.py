@@ -115,6 +115,10 @@ def check_size(shape: Sequence[int], op: str, detail: str = "") -> None:
     active backend allows (`detail`, e.g. the input shapes, is added to the message)."""
     backend = ENGINE.backend
     n = prod(shape)
+    if not n and shape and max(shape) > MAX_DIM:  # empty, but a dim no int32 holds
+        raise ValueError(
+            f"Error in {op}: the output of shape {fmt(shape)}{detail} has a dim larger than {MAX_DIM}"
+        )
     if n > backend.max_elements:
         raise ValueError(
             f"Error in {op}: the output of shape {fmt(shape)}{detail} would hold {n} elements, more than the "

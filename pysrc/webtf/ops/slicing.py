@@ -11,8 +11,8 @@ from ..dtypes import check_dtype
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
-from .checks import axis_arg, check_size, int_arg, int_list, number_arg
-from .op import TensorLike, convert_to_tensor, op
+from .checks import axis_arg, check_size, count_arg, int_arg, int_list, number_arg
+from .op import TensorLike, convert_to_tensor, op, typed_values
 
 __all__ = ["gather", "gather_nd", "mirror_pad", "one_hot", "pad", "slice", "strided_slice"]
 
@@ -135,6 +135,7 @@ def pad(x: TensorLike, paddings: Sequence[Sequence[int]], constant_value: float 
         if isinstance(constant_value, bool)
         else number_arg(constant_value, "constant_value", "pad")
     )
+    typed_values([value], x.dtype, "pad", "constant_value")  # refuses a value x's dtype cannot hold
     return ENGINE.run_kernel(kn.PadV2, {"x": x}, {"paddings": pads, "constant_value": value})
 
 
@@ -213,12 +214,13 @@ def one_hot(
     """A tensor of shape indices.shape + [depth]: on_value where the last index equals the indices
     (kernel OneHot)."""
     idx = _int32(indices, "indices", "one_hot")
-    depth = int_arg(depth, "depth", "one_hot")
+    depth = count_arg(depth, "depth", "one_hot")
     if depth < 2:
         raise ValueError(f"Error in one_hot: depth must be >=2, but it is {depth}")
     check_dtype(dtype, "one_hot")
     on_value = number_arg(on_value, "on_value", "one_hot")
     off_value = number_arg(off_value, "off_value", "one_hot")
+    typed_values([on_value, off_value], dtype, "one_hot", "on_value / off_value")
     check_size((*idx.shape, depth), "one_hot")
     attrs = {"depth": depth, "on_value": on_value, "off_value": off_value, "dtype": dtype}
     return ENGINE.run_kernel(kn.OneHot, {"indices": idx}, attrs)
