@@ -15,8 +15,8 @@ _RANK = {"bool": 0, "int32": 1, "float32": 2}
 
 def check_dtype(dtype: str, op: str = "tensor") -> str:
     """Return `dtype` if it is supported, else raise a TypeError naming the op."""
-    if dtype not in TYPECODE:
-        raise TypeError(f"Error in {op}: unsupported dtype '{dtype}'; expected one of {', '.join(DTYPES)}")
+    if not isinstance(dtype, str) or dtype not in TYPECODE:
+        raise TypeError(f"Error in {op}: unsupported dtype {dtype!r}; expected one of {', '.join(DTYPES)}")
     return dtype
 
 

@@ -152,6 +152,19 @@ def test_strides_past_the_input_compute_only_the_output(run, strides):
     )
 
 
+@pytest.mark.parametrize("size, strides", [(9, 1), (12, 2), ([40, 3], 1), (100000, 1), (100000, 100000)])
+def test_pool_windows_past_the_input_cost_only_the_input(run, size, strides):
+    x = rand(2, 5, 4, 3)
+    for op, reduce in (("max_pool", np.nanmax), ("avg_pool", np.nanmean)):
+        out = run(f"tf.{op}(x, {size!r}, {strides!r}, 'same')", x=x)
+        if size == 100000:  # every window holds the whole input
+            ref = reduce(x.astype(np.float64), axis=(1, 2), keepdims=True)
+            ref = np.broadcast_to(ref, (2, -(-5 // strides), -(-4 // strides), 3))
+        else:
+            ref = ref_pool(x, size, strides, "same", reduce)
+        close(out, ref, 1e-5, 1e-6)
+
+
 # ---- 7. 'same' convs whose stride outgrows the filter agree on every backend -------------------------------
 @pytest.mark.parametrize("size, strides", [(5, 5), (5, 6), (7, 4), (9, 5), (11, [5, 3])])
 def test_same_conv_with_stride_past_the_filter(run, size, strides):

@@ -305,7 +305,7 @@ def test_mirror_pad_errors(run):
         ValueError, "Error in mirror_pad: padding in dimension 0 must be between 0 and 3 in 'symmetric' mode"
     ):
         run("tf.mirror_pad(x, [[4, 0], [0, 2]], 'symmetric')", x=x)
-    with raises(ValueError, "Error in mirror_pad: mode must be 'reflect' or 'symmetric', got 'edge'"):
+    with raises(ValueError, "Error in mirror_pad: mode must be 'reflect' or 'symmetric', but was 'edge'"):
         run("tf.mirror_pad(x, [[1, 1], [0, 0]], 'edge')", x=x)
     with raises(
         ValueError, "Error in mirror_pad: paddings must have one [before, after] pair per dimension of x"

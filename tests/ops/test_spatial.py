@@ -90,7 +90,7 @@ def test_depth_to_space_errors(run):
     ):
         run("tf.depth_to_space(x, 3, 'NCHW')", x=rand(1, 4, 2, 2))
     with pytest.raises(
-        ValueError, match="Error in depth_to_space: data_format must be 'NHWC' or 'NCHW', but got 'NWHC'"
+        ValueError, match="Error in depth_to_space: data_format must be 'NHWC' or 'NCHW', but was 'NWHC'"
     ):
         run("tf.depth_to_space(x, 2, 'NWHC')", x=rand(1, 1, 1, 4))
     with pytest.raises(ValueError, match="Error in depth_to_space: argument 'x' is a disposed tensor"):

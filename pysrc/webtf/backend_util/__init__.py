@@ -21,6 +21,7 @@ from .conv_info import (
     is_identity_pool,
     parse_pair,
     pool_info_from_attrs,
+    trim_pool_window,
 )
 from .gather import GatherInfo, check_gather_indices, check_gather_nd_indices, gather_info
 from .image import (
@@ -73,4 +74,5 @@ __all__ = [
     "slice_info_from_attrs",
     "slice_info_from_size",
     "split_sizes",
+    "trim_pool_window",
 ]

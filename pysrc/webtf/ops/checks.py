@@ -10,6 +10,7 @@ on webgl, the heap on wasm).
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Iterable, Sequence
 from math import prod
@@ -55,11 +56,36 @@ def int_list(value: Any, arg: str, op: str) -> list[int]:
     return [operator.index(v) for v in out]
 
 
-def number_arg(value: Any, arg: str, op: str) -> int | float:
-    """A real number (an int stays an int); bools, strings and None are refused."""
+def number_arg(value: Any, arg: str, op: str, finite: bool = False) -> int | float:
+    """A real number (an int stays an int; a one-element tensor gives its value); bools, strings, None and
+    larger tensors are refused, and NaN and +-inf too when `finite`."""
     if isinstance(value, (bool, str, bytes)) or value is None or not hasattr(value, "__float__"):
         raise TypeError(f"Error in {op}: argument '{arg}' must be a number, but got {_show(value)}")
-    return operator.index(value) if hasattr(value, "__index__") else float(value)
+    if getattr(value, "size", 1) != 1:
+        raise TypeError(
+            f"Error in {op}: argument '{arg}' must be a number, but got a tensor of shape {fmt(value.shape)}"
+        )
+    out = operator.index(value) if hasattr(value, "__index__") else float(value)
+    if finite and not math.isfinite(out):
+        raise ValueError(f"Error in {op}: argument '{arg}' must be a finite number, but got {out}")
+    return out
+
+
+def flag_arg(value: Any, arg: str, op: str) -> bool:
+    """A bool flag: True / False (or 0 / 1, None as False); anything else is refused."""
+    if value is None or isinstance(value, bool) or (is_int(value) and value in (0, 1)):
+        return bool(value)
+    if type(value).__name__ in ("bool", "bool_"):  # numpy bools
+        return bool(value)
+    raise TypeError(f"Error in {op}: argument '{arg}' must be a bool, but got {_show(value)}")
+
+
+def choice_arg(value: Any, choices: Sequence[str], arg: str, op: str) -> str:
+    """One of the strings `choices` (compared as a string: a tensor here is refused, never compared)."""
+    if not isinstance(value, str) or value not in choices:
+        listed = ", ".join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"
+        raise ValueError(f"Error in {op}: {arg} must be {listed}, but was {_show(value)}")
+    return value
 
 
 def _dim(d: Any) -> int:

@@ -15,7 +15,7 @@ from ..engine import ENGINE
 from ..shapes import size_of
 from ..tensor import Tensor, Variable
 from .cast import cast
-from .checks import check_size, count_arg, dtype_arg, number_arg, output_shape, shape_arg
+from .checks import check_size, count_arg, dtype_arg, int_arg, number_arg, output_shape, shape_arg
 from .op import TensorLike, convert_to_tensor, make_tensor, op, typed_values
 
 __all__ = [
@@ -87,7 +87,14 @@ def range(start: float, stop: float | None = None, step: float = 1, dtype: str =
     if not all(map(math.isfinite, (start, stop, step))):
         raise ValueError(f"Error in range: start ({start}), stop ({stop}) and step ({step}) must be finite")
     dtype_arg(dtype, "range", ("float32", "int32"))
-    check_size((max(0, math.ceil((stop - start) / step)),), "range")
+    n = max(0, math.ceil((stop - start) / step))
+    check_size((n,), "range")
+    if (
+        dtype == "int32"
+        and n
+        and not all(-(2**31) <= int(v) < 2**31 for v in (start, start + (n - 1) * step))
+    ):
+        raise ValueError(f"Error in range: values from {start} by {step} to {stop} do not fit int32")
     return ENGINE.run_kernel(kn.Range, (), {"start": start, "stop": stop, "step": step, "dtype": dtype})
 
 
@@ -120,8 +127,8 @@ def eye(
     return ENGINE.make_tensor(flat * size_of(batch), (*batch, rows, cols), dtype)
 
 
-def _rng(seed: int | None) -> _random.Random:
-    return _random.Random(seed) if seed is not None else _random.Random()
+def _rng(seed: int | None, op_name: str) -> _random.Random:
+    return _random.Random(int_arg(seed, "seed", op_name)) if seed is not None else _random.Random()
 
 
 def _random_args(
@@ -142,7 +149,7 @@ def random_uniform(
 ) -> Tensor:
     """Uniform random values in [minval, maxval); the same seed gives the same values."""
     shape, lo, hi = _random_args(shape, minval, maxval, ("minval", "maxval"), dtype, "random_uniform")
-    rng, n = _rng(seed), size_of(shape)
+    rng, n = _rng(seed, "random_uniform"), size_of(shape)
     if dtype == "int32":
         lo, hi = int(lo), int(hi)
         if hi - lo <= 1:  # as TF.js: a range of at most one value is refused
@@ -165,7 +172,7 @@ def random_normal(
 ) -> Tensor:
     """Normally distributed random values; the same seed gives the same values."""
     shape, mean, stddev = _random_args(shape, mean, stddev, ("mean", "stddev"), dtype, "random_normal")
-    rng, n = _rng(seed), size_of(shape)
+    rng, n = _rng(seed, "random_normal"), size_of(shape)
     return ENGINE.make_tensor(
         _normal([rng.gauss(mean, stddev) for _ in builtins.range(n)], dtype), shape, dtype
     )
@@ -176,7 +183,7 @@ def truncated_normal(
 ) -> Tensor:
     """Normal values re-drawn when more than two standard deviations from the mean."""
     shape, mean, stddev = _random_args(shape, mean, stddev, ("mean", "stddev"), dtype, "truncated_normal")
-    rng, n = _rng(seed), size_of(shape)
+    rng, n = _rng(seed, "truncated_normal"), size_of(shape)
     vals = []
     while len(vals) < n:
         v = rng.gauss(0.0, 1.0)
@@ -190,6 +197,8 @@ def variable(
 ) -> Variable:
     """A mutable Variable initialized from a tensor or value (cast to `dtype` when given), registered under
     its name; tf.variable_grads differentiates the trainable ones."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"Error in variable: argument 'name' must be a string, but got {type(name).__name__}")
     init = convert_to_tensor(initial_value, "initial_value", "variable", dtype)
     if dtype is not None and init.dtype != dtype:
         init = cast(init, dtype)

@@ -8,7 +8,7 @@ from ..engine import ENGINE
 from ..shapes import broadcast_shapes, fmt
 from ..tensor import Tensor
 from .cast import cast
-from .checks import check_size
+from .checks import check_size, flag_arg
 from .op import TensorLike, convert_non_bool, op
 
 __all__ = ["mat_mul"]
@@ -60,9 +60,13 @@ def matmul_shape(a: Tensor, b: Tensor, transpose_a: bool, transpose_b: bool, op_
 def mat_mul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b: bool = False) -> Tensor:
     """The matrix product a @ b over the last two dims, batch dims broadcast (kernel BatchMatMul)."""
     ta, tb = convert_matching(a, b, "mat_mul")
-    matmul_shape(ta, tb, bool(transpose_a), bool(transpose_b), "mat_mul")
+    transpose_a, transpose_b = (
+        flag_arg(transpose_a, "transpose_a", "mat_mul"),
+        flag_arg(transpose_b, "transpose_b", "mat_mul"),
+    )
+    matmul_shape(ta, tb, transpose_a, transpose_b, "mat_mul")
     return ENGINE.run_kernel(
         kn.BatchMatMul,
         {"a": ta, "b": tb},
-        {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)},
+        {"transpose_a": transpose_a, "transpose_b": transpose_b},
     )

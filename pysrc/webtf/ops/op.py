@@ -93,17 +93,16 @@ def typed_values(values: list[Any], dtype: str, op: str, arg: str) -> array:
     """Flat Python numbers as a typed array of `dtype`, refusing what would change a value silently: strings and
     None, floats that are not integers for int32, ints beyond int32's range."""
     source = dtype_of_types(set(map(type, values)), op, arg)
+    fraction = None
     try:
         if dtype == "bool":
             return array("B", map(bool, values))
         if dtype == "int32" and source == "float32":
-            bad = next((v for v in values if not float(v).is_integer()), None)
-            if bad is not None:
-                raise ValueError(
-                    f"Error in {op}: argument '{arg}' must hold integers to be int32, but holds {bad!r}"
-                )
-            return array("i", map(int, values))
-        return array(TYPECODE[dtype], values)
+            fraction = next((v for v in values if not float(v).is_integer()), None)
+            if fraction is None:
+                return array("i", map(int, values))
+        else:
+            return array(TYPECODE[dtype], values)
     except OverflowError:
         limit = (-(2**31), 2**31 - 1) if dtype == "int32" else (-(3.4e38), 3.4e38)
         bad = next((v for v in values if not limit[0] <= v <= limit[1]), "a value")
@@ -111,6 +110,11 @@ def typed_values(values: list[Any], dtype: str, op: str, arg: str) -> array:
             f"Error in {op}: argument '{arg}' holds {bad!r}, which {dtype} cannot hold"
             + (" (pass dtype='float32' to store it as a float)" if dtype == "int32" else "")
         ) from None
+    except (TypeError, ValueError) as e:  # e.g. a tensor of several values where a number belongs
+        raise TypeError(f"Error in {op}: argument '{arg}' must hold numbers or bools ({e})") from None
+    raise ValueError(
+        f"Error in {op}: argument '{arg}' must hold integers to be int32, but holds {fraction!r}"
+    )
 
 
 def _coerce(values: Any, dtype: str) -> Any:

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 from .. import kernel_names as kn
 from ..engine import ENGINE
 from ..tensor import Tensor
-from .checks import axes_arg, axis_arg
+from .checks import axes_arg, axis_arg, flag_arg
 from .op import TensorLike, convert_to_tensor, named_op, op
 
 __all__ = ["sum", "mean", "max", "min", "prod", "all", "any", "arg_max", "arg_min", "log_sum_exp"]
@@ -36,7 +36,9 @@ def _reduce_op(kernel: str, name: str, doc: str, key: str = "axis", logical: boo
         axes = axes_arg(axis, t.rank, name)
         if logical and t.dtype != "bool":
             t = ENGINE.run_kernel(kn.Cast, {"x": t}, {"dtype": "bool"})
-        return ENGINE.run_kernel(kernel, {"x": t}, {key: axes, "keep_dims": bool(keep_dims)})
+        return ENGINE.run_kernel(
+            kernel, {"x": t}, {key: axes, "keep_dims": flag_arg(keep_dims, "keep_dims", name)}
+        )
 
     return named_op(reduce_op, name, doc)
 
@@ -90,7 +92,7 @@ def log_sum_exp(x: TensorLike, axis: Axis = None, keep_dims: bool = False) -> Te
     shifted = run(kn.Sub, {"a": t, "b": x_max})
     summed = run(kn.Sum, {"x": run(kn.Exp, {"x": shifted})}, {"axis": axes, "keep_dims": True})
     res = run(kn.Add, {"a": x_max, "b": run(kn.Log, {"x": summed})})
-    if keep_dims:
+    if flag_arg(keep_dims, "keep_dims", "log_sum_exp"):
         return res
     # Summing the size-1 kept axes away drops them without needing a Reshape kernel.
     return run(kn.Sum, {"x": res}, {"axis": axes, "keep_dims": False})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import kernel_names as kn
 from ..engine import ENGINE
 from ..tensor import Tensor
-from .checks import axis_arg
+from .checks import axis_arg, flag_arg
 from .op import TensorLike, convert_to_tensor, op
 
 __all__ = ["cumsum", "cumprod"]
@@ -15,7 +15,13 @@ def _scan(kernel: str, x: TensorLike, axis: int, exclusive: bool, reverse: bool,
     t = convert_to_tensor(x, "x", op_name)
     ax = axis_arg(axis, t.rank, op_name)
     return ENGINE.run_kernel(
-        kernel, {"x": t}, {"axis": ax, "exclusive": bool(exclusive), "reverse": bool(reverse)}
+        kernel,
+        {"x": t},
+        {
+            "axis": ax,
+            "exclusive": flag_arg(exclusive, "exclusive", op_name),
+            "reverse": flag_arg(reverse, "reverse", op_name),
+        },
     )
 
 

@@ -11,7 +11,7 @@ from ..dtypes import check_dtype
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
-from .checks import axis_arg, check_size, count_arg, int_arg, int_list, number_arg
+from .checks import axis_arg, check_size, choice_arg, count_arg, int_arg, int_list, number_arg
 from .op import TensorLike, convert_to_tensor, op, typed_values
 
 __all__ = ["gather", "gather_nd", "mirror_pad", "one_hot", "pad", "slice", "strided_slice"]
@@ -143,8 +143,7 @@ def pad(x: TensorLike, paddings: Sequence[Sequence[int]], constant_value: float 
 def mirror_pad(x: TensorLike, paddings: Sequence[Sequence[int]], mode: str = "reflect") -> Tensor:
     """x padded with its mirror image; the edge is repeated in 'symmetric' mode only (kernel MirrorPad)."""
     x = convert_to_tensor(x, "x", "mirror_pad")
-    if mode not in ("reflect", "symmetric"):
-        raise ValueError(f"Error in mirror_pad: mode must be 'reflect' or 'symmetric', got {mode!r}")
+    mode = choice_arg(mode, ("reflect", "symmetric"), "mode", "mirror_pad")
     if x.rank == 0:
         raise ValueError(
             "Error in mirror_pad: mirror_pad(scalar) is not defined. Pass non-scalar to mirror_pad"

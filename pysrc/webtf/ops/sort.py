@@ -8,7 +8,7 @@ from .. import kernel_names as kn
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
-from .checks import int_arg
+from .checks import flag_arg, int_arg
 from .op import TensorLike, convert_to_tensor, op
 
 __all__ = ["top_k"]
@@ -36,4 +36,6 @@ def top_k(x: TensorLike, k: int = 1, sorted: bool = True) -> TopK:  # noqa: A002
             f"Error in top_k: 'k' passed to top_k() must be <= the last dimension ({last}) but got {k} "
             f"(x has shape {fmt(t.shape)})"
         )
-    return TopK(*ENGINE.run_kernel(kn.TopK, {"x": t}, {"k": k, "sorted": bool(sorted)}))
+    return TopK(
+        *ENGINE.run_kernel(kn.TopK, {"x": t}, {"k": k, "sorted": flag_arg(sorted, "sorted", "top_k")})
+    )

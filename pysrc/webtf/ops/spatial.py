@@ -10,7 +10,7 @@ from .. import kernel_names as kn
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
-from .checks import check_size, int_list
+from .checks import check_size, choice_arg, int_list
 from .op import TensorLike, convert_to_tensor, op
 
 __all__ = ["batch_to_space_nd", "depth_to_space", "space_to_batch_nd"]
@@ -53,8 +53,7 @@ def depth_to_space(x: TensorLike, block_size: int, data_format: str = "NHWC") ->
     x = convert_to_tensor(x, "x", name)
     if x.rank != 4:
         raise ValueError(f"Error in {name}: x must be rank 4, but got rank {x.rank} ({fmt(x.shape)})")
-    if data_format not in ("NHWC", "NCHW"):
-        raise ValueError(f"Error in {name}: data_format must be 'NHWC' or 'NCHW', but got {data_format!r}")
+    data_format = choice_arg(data_format, ("NHWC", "NCHW"), "data_format", name)
     if isinstance(block_size, bool) or not hasattr(block_size, "__index__") or block_size <= 1:
         raise ValueError(f"Error in {name}: block_size should be an int > 1, but was: {block_size!r}")
     depth = x.shape[3] if data_format == "NHWC" else x.shape[1]

@@ -123,7 +123,7 @@ def clip_by_value(x: TensorLike, clip_value_min: float, clip_value_max: float) -
     """x clipped to [clip_value_min, clip_value_max], nan kept (kernel ClipByValue); dtype kept."""
     lo = number_arg(clip_value_min, "clip_value_min", "clip_by_value")
     hi = number_arg(clip_value_max, "clip_value_max", "clip_by_value")
-    if lo > hi:
+    if not lo <= hi:  # a NaN bound fails it too, as TF.js's assert does
         raise ValueError(
             f"Error in clip_by_value: clip_value_min ({lo}) must be less than or equal to "
             f"clip_value_max ({hi})"
