@@ -1,7 +1,9 @@
 """Hypothesis settings for the fuzz suite and the page fixture that runs a batch of cases in one call.
 
-WEBTF_FUZZ_EXAMPLES sets the examples per op family (default 25: the suite stays within a minute or two on
-two cores); WEBTF_FUZZ_SEED=random draws new examples instead of the fixed, derandomized ones CI runs.
+Knobs (environment): WEBTF_FUZZ_EXAMPLES, examples per op family on the host (default 100);
+WEBTF_FUZZ_PAGE_EXAMPLES, cases per family in the page per backend (default 15); WEBTF_SWEEP_PAGE_STRIDE, the
+page runs every n-th call of the junk-argument sweep (default 4); WEBTF_FUZZ_SEED=random, new examples instead
+of the fixed, derandomized ones CI runs. With the defaults the whole suite takes about 25 s on two cores.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from hypothesis import HealthCheck, settings
 
 from tests.ops.conftest import _INSTALL_JS, _INSTALL_PY
 
-EXAMPLES = int(os.environ.get("WEBTF_FUZZ_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("WEBTF_FUZZ_EXAMPLES", "100"))
 settings.register_profile(
     "webtf-fuzz",
     max_examples=EXAMPLES,

@@ -17,8 +17,8 @@ from tests.fuzz import sweep
 from tests.fuzz.cases import FAMILIES, Case, problem
 from tests.ops.conftest import _host_call, _spec
 
-PAGE_EXAMPLES = int(os.environ.get("WEBTF_FUZZ_PAGE_EXAMPLES", "8"))  # per family and backend
-SWEEP_PAGE_STRIDE = int(os.environ.get("WEBTF_SWEEP_PAGE_STRIDE", "7"))  # the page runs every n-th sweep call
+PAGE_EXAMPLES = int(os.environ.get("WEBTF_FUZZ_PAGE_EXAMPLES", "15"))  # per family and backend
+SWEEP_PAGE_STRIDE = int(os.environ.get("WEBTF_SWEEP_PAGE_STRIDE", "4"))  # the page runs every n-th sweep call
 TIMEOUT_S = 20  # one small op call that takes longer is a hang
 
 

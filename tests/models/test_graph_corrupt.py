@@ -4,7 +4,6 @@ Each named corruption expects its error; a sweep of generated corruptions (keys 
 the wrong kind, the file cut short) accepts only a clean load or ValueError / OSError / TypeError.
 """
 
-import asyncio
 import copy
 import json
 import re
@@ -14,23 +13,13 @@ import pytest
 
 import webtf as tf
 from tests.models import synth
-
-
-@pytest.fixture(autouse=True)
-def _no_leaks():
-    before = tf.memory().num_tensors
-    yield
-    assert tf.memory().num_tensors == before
+from tests.models.test_graph_io import _no_leaks, load  # noqa: F401  (_no_leaks: autouse, checks every test)
 
 
 @pytest.fixture
 def conv():
     model, data, _ = synth.conv_model(np.random.default_rng(0))
     return model, data
-
-
-def load(path):
-    return asyncio.run(tf.load_graph_model(str(path)))
 
 
 def _weights(model):
