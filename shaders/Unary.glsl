@@ -121,7 +121,14 @@ float unary(float x) { return x < 0.0 ? uF[0] * x : x; }
 #elif defined(OP_ClipByValue)
 float unary(float x) { return isNaN(x) ? x : clamp(x, uF[0], uF[1]); }
 #elif defined(OP_CastInt)
-float unary(float x) { return trunc(x); }
+// as an Int32Array stores it (TF.js's cpu cast): NaN and +-inf give 0, values past int32 wrap around
+float unary(float x) {
+  if (isNaN(x) || isinf(x)) return 0.0;
+  float t = trunc(x);
+  if (abs(t) < 2147483648.0) return t;
+  float r = mod(t, 4294967296.0);
+  return r >= 2147483648.0 ? r - 4294967296.0 : r;
+}
 #elif defined(OP_CastBool)
 float unary(float x) { return x != 0.0 ? 1.0 : 0.0; }
 #elif defined(OP_Identity)

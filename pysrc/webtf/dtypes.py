@@ -15,8 +15,8 @@ _RANK = {"bool": 0, "int32": 1, "float32": 2}
 
 def check_dtype(dtype: str, op: str = "tensor") -> str:
     """Return `dtype` if it is supported, else raise a TypeError naming the op."""
-    if dtype not in TYPECODE:
-        raise TypeError(f"Error in {op}: unsupported dtype '{dtype}'; expected one of {', '.join(DTYPES)}")
+    if not isinstance(dtype, str) or dtype not in TYPECODE:
+        raise TypeError(f"Error in {op}: unsupported dtype {dtype!r}; expected one of {', '.join(DTYPES)}")
     return dtype
 
 
@@ -25,20 +25,73 @@ def upcast(a: str, b: str) -> str:
     return a if _RANK[a] >= _RANK[b] else b
 
 
-def infer_dtype(value: Any) -> str:
-    """Infer a dtype from a (nested) Python value: bools -> bool, ints -> int32, else float32."""
-    while isinstance(value, (list, tuple)):
-        if not value:
-            return "float32"
-        value = value[0]
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int32"
-    if hasattr(value, "dtype"):  # numpy scalars/arrays on the host
-        kind = getattr(value.dtype, "kind", "f")
+#: the dtype a leaf value of each type infers (None: not a number or bool); filled as types are seen
+_LEAF_DTYPES: dict[type, str | None] = {bool: "bool", int: "int32", float: "float32"}
+
+
+def leaf_dtype(t: type) -> str | None:
+    """The dtype a value of type `t` inside a nested list infers: bool, int32, float32, or None (not a number)."""
+    d = _LEAF_DTYPES.get(t, "")
+    if d == "":
+        if t.__module__ == "numpy" and t.__name__ != "ndarray":  # numpy scalars: by their dtype's kind
+            kind = t(0).dtype.kind
+            d = "bool" if kind == "b" else "int32" if kind in "iu" else "float32" if kind == "f" else None
+        elif issubclass(t, bool):
+            d = "bool"
+        elif hasattr(t, "__index__") and not hasattr(t, "dtype"):
+            d = "int32"
+        elif hasattr(t, "__float__"):
+            d = "float32"
+        else:
+            d = None
+        _LEAF_DTYPES[t] = d
+    return d
+
+
+def leaf_types(value: list | tuple) -> set[type]:
+    """The types of the non-list values anywhere in a nested list (one C-level pass per sub-list)."""
+    found: set[type] = set()
+    stack = [value]
+    while stack:
+        items = stack.pop()
+        types = set(map(type, items))
+        nested = [t for t in types if issubclass(t, (list, tuple))]
+        if nested:
+            types.difference_update(nested)
+            stack.extend(v for v in items if isinstance(v, (list, tuple)))
+        found |= types
+    return found
+
+
+def dtype_of_types(types: set[type], op: str = "tensor", arg: str = "values") -> str:
+    """The dtype that holds values of all these types (bool < int32 < float32; float32 when empty); a
+    TypeError naming the op and argument for strings, None and other non-numbers."""
+    kinds = {leaf_dtype(t) for t in types}
+    if None in kinds:
+        bad = sorted(t.__name__ for t in types if leaf_dtype(t) is None)
+        raise TypeError(
+            f"Error in {op}: argument '{arg}' must hold numbers or bools, but holds {', '.join(bad)}"
+        )
+    return "float32" if "float32" in kinds or not kinds else "int32" if "int32" in kinds else "bool"
+
+
+def infer_dtype(value: Any, op: str = "tensor", arg: str = "values") -> str:
+    """The dtype of a Python value: over a whole nested list, any float makes float32, else any int int32,
+    else bool (empty lists are float32); numpy values by their dtype's kind."""
+    if isinstance(value, (list, tuple)):
+        return dtype_of_types(leaf_types(value), op, arg)
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and not isinstance(value, type):  # numpy arrays on the host, tensors
+        if isinstance(dtype, str):
+            return dtype if dtype in TYPECODE else "float32"
+        kind = getattr(dtype, "kind", "f")
         return "bool" if kind == "b" else "int32" if kind in "iu" else "float32"
-    return "float32"
+    dtype = leaf_dtype(type(value))
+    if dtype is None:
+        raise TypeError(
+            f"Error in {op}: argument '{arg}' must be a Tensor or a TensorLike, but got {type(value).__name__}"
+        )
+    return dtype
 
 
 def is_float(dtype: str) -> bool:

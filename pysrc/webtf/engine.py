@@ -293,8 +293,8 @@ class Engine:
             raise ValueError(f"Data {data_id} is not tracked: it was disposed or never created")
         src = d.backend
         values = src.read_sync(data_id)
+        dst.move(data_id, values, d.shape, d.dtype)  # first: when dst cannot hold it, src still does
         src.dispose_data(data_id)
-        dst.move(data_id, values, d.shape, d.dtype)
         d.backend = dst
 
     def read_sync(self, data_id: int) -> array:

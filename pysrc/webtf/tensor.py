@@ -6,7 +6,7 @@ from array import array
 from typing import TYPE_CHECKING, Any
 
 from .interop import require_numpy, view_of
-from .shapes import size_of
+from .shapes import size_of, strides_of
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -159,6 +159,12 @@ class Variable(Tensor):
 
     def assign(self, new_value: Tensor) -> None:
         """Replace the value; shape and dtype must match."""
+        if not isinstance(new_value, Tensor):
+            raise TypeError(
+                f"Error in assign: new_value must be a Tensor (make one with tf.tensor), but got "
+                f"{type(new_value).__name__}"
+            )
+        new_value._check("assign")
         if new_value.dtype != self.dtype or new_value.shape != self.shape:
             raise ValueError(
                 f"Error in assign: variable '{self.name}' has shape {list(self.shape)} and dtype {self.dtype}, "
@@ -178,22 +184,42 @@ def _fmt_value(v: Any, dtype: str) -> str:
     return f"{v:.4f}" if abs(v) < 1e6 else f"{v:.3e}"
 
 
-def _format(t: Tensor, verbose: bool = False) -> str:
-    values = [_fmt_value(v, t.dtype) for v in t.data_sync()]
-    width = max((len(v) for v in values), default=0)
-    values = [v.rjust(width) for v in values]
+#: as TF.js prints tensors: a dim longer than _FORMAT_LIMIT shows its first and last _FORMAT_EDGE entries
+_FORMAT_LIMIT, _FORMAT_EDGE = 20, 3
 
-    def rows(shape: tuple[int, ...], flat: list[str], indent: int) -> str:
-        if not shape:
-            return flat[0]
-        if len(shape) == 1:
-            return "[" + ", ".join(flat) + "]"
-        step = size_of(shape[1:])
-        parts = [rows(shape[1:], flat[i * step : (i + 1) * step], indent + 1) for i in range(shape[0])]
-        sep = "," + "\n" * (len(shape) - 1) + " " * (indent + 1)
+
+def _shown(n: int) -> list[int | None]:
+    """The indices printed along a dim of size n (None: the '...' between the first and last ones)."""
+    if n <= _FORMAT_LIMIT:
+        return list(range(n))
+    return [*range(_FORMAT_EDGE), None, *range(n - _FORMAT_EDGE, n)]
+
+
+def _format(t: Tensor, verbose: bool = False) -> str:
+    flat = t.data_sync()
+    shape = t.shape
+    strides = strides_of(shape)
+    cells: dict[int, str] = {}
+
+    def collect(dim: int, offset: int) -> None:
+        if dim == len(shape):
+            cells[offset] = _fmt_value(flat[offset], t.dtype)
+            return
+        for i in _shown(shape[dim]):
+            if i is not None:
+                collect(dim + 1, offset + i * strides[dim])
+
+    collect(0, 0)
+    width = max(map(len, cells.values()), default=0)
+
+    def rows(dim: int, offset: int) -> str:
+        if dim == len(shape):
+            return cells[offset].rjust(width)
+        parts = ["..." if i is None else rows(dim + 1, offset + i * strides[dim]) for i in _shown(shape[dim])]
+        sep = ", " if dim == len(shape) - 1 else "," + "\n" * (len(shape) - 1 - dim) + " " * (dim + 5)
         return "[" + sep.join(parts) + "]"
 
     head = "Tensor"
     if verbose:
         head += f"\n  dtype: {t.dtype}\n  rank: {t.rank}\n  shape: {list(t.shape)}\n  values:"
-    return head + "\n    " + rows(t.shape, values, 4)
+    return head + "\n    " + rows(0, 0)

@@ -116,9 +116,10 @@ step = lambda: tf.add(tf.conv2d(x, f, 1, "same"), bias).sum().data_sync()[0]
 for _ in range(20):
     tf.tidy(step)
 heap0, used0, tensors0 = be.module.heap_size(), be.bytes_allocated, tf.memory().num_tensors
+fallbacks0 = dict(be.fallbacks)  # earlier tests in the session may have counted some
 values = [tf.tidy(step) for _ in range(1000)]
 res = [heap0, be.module.heap_size(), used0, be.bytes_allocated, tensors0, tf.memory().num_tensors,
-       len(set(values)), dict(be.fallbacks)]
+       len(set(values)), {k: n - fallbacks0.get(k, 0) for k, n in be.fallbacks.items() if n != fallbacks0.get(k)}]
 tf.dispose([x, f, bias])
 await tf.set_backend(prev)
 res
@@ -425,3 +426,72 @@ res
     assert at_load and after  # the weights were uploaded to the heap at load time and are still there
     assert uploads == []  # the second call copied nothing from Python into the heap
     assert kernels == ["FusedConv2D", "FusedDepthwiseConv2D"]
+
+
+def test_huge_op_fails_cleanly_and_a_trap_restarts_the_module_blazeface_runs_after(py: Py) -> None:
+    out = py(
+        """
+import math
+from webtf.backends.wasm import WasmTrapError
+prev = tf.get_backend()
+await tf.set_backend("wasm")
+be = tf.backend()
+model = await tf.load_graph_model("models/blazeface.json")
+shape = [1, *model.inputs[0].shape[1:]]
+x = tf.tidy(lambda: tf.sin(tf.reshape(tf.range(0, math.prod(shape)), shape)))
+async def run():
+    outs = await model.execute_async(x)
+    outs = outs if isinstance(outs, list) else [outs]
+    values = [o.data_sync().tolist() for o in outs]
+    tf.dispose(outs)
+    return values
+def snap():
+    m = tf.memory()
+    return [m.num_tensors, m.num_bytes, m.extra["num_bytes_in_wasm_tensors"], be.bytes_allocated]
+res = {"ref": await run(), "before": snap()}
+a, b = tf.zeros([100000, 1]), tf.zeros([1, 100000])
+try:
+    tf.add(a, b)
+except ValueError as e:
+    res["add"] = str(e)
+try:
+    be.make_output((100000, 100000), "float32")
+except MemoryError as e:
+    res["alloc"] = str(e)
+tf.dispose([a, b])
+res["after_huge"] = snap()
+y = tf.range(0, 1000)
+be.abi.dispose_data(y.data_id)  # point the binary's record of y past the end of the heap: its next read traps
+be._register(y.data_id, 1000, be.module.heap_size() - 16)
+try:
+    tf.abs(y)
+except WasmTrapError as e:
+    res["trap"] = str(e)
+res["resets"] = len(be.resets)
+res["y"] = y.data_sync()[:3].tolist() + [tf.tidy(lambda: tf.abs(tf.neg(y)).data_sync()[999])]
+y.dispose()
+res["after_trap"] = snap()
+res["again"] = await run()
+await tf.set_backend("cpu")
+await tf.set_backend("wasm")
+model.dispose()
+model = await tf.load_graph_model("models/blazeface.json")
+res["reloaded"] = await run()
+model.dispose(); x.dispose()
+await tf.set_backend(prev)
+res
+"""
+    )
+    assert out["add"].startswith(
+        "Error in add: the output of shape [100000,100000] (broadcasting [100000,1] and [1,100000]) would hold "
+        "10000000000 elements, more than the 268435456 a tensor may hold on the wasm backend"
+    )
+    assert "more than the 2147418112 one block of the wasm heap may take" in out["alloc"]
+    assert out["after_huge"] == out["before"]  # nothing allocated, nothing counted
+    assert (
+        "the wasm export Abs failed (JsException: RuntimeError: memory access out of bounds)" in out["trap"]
+    )
+    assert "the wasm module was re-instantiated and its" in out["trap"] and out["resets"] == 1
+    assert out["y"] == [0.0, 1.0, 2.0, 999.0]  # live tensors were carried into the new module
+    assert out["after_trap"] == out["before"]
+    assert out["again"] == out["ref"] and out["reloaded"] == out["ref"]

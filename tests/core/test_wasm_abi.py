@@ -103,3 +103,38 @@ def test_generated_wrapper_converts_arguments():
     assert calls == [(7, 1002, 2, 0, 0, 1, 1.0, 1, 9)]
     plain = object()
     assert abi.bind_export("free", {"args": ["ptr:ptr"]}, plain, helpers) is plain
+
+
+def test_an_export_that_throws_goes_to_trapped_but_argument_errors_do_not():
+    seen = []
+
+    class Log:
+        log_count = 0
+
+    class T:
+        data_id = 3
+
+    def trapped(error, export):
+        seen.append((type(error).__name__, export))
+        raise RuntimeError(f"{export} trapped")
+
+    def boom(*args):
+        raise ValueError("memory access out of bounds")
+
+    helpers = abi.Helpers(
+        resident=lambda i: i,
+        ints=lambda seq: 1000,
+        table={"dtype_enum": {"float32": 0}, "activation_enum": {"linear": 0}},
+        check=lambda *a: None,
+        log=Log(),
+        temps=[],
+        free_temps=lambda: None,
+        trapped=trapped,
+    )
+    fn = abi.bind_export("Abs", {"args": ["x:tensor_id", "out:out_id"]}, boom, helpers)
+    with pytest.raises(RuntimeError, match="Abs trapped"):
+        fn(T(), T())
+    assert seen == [("ValueError", "Abs")]
+    with pytest.raises(AttributeError):  # a bad argument fails before the call: the module is untouched
+        fn(object(), T())
+    assert len(seen) == 1

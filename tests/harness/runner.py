@@ -56,3 +56,8 @@ def _download(tf, value):
 async def run_json(tf, payload_json):
     """run_payload for text in, text out (the page side)."""
     return json.dumps(await run_payload(tf, json.loads(payload_json)))
+
+
+async def run_batch_json(tf, payloads_json):
+    """run_payload over a JSON list of payloads, one JSON list of results back (one page call for many)."""
+    return json.dumps([await run_payload(tf, p) for p in json.loads(payloads_json)])

@@ -245,10 +245,12 @@ def test_axis_errors(run, fn):
     with pytest.raises(ValueError, match=rf"Error in {fn}: axis \[1, -1\] has repeated axes"):
         run(f"tf.{fn}(x, [1, -1])", x=x)
     with pytest.raises(
-        TypeError, match=f"Error in {fn}: axis must be an int, a list of ints or None, but got 1.5"
+        TypeError, match=f"Error in {fn}: argument 'axis' must be an int, a list of ints or None, but got 1.5"
     ):
         run(f"tf.{fn}(x, 1.5)", x=x)
-    with pytest.raises(TypeError, match=rf"Error in {fn}: axis must be an int, a list of ints or None"):
+    with pytest.raises(
+        TypeError, match=rf"Error in {fn}: argument 'axis' must be an int, a list of ints or None"
+    ):
         run(f"tf.{fn}(x, [0, 'a'])", x=x)
     with pytest.raises(ValueError, match=f"Error in {fn}: axis 0 is out of range for a tensor of rank 0"):
         run(f"tf.{fn}(s, 0)", s=np.float32(2.0))
@@ -263,9 +265,11 @@ def test_arg_errors(run, fn):
         run(f"tf.{fn}(x, 2)", x=x)
     with pytest.raises(ValueError, match=f"Error in {fn}: axis 0 is out of range for a tensor of rank 0"):
         run(f"tf.{fn}(s)", s=np.float32(1.0))
-    with pytest.raises(TypeError, match=rf"Error in {fn}: axis must be an int, but got \[0, 1\]"):
+    with pytest.raises(
+        TypeError, match=rf"Error in {fn}: argument 'axis' must be an integer, but got \[0, 1\]"
+    ):
         run(f"tf.{fn}(x, [0, 1])", x=x)
-    with pytest.raises(TypeError, match=f"Error in {fn}: axis must be an int, but got None"):
+    with pytest.raises(TypeError, match=f"Error in {fn}: argument 'axis' must be an integer, but got None"):
         run(f"tf.{fn}(x, None)", x=x)
     with pytest.raises(ValueError, match=f"Error in {fn}: argument 'x' is a disposed tensor"):
         run(f"tf.{fn}(x)", setup="x.dispose()", x=x)

@@ -76,7 +76,7 @@ def test_scan_errors(run, fn):
         run(f"tf.{fn}(x, 2)", x=x)
     with pytest.raises(ValueError, match=f"Error in {fn}: axis 0 is out of range for a tensor of rank 0"):
         run(f"tf.{fn}(s)", s=np.float32(1))
-    with pytest.raises(TypeError, match=rf"Error in {fn}: axis must be an int, but got \[0\]"):
+    with pytest.raises(TypeError, match=rf"Error in {fn}: argument 'axis' must be an integer, but got \[0\]"):
         run(f"tf.{fn}(x, [0])", x=x)
     with pytest.raises(ValueError, match=f"Error in {fn}: argument 'x' is a disposed tensor"):
         run(f"tf.{fn}(x)", setup="x.dispose()", x=x)
@@ -145,7 +145,7 @@ def test_top_k_errors(run):
         ValueError, match=r"Error in top_k: x must be of rank 1 or higher, but got shape \[\]"
     ):
         run("tf.top_k(s)", s=np.float32(1))
-    with pytest.raises(TypeError, match="Error in top_k: k must be an int, but got 1.5"):
+    with pytest.raises(TypeError, match="Error in top_k: argument 'k' must be an integer, but got 1.5"):
         run("tf.top_k(x, 1.5)", x=x)
     with pytest.raises(ValueError, match="Error in top_k: argument 'x' is a disposed tensor"):
         run("tf.top_k(x)", setup="x.dispose()", x=x)

@@ -58,7 +58,7 @@ def test_reshape_errors(run):
         run("tf.reshape(e, [0, -1])", e=e)
     with raises(ValueError, "Error in reshape: Size(0) must match the product of shape [1,2]"):
         run("tf.reshape(e, [1, 2])", e=e)
-    with raises(TypeError, "Error in reshape: argument 'shape' must contain only integers, got [2.5, 2]"):
+    with raises(TypeError, "Error in reshape: argument 'shape' must contain only integers, but got [2.5, 2]"):
         run("tf.reshape(x, [2.5, 2])", x=x)
     with raises(ValueError, "Error in reshape: argument 'x' is a disposed tensor"):
         run("tf.reshape(d, [6])", setup="d = tf.zeros([2, 3]); d.dispose()")

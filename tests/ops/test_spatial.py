@@ -90,7 +90,7 @@ def test_depth_to_space_errors(run):
     ):
         run("tf.depth_to_space(x, 3, 'NCHW')", x=rand(1, 4, 2, 2))
     with pytest.raises(
-        ValueError, match="Error in depth_to_space: data_format must be 'NHWC' or 'NCHW', but got 'NWHC'"
+        ValueError, match="Error in depth_to_space: data_format must be 'NHWC' or 'NCHW', but was 'NWHC'"
     ):
         run("tf.depth_to_space(x, 2, 'NWHC')", x=rand(1, 1, 1, 4))
     with pytest.raises(ValueError, match="Error in depth_to_space: argument 'x' is a disposed tensor"):
@@ -157,7 +157,9 @@ def test_space_to_batch_errors(run):
         run("tf.space_to_batch_nd(x, [2, 2], [[0, 0, 0], [0, 0]])", x=x)
     with pytest.raises(ValueError, match=rf"{fn}: block_shape values must be >= 1, but got \[0, 2\]"):
         run("tf.space_to_batch_nd(x, [0, 2], [[0, 0], [0, 0]])", x=x)
-    with pytest.raises(TypeError, match=rf"{fn}: block_shape must be a list of ints, but got 2"):
+    with pytest.raises(
+        TypeError, match=rf"{fn}: argument 'block_shape' must be a list of integers, but got 2"
+    ):
         run("tf.space_to_batch_nd(x, 2, [[0, 0]])", x=x)
 
 

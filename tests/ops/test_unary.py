@@ -224,9 +224,9 @@ def test_errors(run):
         ValueError, match=r"Error in clip_by_value: clip_value_min \(3\) must be less than or equal"
     ):
         run("tf.clip_by_value(x, 3, 1)", x=x)
-    with pytest.raises(TypeError, match="Error in leaky_relu: alpha must be a number"):
+    with pytest.raises(TypeError, match="Error in leaky_relu: argument 'alpha' must be a number"):
         run("tf.leaky_relu(x, 'big')", x=x)
-    with pytest.raises(TypeError, match="Error in step: alpha must be a number"):
+    with pytest.raises(TypeError, match="Error in step: argument 'alpha' must be a number"):
         run("tf.step(x, None)", x=x)
     with pytest.raises(TypeError, match="Error in sqrt: argument 'x' must be a Tensor or a TensorLike"):
         run("tf.sqrt(None)")

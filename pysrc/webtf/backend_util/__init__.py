@@ -8,7 +8,7 @@ through each other's modules (tests/core/test_layering.py checks both).
 
 from __future__ import annotations
 
-from .arrays import cast_values, fill_kernels, filled
+from .arrays import cast_values, fill_kernels, filled, scalar_as
 from .concat import concat_bands, concat_shape, join_kernels, pack_shape, split_sizes
 from .conv_info import (
     ConvInfo,
@@ -22,10 +22,20 @@ from .conv_info import (
     is_identity_pool,
     parse_pair,
     pool_info_from_attrs,
+    trim_pool_window,
     window_counts,
 )
 from .gather import GatherInfo, check_gather_indices, check_gather_nd_indices, gather_info
-from .image import ResizeInfo, bilinear_axis, crop_coords, js_round, nearest_axis, resize_info, resize_ratio
+from .image import (
+    ResizeInfo,
+    bilinear_axis,
+    check_box_ind,
+    crop_coords,
+    js_round,
+    nearest_axis,
+    resize_info,
+    resize_ratio,
+)
 from .nms import NmsResult, non_max_suppression_impl
 from .slice_info import SliceInfo, flat_slice, slice_info, slice_info_from_attrs, slice_info_from_size
 
@@ -39,6 +49,7 @@ __all__ = [
     "SliceInfo",
     "bilinear_axis",
     "cast_values",
+    "check_box_ind",
     "check_conv_args",
     "check_data_format",
     "check_gather_indices",
@@ -64,8 +75,10 @@ __all__ = [
     "pool_info_from_attrs",
     "resize_info",
     "resize_ratio",
+    "scalar_as",
     "slice_info",
     "slice_info_from_attrs",
     "slice_info_from_size",
     "split_sizes",
+    "trim_pool_window",
 ]

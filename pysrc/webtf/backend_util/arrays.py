@@ -9,10 +9,22 @@ from typing import Any
 from ..dtypes import TYPECODE
 
 
+def scalar_as(dtype: str, value: Any) -> float | int:
+    """A Python number as a tensor of `dtype` stores it (bool as 0 / 1)."""
+    return float(value) if dtype == "float32" else int(value) if dtype == "int32" else 1 if value else 0
+
+
 def filled(n: int, dtype: str, value: Any) -> array:
     """`n` copies of `value` stored as `dtype` (float32, int32 or bool)."""
-    v = float(value) if dtype == "float32" else int(value)
-    return array(TYPECODE[dtype], [v]) * n
+    return array(TYPECODE[dtype], [scalar_as(dtype, value)]) * n
+
+
+def to_int32(v: float) -> int:
+    """A float as an Int32Array stores it (JavaScript's ToInt32): truncated toward zero, wrapped modulo 2**32,
+    NaN and +-inf as 0."""
+    if v - v != 0:  # NaN or +-inf
+        return 0
+    return (int(v) + 2**31) % 2**32 - 2**31
 
 
 Filler = Callable[[Any, tuple[int, ...], str, Any], Any]  # (backend, shape, dtype, value) -> a filled output
@@ -36,10 +48,15 @@ def fill_kernels(fill_value: Filler) -> tuple[Kernel, Kernel, Kernel]:
 
 
 def cast_values(values: Sequence[Any], from_dtype: str, dtype: str) -> array:
-    """Values of `from_dtype` stored as `dtype` as typed arrays convert them: to int32 truncating toward
-    zero, to bool as x != 0."""
+    """Values of `from_dtype` stored as `dtype` as typed arrays convert them (TF.js's cast on every backend):
+    to int32 truncating toward zero (NaN and +-inf give 0, values past int32 wrap around), to bool as x != 0."""
     if dtype == "bool":
         return array("B", [v != 0 for v in values])
     if dtype == "int32":
-        return array("i", map(int, values)) if from_dtype == "float32" else array("i", values)
+        if from_dtype != "float32":
+            return array("i", values)
+        try:
+            return array("i", map(int, values))
+        except (ValueError, OverflowError):  # NaN, +-inf or out of range: the per-value path
+            return array("i", map(to_int32, values))
     return array("f", values)

@@ -69,21 +69,29 @@ class ConvInfo:
         return (self.batch, self.out_height, self.out_width, self.out_channels)
 
 
+def _int_like(v: Any) -> bool:
+    """An int (or integral float) within int32: strides, dilations and windows reach the kernels as int32."""
+    return (
+        isinstance(v, (int, float))
+        and not isinstance(v, bool)
+        and math.isfinite(v)
+        and v == int(v)
+        and abs(v) < 2**31
+    )
+
+
 def parse_pair(value: Any, op: str, arg: str) -> tuple[int, int]:
     """(h, w) from a number or a [h, w] pair of integers."""
-    if isinstance(value, bool):
-        raise TypeError(f"Error in {op}: {arg} must be a number or a [height, width] pair, but got {value!r}")
-    if isinstance(value, (int, float)):
-        if value != int(value):
-            raise ValueError(f"Error in {op}: {arg} must be integers, but got {value}")
-        return int(value), int(value)
+    pair = value if isinstance(value, (list, tuple)) and len(value) == 2 else (value, value)
     if (
-        isinstance(value, (list, tuple))
-        and len(value) == 2
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and v == int(v) for v in value)
+        isinstance(value, (int, float, list, tuple))
+        and not isinstance(value, bool)
+        and all(map(_int_like, pair))
     ):
-        return int(value[0]), int(value[1])
-    raise TypeError(f"Error in {op}: {arg} must be a number or a [height, width] pair, but got {value!r}")
+        return int(pair[0]), int(pair[1])
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        raise ValueError(f"Error in {op}: {arg} must be integers (within int32), but got {value}")
+    raise TypeError(f"Error in {op}: {arg} must be a number or a [height, width] pair, but got {value!r:.60}")
 
 
 def _explicit(pad: Any) -> tuple[int, int, int, int] | None:
@@ -113,7 +121,7 @@ def check_pad(op: str, pad: Any, dim_rounding_mode: str | None = None) -> None:
                 "[[0, 0], [top, bottom], [left, right], [0, 0]]"
             )
     elif isinstance(pad, (int, float)) and not isinstance(pad, bool):
-        if pad < 0 or pad != int(pad):
+        if not _int_like(pad) or pad < 0:
             raise ValueError(f"Error in {op}: pad must be a non-negative integer, but got {pad}")
     elif _explicit(pad) is None:
         raise ValueError(
@@ -121,7 +129,7 @@ def check_pad(op: str, pad: Any, dim_rounding_mode: str | None = None) -> None:
             "[[0, 0], [top, bottom], [left, right], [0, 0]] with non-negative integers"
         )
     if dim_rounding_mode is not None:
-        if dim_rounding_mode not in ROUNDING_MODES:
+        if not isinstance(dim_rounding_mode, str) or dim_rounding_mode not in ROUNDING_MODES:
             raise ValueError(
                 f"Error in {op}: unknown dim_rounding_mode '{dim_rounding_mode}'; "
                 "expected floor, round or ceil"
@@ -209,8 +217,20 @@ def _conv_info(
     sh, sw = parse_pair(strides, op, "strides")
     dh, dw = parse_pair(dilations if dilations is not None else 1, op, "dilations")
     check_pad(op, pad, dim_rounding_mode)
+    if fh <= 0 or fw <= 0:
+        raise ValueError(
+            f"Error in {op}: the filter must be at least 1x1, but its shape is {fmt(filter_shape)}"
+        )
     eff_h, eff_w = (fh - 1) * dh + 1, (fw - 1) * dw + 1
     explicit = _explicit(pad) if isinstance(pad, (list, tuple)) else None
+    if pad != "same":
+        pads = (0, 0, 0, 0) if pad == "valid" else explicit if explicit else (int(pad),) * 4
+        if in_h + pads[0] + pads[1] < eff_h or in_w + pads[2] + pads[3] < eff_w:
+            raise ValueError(
+                f"Error in {op}: the filter ({eff_h}x{eff_w} with dilations) is larger than the input "
+                f"{in_h}x{in_w} padded by {fmt(pads)} (top, bottom, left, right): the output would be empty "
+                f"(input shape {fmt(in_shape)}, filter shape {fmt(filter_shape)}, pad {pad!r})"
+            )
     top, bottom, out_h = _pad_and_out(
         pad, in_h, sh, eff_h, dim_rounding_mode, explicit[:2] if explicit else None
     )
@@ -261,6 +281,29 @@ def compute_pool_info(
     )
 
 
+def _trim(size: int, window: int, stride: int, before: int, out: int) -> tuple[int, int, int] | None:
+    """Along one axis: (window, pad before, pad after) keeping only the window taps that land on the input for
+    some output, with the same outputs; None when every tap does (or none)."""
+    first, end = max(0, before - (out - 1) * stride), min(window, before + size)
+    if out <= 0 or end <= first or (first, end) == (0, window):
+        return None
+    kept, pad = end - first, before - first
+    return kept, pad, max(0, (out - 1) * stride + kept - size - pad)
+
+
+def trim_pool_window(info: ConvInfo) -> tuple[tuple[int, int], Any] | None:
+    """(filter_size, explicit pad) for a pool whose window reaches taps that never land on the input (a 'same'
+    window larger than the input): the same outputs from the taps that do, since padding takes no part in a
+    pool. None when there is nothing to trim. Keeps a huge window from costing (or allocating) its size."""
+    rows = _trim(info.in_height, info.filter_height, info.stride_height, info.pad_top, info.out_height)
+    cols = _trim(info.in_width, info.filter_width, info.stride_width, info.pad_left, info.out_width)
+    if rows is None and cols is None:
+        return None
+    fh, top, bottom = rows or (info.filter_height, info.pad_top, info.pad_bottom)
+    fw, left, right = cols or (info.filter_width, info.pad_left, info.pad_right)
+    return (fh, fw), ((0, 0), (top, bottom), (left, right), (0, 0))
+
+
 def check_conv_args(op: str, strides: Any, dilations: Any, pad: Any, dim_rounding_mode: str | None) -> None:
     """The checks TF.js makes before every conv/pool: positive strides and dilations, not both > 1."""
     sh, sw = parse_pair(strides, op, "strides")
@@ -279,10 +322,11 @@ def check_conv_args(op: str, strides: Any, dilations: Any, pad: Any, dim_roundin
 
 def check_data_format(op: str, data_format: str) -> None:
     """Only NHWC is implemented (as TF.js's fused ops and its cpu depthwise kernel)."""
-    if data_format != "NHWC":
-        if data_format == "NCHW":
-            raise ValueError(f"Error in {op}: got data_format NCHW but only NHWC is supported")
-        raise ValueError(f"Error in {op}: unknown data_format '{data_format}'; only NHWC is supported")
+    if isinstance(data_format, str) and data_format == "NHWC":
+        return
+    if isinstance(data_format, str) and data_format == "NCHW":
+        raise ValueError(f"Error in {op}: got data_format NCHW but only NHWC is supported")
+    raise ValueError(f"Error in {op}: unknown data_format {data_format!r:.40}; only NHWC is supported")
 
 
 def conv_info_from_attrs(

@@ -84,3 +84,13 @@ def crop_coords(v1: float, v2: float, n_image: int, n_crop: int) -> list[float]:
     if n_crop > 1:
         return [v1 * (n_image - 1) + (v2 - v1) * i * (n_image - 1) / (n_crop - 1) for i in range(n_crop)]
     return [0.5 * (v1 + v2) * (n_image - 1)]
+
+
+def check_box_ind(box_ind: Sequence[int], batch: int) -> None:
+    """Raise an error naming crop_and_resize for a box index outside [0, batch) (TF's check: TF.js would
+    quietly give zeros)."""
+    if len(box_ind) and not 0 <= min(box_ind) <= max(box_ind) < batch:
+        k, bad = next((k, b) for k, b in enumerate(box_ind) if not 0 <= b < batch)
+        raise ValueError(
+            f"Error in crop_and_resize: box_ind[{k}] = {bad} is not in [0, {batch - 1}] (the image batch is {batch})"
+        )

@@ -8,6 +8,11 @@ from typing import Any, NamedTuple
 
 _data_ids = itertools.count(1)
 
+#: The most elements one tensor may hold on the host backend (1 GiB of float32): past it a pure-Python kernel
+#: runs for minutes and Pyodide's wasm32 heap (4 GiB at most, shared with everything) cannot hold the buffer.
+#: Ops check the outputs they would make against the active backend's `max_elements` before running a kernel.
+MAX_ELEMENTS = 1 << 28
+
 
 def new_data_id() -> int:
     """A fresh data id, unique across all backends."""
@@ -26,6 +31,8 @@ class Backend:
     """Base class: `data` maps data id -> backend-specific storage; missing ids are moved in lazily."""
 
     name = "base"
+    #: the most elements one tensor may hold here (see MAX_ELEMENTS); ops check their outputs against it
+    max_elements = MAX_ELEMENTS
 
     def __init__(self) -> None:
         self.data: dict[int, Any] = {}

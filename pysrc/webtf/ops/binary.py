@@ -17,6 +17,7 @@ from ..engine import ENGINE
 from ..shapes import broadcast_shapes, fmt
 from ..tensor import Tensor
 from .cast import cast
+from .checks import broadcast_output, check_size
 from .creation import zeros_like
 from .op import TensorLike, convert_bool_only, convert_list, convert_to_tensor, named_op, op
 
@@ -33,10 +34,10 @@ class BinaryOp(Protocol):
     def __call__(self, a: TensorLike, b: TensorLike) -> Tensor: ...
 
 
-def _literal_dtype(x: TensorLike, other: str) -> str | None:
+def _literal_dtype(x: TensorLike, other: str, op_name: str, arg: str) -> str | None:
     if isinstance(x, Tensor) or x is None:
         return None
-    return upcast(other, infer_dtype(x))
+    return upcast(other, infer_dtype(x, op_name, arg))
 
 
 def convert_pair(
@@ -50,14 +51,14 @@ def convert_pair(
         and not (a.is_disposed_internal or b.is_disposed_internal)
     ):  # the common case: two live tensors of one numeric dtype
         if a.shape != b.shape:
-            broadcast_shapes(a.shape, b.shape, op_name)
+            broadcast_output(a.shape, b.shape, op_name)
         return a, b
     if isinstance(a, Tensor) or not isinstance(b, Tensor):
         ta = convert_to_tensor(a, "a", op_name)
-        tb = convert_to_tensor(b, "b", op_name, _literal_dtype(b, ta.dtype))
+        tb = convert_to_tensor(b, "b", op_name, _literal_dtype(b, ta.dtype, op_name, "b"))
     else:
         tb = convert_to_tensor(b, "b", op_name)
-        ta = convert_to_tensor(a, "a", op_name, _literal_dtype(a, tb.dtype))
+        ta = convert_to_tensor(a, "a", op_name, _literal_dtype(a, tb.dtype, op_name, "a"))
     dtype = upcast(ta.dtype, tb.dtype)
     if bool_as_int and dtype == "bool":
         dtype = "int32"
@@ -65,7 +66,7 @@ def convert_pair(
         ta = cast(ta, dtype)
     if tb.dtype != dtype:
         tb = cast(tb, dtype)
-    broadcast_shapes(ta.shape, tb.shape, op_name)
+    broadcast_output(ta.shape, tb.shape, op_name)
     return ta, tb
 
 
@@ -89,7 +90,7 @@ def _logical_op(kernel: str, name: str, doc: str) -> BinaryOp:
 
     def logical_op(a: TensorLike, b: TensorLike) -> Tensor:
         ta, tb = convert_bool_only(a, "a", name), convert_bool_only(b, "b", name)
-        broadcast_shapes(ta.shape, tb.shape, name)
+        broadcast_output(ta.shape, tb.shape, name)
         return ENGINE.run_kernel(kernel, {"a": ta, "b": tb})
 
     return named_op(logical_op, name, doc)
@@ -189,10 +190,11 @@ def where(condition: TensorLike, a: TensorLike, b: TensorLike) -> Tensor:
     c = convert_bool_only(condition, "condition", "where")
     ta, tb = convert_pair(a, b, "where", False)
     try:
-        broadcast_shapes(broadcast_shapes(c.shape, ta.shape, "where"), tb.shape, "where")
+        out = broadcast_shapes(broadcast_shapes(c.shape, ta.shape, "where"), tb.shape, "where")
     except ValueError:
         raise ValueError(
             f"Error in where: condition, a and b could not be broadcast together with shapes "
             f"{fmt(c.shape)}, {fmt(ta.shape)} and {fmt(tb.shape)}"
         ) from None
+    check_size(out, "where")
     return ENGINE.run_kernel(kn.Select, {"condition": c, "t": ta, "e": tb})

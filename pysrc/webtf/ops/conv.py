@@ -10,6 +10,8 @@ from ..backend_util import ConvInfo, check_conv_args, check_data_format, compute
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
+from .checks import check_size
+from .checks import output_shape as output_shape_arg
 from .op import TensorLike, convert_non_bool, named_op, op
 
 __all__ = ["conv2d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d"]
@@ -43,11 +45,15 @@ def to_4d(x: Tensor, op_name: str, arg: str = "x") -> Tensor:
     return x
 
 
-def check_filter_rank(f: Tensor, op_name: str, arg: str = "filter") -> None:
-    """Filters are [fh, fw, in, out] (rank 4)."""
+def check_filter(f: Tensor, op_name: str, arg: str = "filter") -> None:
+    """Filters are [fh, fw, in, out] (rank 4) with no zero dim (as TF: an empty filter is refused)."""
     if f.rank != 4:
         raise ValueError(
             f"Error in {op_name}: {arg} must be rank 4, but got rank {f.rank} with shape {fmt(f.shape)}"
+        )
+    if 0 in f.shape:
+        raise ValueError(
+            f"Error in {op_name}: {arg} must not have zero elements, but its shape is {fmt(f.shape)}"
         )
 
 
@@ -81,7 +87,7 @@ def prepare_conv(
     """Shared conv2d / depthwise_conv2d checks: (x, x as 4-D, filter, attrs, conv info)."""
     tx = convert_non_bool(x, "x", op_name, "float32")
     tf_ = convert_non_bool(filter, "filter", op_name, "float32")
-    check_filter_rank(tf_, op_name)
+    check_filter(tf_, op_name)
     attrs = conv_attrs(strides, pad, data_format, dilations, dim_rounding_mode, op_name)
     if tx.rank not in (3, 4):
         to_4d(tx, op_name)
@@ -96,7 +102,9 @@ def prepare_conv(
             f"{fmt(tf_.shape)})"
         )
     x4 = to_4d(tx, op_name)
-    return tx, x4, tf_, attrs, conv_info_for(x4, tf_, attrs, depthwise, op_name)
+    info = conv_info_for(x4, tf_, attrs, depthwise, op_name)
+    check_size(info.out_shape, op_name, f" (x {fmt(tx.shape)}, filter {fmt(tf_.shape)})")
+    return tx, x4, tf_, attrs, info
 
 
 def from_4d(res: Tensor, x: Tensor) -> Tensor:
@@ -148,12 +156,12 @@ def conv2d_transpose(
     name = "conv2d_transpose"
     tx = convert_non_bool(x, "x", name, "float32")
     tf_ = convert_non_bool(filter, "filter", name, "float32")
-    out_shape = tuple(int(d) for d in output_shape)
+    out_shape = output_shape_arg(output_shape, "output_shape", name)
     if len(out_shape) != tx.rank:
         raise ValueError(
             f"Error in {name}: length of output_shape ({len(out_shape)}) and rank of x ({tx.rank}) must match"
         )
-    check_filter_rank(tf_, name)
+    check_filter(tf_, name)
     x4 = to_4d(tx, name)
     out4 = (1, *out_shape) if tx.rank == 3 else out_shape
     if out4[3] != tf_.shape[2]:
@@ -196,8 +204,8 @@ def separable_conv2d(
     pw = convert_non_bool(pointwise_filter, "pointwise_filter", name, "float32")
     check_data_format(name, data_format)
     x4 = to_4d(tx, name)
-    check_filter_rank(dw, name, "depthwise_filter")
-    check_filter_rank(pw, name, "pointwise_filter")
+    check_filter(dw, name, "depthwise_filter")
+    check_filter(pw, name, "pointwise_filter")
     if pw.shape[0] != 1 or pw.shape[1] != 1:
         raise ValueError(
             f"Error in {name}: the first two dimensions of pointwise_filter must be 1, "

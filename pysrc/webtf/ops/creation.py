@@ -3,30 +3,25 @@
 from __future__ import annotations
 
 import builtins
+import math
 import random as _random
 from array import array
 from collections.abc import Sequence
 from typing import Any
 
 from .. import kernel_names as kn
-from ..dtypes import TYPECODE, check_dtype
+from ..dtypes import TYPECODE, check_dtype, infer_dtype
 from ..engine import ENGINE
-from ..shapes import fmt, size_of
+from ..shapes import size_of
 from ..tensor import Tensor, Variable
 from .cast import cast
-from .op import TensorLike, convert_to_tensor, make_tensor, op
+from .checks import check_size, count_arg, dtype_arg, int_arg, number_arg, output_shape, shape_arg
+from .op import TensorLike, convert_to_tensor, make_tensor, op, typed_values
 
 __all__ = [
     "tensor", "scalar", "zeros", "ones", "fill", "zeros_like", "ones_like", "range", "linspace", "eye",
     "random_uniform", "random_normal", "truncated_normal", "variable", "clone",
 ]  # fmt: skip
-
-
-def _shape(shape: Sequence[int], op_name: str) -> tuple[int, ...]:
-    out = tuple(int(d) for d in shape)
-    if any(d < 0 for d in out):
-        raise ValueError(f"Error in {op_name}: shape {fmt(out)} has a negative dimension")
-    return out
 
 
 def tensor(values: TensorLike, shape: Sequence[int] | None = None, dtype: str | None = None) -> Tensor:
@@ -43,29 +38,30 @@ def scalar(value: float | int | bool, dtype: str | None = None) -> Tensor:
     return make_tensor(value, (), dtype, "scalar")
 
 
-def _filled(shape: tuple[int, ...], value: Any, dtype: str, op_name: str) -> Tensor:
+def _filled(shape: Any, value: Any, dtype: str, op_name: str) -> Tensor:
+    shape = output_shape(shape, "shape", op_name)
     check_dtype(dtype, op_name)
-    code = TYPECODE[dtype]
-    v = float(value) if dtype == "float32" else int(value)
-    return ENGINE.make_tensor(array(code, [v]) * size_of(shape), shape, dtype)
+    return ENGINE.make_tensor(typed_values([value], dtype, op_name, "value") * size_of(shape), shape, dtype)
 
 
 def zeros(shape: Sequence[int], dtype: str = "float32") -> Tensor:
     """A tensor of zeros."""
-    return _filled(_shape(shape, "zeros"), 0, dtype, "zeros")
+    return _filled(shape, 0, dtype, "zeros")
 
 
 def ones(shape: Sequence[int], dtype: str = "float32") -> Tensor:
     """A tensor of ones."""
-    return _filled(_shape(shape, "ones"), 1, dtype, "ones")
+    return _filled(shape, 1, dtype, "ones")
 
 
 def fill(shape: Sequence[int], value: float | int | bool, dtype: str | None = None) -> Tensor:
     """A tensor of `shape` filled with `value` (kernel Fill)."""
+    shape = output_shape(shape, "shape", "fill")
     if dtype is None:
-        dtype = "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else "float32"
+        dtype = infer_dtype(value, "fill", "value")
     check_dtype(dtype, "fill")
-    return ENGINE.run_kernel(kn.Fill, (), {"shape": _shape(shape, "fill"), "value": value, "dtype": dtype})
+    typed_values([value], dtype, "fill", "value")  # refuses None, strings and values dtype cannot hold
+    return ENGINE.run_kernel(kn.Fill, (), {"shape": shape, "value": value, "dtype": dtype})
 
 
 @op
@@ -84,17 +80,32 @@ def range(start: float, stop: float | None = None, step: float = 1, dtype: str =
     """Evenly spaced values in [start, stop) (kernel Range); range(n) counts from 0."""
     if stop is None:
         start, stop = 0, start
+    start, stop = number_arg(start, "start", "range"), number_arg(stop, "stop", "range")
+    step = number_arg(step, "step", "range")
     if step == 0:
         raise ValueError("Error in range: step cannot be 0")
-    check_dtype(dtype, "range")
+    if not all(map(math.isfinite, (start, stop, step))):
+        raise ValueError(f"Error in range: start ({start}), stop ({stop}) and step ({step}) must be finite")
+    dtype_arg(dtype, "range", ("float32", "int32"))
+    n = max(0, math.ceil((stop - start) / step))
+    check_size((n,), "range")
+    if (
+        dtype == "int32"
+        and n
+        and not all(-(2**31) <= int(v) < 2**31 for v in (start, start + (n - 1) * step))
+    ):
+        raise ValueError(f"Error in range: values from {start} by {step} to {stop} do not fit int32")
     return ENGINE.run_kernel(kn.Range, (), {"start": start, "stop": stop, "step": step, "dtype": dtype})
 
 
 def linspace(start: float, stop: float, num: int) -> Tensor:
     """`num` evenly spaced float32 values from start to stop inclusive (kernel LinSpace)."""
+    start, stop = number_arg(start, "start", "linspace"), number_arg(stop, "stop", "linspace")
+    num = count_arg(num, "num", "linspace")
     if num <= 0:
         raise ValueError(f"Error in linspace: num must be positive, got {num}")
-    return ENGINE.run_kernel(kn.LinSpace, (), {"start": start, "stop": stop, "num": int(num)})
+    check_size((num,), "linspace")
+    return ENGINE.run_kernel(kn.LinSpace, (), {"start": start, "stop": stop, "num": num})
 
 
 def eye(
@@ -104,20 +115,29 @@ def eye(
     dtype: str = "float32",
 ) -> Tensor:
     """An identity matrix (optionally batched)."""
-    cols = num_rows if num_columns is None else num_columns
-    if num_rows < 0 or cols < 0:
-        raise ValueError(f"Error in eye: num_rows ({num_rows}) and num_columns ({cols}) must be >= 0")
+    rows = count_arg(num_rows, "num_rows", "eye")
+    cols = rows if num_columns is None else count_arg(num_columns, "num_columns", "eye")
+    batch = () if batch_shape is None else shape_arg(batch_shape, "batch_shape", "eye")
     check_dtype(dtype, "eye")
+    check_size((*batch, rows, cols), "eye")
     one = 1.0 if dtype == "float32" else 1
-    flat = array(TYPECODE[dtype], [0]) * (num_rows * cols)
-    for i in builtins.range(min(num_rows, cols)):
+    flat = array(TYPECODE[dtype], [0]) * (rows * cols)
+    for i in builtins.range(min(rows, cols)):
         flat[i * cols + i] = one
-    batch = tuple(batch_shape or ())
-    return ENGINE.make_tensor(flat * size_of(batch), (*batch, num_rows, cols), dtype)
+    return ENGINE.make_tensor(flat * size_of(batch), (*batch, rows, cols), dtype)
 
 
-def _rng(seed: int | None) -> _random.Random:
-    return _random.Random(seed) if seed is not None else _random.Random()
+def _rng(seed: int | None, op_name: str) -> _random.Random:
+    return _random.Random(int_arg(seed, "seed", op_name)) if seed is not None else _random.Random()
+
+
+def _random_args(
+    shape: Any, a: Any, b: Any, names: tuple[str, str], dtype: Any, op_name: str
+) -> tuple[tuple[int, ...], float, float]:
+    """Checked shape, distribution parameters and dtype (float32 or int32, as TF.js) of a random op."""
+    shape = output_shape(shape, "shape", op_name)
+    dtype_arg(dtype, op_name, ("float32", "int32"))
+    return shape, number_arg(a, names[0], op_name), number_arg(b, names[1], op_name)
 
 
 def random_uniform(
@@ -128,42 +148,48 @@ def random_uniform(
     seed: int | None = None,
 ) -> Tensor:
     """Uniform random values in [minval, maxval); the same seed gives the same values."""
-    shape = _shape(shape, "random_uniform")
-    check_dtype(dtype, "random_uniform")
-    rng, n = _rng(seed), size_of(shape)
+    shape, lo, hi = _random_args(shape, minval, maxval, ("minval", "maxval"), dtype, "random_uniform")
+    rng, n = _rng(seed, "random_uniform"), size_of(shape)
     if dtype == "int32":
-        lo, hi = int(minval), int(maxval)
+        lo, hi = int(lo), int(hi)
+        if hi - lo <= 1:  # as TF.js: a range of at most one value is refused
+            raise ValueError(
+                f"Error in random_uniform: maxval ({maxval}) - minval ({minval}) must be more than 1 for dtype "
+                "int32"
+            )
         flat = array("i", [rng.randrange(lo, hi) for _ in builtins.range(n)])
     else:
-        flat = array("f", [rng.uniform(minval, maxval) for _ in builtins.range(n)])
+        flat = array("f", [rng.uniform(lo, hi) for _ in builtins.range(n)])
     return ENGINE.make_tensor(flat, shape, dtype)
+
+
+def _normal(values: list[float], dtype: str) -> array:
+    return array("f", values) if dtype == "float32" else array("i", map(round, values))
 
 
 def random_normal(
     shape: Sequence[int], mean: float = 0, stddev: float = 1, dtype: str = "float32", seed: int | None = None
 ) -> Tensor:
     """Normally distributed random values; the same seed gives the same values."""
-    shape = _shape(shape, "random_normal")
-    if dtype not in ("float32", "int32"):
-        raise TypeError(f"Error in random_normal: unsupported dtype '{dtype}'")
-    rng, n = _rng(seed), size_of(shape)
-    vals = [rng.gauss(mean, stddev) for _ in builtins.range(n)]
-    flat = array("f", vals) if dtype == "float32" else array("i", [round(v) for v in vals])
-    return ENGINE.make_tensor(flat, shape, dtype)
+    shape, mean, stddev = _random_args(shape, mean, stddev, ("mean", "stddev"), dtype, "random_normal")
+    rng, n = _rng(seed, "random_normal"), size_of(shape)
+    return ENGINE.make_tensor(
+        _normal([rng.gauss(mean, stddev) for _ in builtins.range(n)], dtype), shape, dtype
+    )
 
 
 def truncated_normal(
     shape: Sequence[int], mean: float = 0, stddev: float = 1, dtype: str = "float32", seed: int | None = None
 ) -> Tensor:
     """Normal values re-drawn when more than two standard deviations from the mean."""
-    shape = _shape(shape, "truncated_normal")
-    rng, n = _rng(seed), size_of(shape)
+    shape, mean, stddev = _random_args(shape, mean, stddev, ("mean", "stddev"), dtype, "truncated_normal")
+    rng, n = _rng(seed, "truncated_normal"), size_of(shape)
     vals = []
     while len(vals) < n:
         v = rng.gauss(0.0, 1.0)
         if abs(v) <= 2.0:
             vals.append(mean + stddev * v)
-    return ENGINE.make_tensor(array("f", vals), shape, "float32")
+    return ENGINE.make_tensor(_normal(vals, dtype), shape, dtype)
 
 
 def variable(
@@ -171,6 +197,8 @@ def variable(
 ) -> Variable:
     """A mutable Variable initialized from a tensor or value (cast to `dtype` when given), registered under
     its name; tf.variable_grads differentiates the trainable ones."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"Error in variable: argument 'name' must be a string, but got {type(name).__name__}")
     init = convert_to_tensor(initial_value, "initial_value", "variable", dtype)
     if dtype is not None and init.dtype != dtype:
         init = cast(init, dtype)

@@ -9,9 +9,10 @@ from typing import Any
 from ..engine import ENGINE
 from ..shapes import fmt, size_of, strides_of
 from ..tensor import Tensor
+from .checks import output_shape as checked_shape
 from .creation import clone
 from .op import TensorLike, convert_to_tensor, op
-from .shape import int_list, reshape, tile
+from .shape import reshape, tile
 
 __all__ = ["broadcast_to", "sparse_to_dense", "where_async"]
 
@@ -20,9 +21,7 @@ __all__ = ["broadcast_to", "sparse_to_dense", "where_async"]
 def broadcast_to(x: TensorLike, shape: Sequence[int]) -> Tensor:
     """x repeated along its size-1 (or missing leading) dims to `shape` (Reshape + Tile, as TF.js does)."""
     x = convert_to_tensor(x, "x", "broadcast_to")
-    target = int_list(shape, "shape", "broadcast_to")
-    if any(d < 0 for d in target):
-        raise ValueError(f"Error in broadcast_to: shape must be non-negative, got {fmt(target)}")
+    target = list(checked_shape(shape, "shape", "broadcast_to"))
     if len(target) < x.rank:
         raise ValueError(
             f"Error in broadcast_to: shape {fmt(target)} has fewer dims ({len(target)}) than x has "
@@ -82,7 +81,7 @@ def sparse_to_dense(
     name = "sparse_to_dense"
     idx = convert_to_tensor(sparse_indices, "sparse_indices", name, "int32")
     vals = convert_to_tensor(sparse_values, "sparse_values", name)
-    shape = tuple(int_list(output_shape, "output_shape", name))
+    shape = checked_shape(output_shape, "output_shape", name)
     default = convert_to_tensor(default_value, "default_value", name, vals.dtype)
     if idx.dtype != "int32":
         raise TypeError(f"Error in {name}: sparse_indices must be int32, but got {idx.dtype}")
@@ -91,8 +90,6 @@ def sparse_to_dense(
             f"Error in {name}: sparse_indices should be a scalar, vector, or matrix, but got shape "
             f"{fmt(idx.shape)}"
         )
-    if any(d < 0 for d in shape):
-        raise ValueError(f"Error in {name}: output_shape must be non-negative, got {fmt(shape)}")
     num_elems = idx.shape[0] if idx.rank > 0 else 1
     num_dims = idx.shape[1] if idx.rank > 1 else 1
     if len(shape) != num_dims:

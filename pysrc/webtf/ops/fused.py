@@ -11,6 +11,7 @@ from ..engine import ENGINE
 from ..shapes import broadcast_shapes, fmt
 from ..tensor import Tensor
 from .cast import cast
+from .checks import flag_arg
 from .conv import Pad, from_4d, prepare_conv
 from .matmul import convert_matching, matmul_shape
 from .op import TensorLike, convert_non_bool, named_op, op
@@ -71,11 +72,16 @@ def mat_mul(
     """activation(a @ b + bias) in one kernel (_FusedMatMul)."""
     name = "fused.mat_mul"
     ta, tb = convert_matching(a, b, name)
-    shape = matmul_shape(ta, tb, bool(transpose_a), bool(transpose_b), name)
+    shape = matmul_shape(
+        ta, tb, flag_arg(transpose_a, "transpose_a", name), flag_arg(transpose_b, "transpose_b", name), name
+    )
     extra, attrs = _fused_inputs(
         name, shape, ta.dtype, bias, activation, prelu_activation_weights, leakyrelu_alpha
     )
-    attrs.update(transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
+    attrs.update(
+        transpose_a=flag_arg(transpose_a, "transpose_a", name),
+        transpose_b=flag_arg(transpose_b, "transpose_b", name),
+    )
     return ENGINE.run_kernel(kn._FusedMatMul, {"a": ta, "b": tb, **extra}, attrs)
 
 

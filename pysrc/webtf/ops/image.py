@@ -15,26 +15,24 @@ from ..backend_util import non_max_suppression_impl
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
+from .checks import MAX_DIM, check_size, choice_arg, flag_arg, is_int, number_arg
 from .op import TensorLike, convert_to_tensor, op
 
 __all__: list[str] = []
 
 
-def _is_int(v: Any) -> bool:
-    """An integer that is not a bool (numpy integers included)."""
-    return not isinstance(v, bool) and hasattr(v, "__index__")
-
-
 def _size(size: Any, arg: str, name: str, minimum: int = 0) -> tuple[int, int]:
-    """Validate a [height, width] pair of integers >= minimum."""
+    """Validate a [height, width] pair of integers in [minimum, MAX_DIM] (integral floats accepted)."""
     vals = list(size) if isinstance(size, (list, tuple)) else None
     if vals is None or len(vals) != 2:
         raise ValueError(f"Error in {name}: {arg} must be 2D ([height, width]), but got {size!r}")
-    if not all(_is_int(v) or (isinstance(v, float) and v.is_integer()) for v in vals):
+    if not all(is_int(v) or (isinstance(v, float) and v.is_integer()) for v in vals):
         raise ValueError(f"Error in {name}: {arg} must hold integers, but got {vals}")
     out = (int(vals[0]), int(vals[1]))
     if min(out) < minimum:
         raise ValueError(f"Error in {name}: {arg} must be at least [{minimum},{minimum}], but was {fmt(out)}")
+    if max(out) > MAX_DIM:
+        raise ValueError(f"Error in {name}: {arg} must be at most [{MAX_DIM},{MAX_DIM}], but was {fmt(out)}")
     return out
 
 
@@ -56,6 +54,8 @@ def _resize(
             f"Error in {name}: images must be rank 3 or 4, but got rank {x.rank} ({fmt(x.shape)})"
         )
     new_size = _size(size, "size", name)
+    align_corners = flag_arg(align_corners, "align_corners", name)
+    half_pixel_centers = flag_arg(half_pixel_centers, "half_pixel_centers", name)
     if half_pixel_centers and align_corners:
         raise ValueError(f"Error in {name}: if half_pixel_centers is True, align_corners must be False")
     height, width, channels = x.shape[-3:]
@@ -65,11 +65,12 @@ def _resize(
             f"Error in {name}: cannot resize images of shape {fmt(x.shape)}, which have an empty spatial "
             f"dimension, to size {fmt(new_size)}"
         )
+    check_size((batch, *new_size, channels), name, f" (images {fmt(x.shape)})")
     batched = x if x.rank == 4 else _reshape(x, (1, *x.shape))
     attrs = {
         "size": new_size,
-        "align_corners": bool(align_corners),
-        "half_pixel_centers": bool(half_pixel_centers),
+        "align_corners": align_corners,
+        "half_pixel_centers": half_pixel_centers,
     }
     res = ENGINE.run_kernel(kernel, {"images": batched}, attrs)
     return res if x.rank == 4 else _reshape(res, res.shape[1:])
@@ -127,9 +128,12 @@ def crop_and_resize(
     if bi.dtype != "int32":
         raise TypeError(f"Error in {name}: box_ind must have dtype int32, but got {bi.dtype}")
     crop = _size(crop_size, "crop_size", name, minimum=1)
-    if method not in ("bilinear", "nearest"):
-        raise ValueError(f"Error in {name}: method must be 'bilinear' or 'nearest', but was {method!r}")
-    attrs = {"crop_size": crop, "method": method, "extrapolation_value": float(extrapolation_value or 0)}
+    method = choice_arg(method, ("bilinear", "nearest"), "method", name)
+    check_size((num_boxes, *crop, img.shape[3]), name)
+    extrapolation = number_arg(
+        0 if extrapolation_value is None else extrapolation_value, "extrapolation_value", name
+    )
+    attrs = {"crop_size": crop, "method": method, "extrapolation_value": float(extrapolation)}
     return ENGINE.run_kernel(kn.CropAndResize, {"image": img, "boxes": bx, "box_ind": bi}, attrs)
 
 
@@ -144,12 +148,11 @@ def _nms_check(
     soft_nms_sigma: float = 0.0,
 ) -> dict[str, Any]:
     """Validate NMS arguments (as TF.js's nonMaxSuppSanityCheck) and return the kernel attrs."""
-    if iou_threshold is None:
-        iou_threshold = 0.5
-    if score_threshold is None:
-        score_threshold = -math.inf
-    if soft_nms_sigma is None:
-        soft_nms_sigma = 0.0
+    iou_threshold = 0.5 if iou_threshold is None else number_arg(iou_threshold, "iou_threshold", name)
+    score_threshold = (
+        -math.inf if score_threshold is None else number_arg(score_threshold, "score_threshold", name)
+    )
+    soft_nms_sigma = 0.0 if soft_nms_sigma is None else number_arg(soft_nms_sigma, "soft_nms_sigma", name)
     if not 0 <= iou_threshold <= 1:
         raise ValueError(f"Error in {name}: iou_threshold must be in [0, 1], but was {iou_threshold}")
     if boxes.rank != 2:
@@ -167,7 +170,7 @@ def _nms_check(
         )
     if not 0 <= soft_nms_sigma <= 1:
         raise ValueError(f"Error in {name}: soft_nms_sigma must be in [0, 1], but was {soft_nms_sigma}")
-    if not _is_int(max_output_size):
+    if not is_int(max_output_size):
         raise TypeError(f"Error in {name}: max_output_size must be an int, but got {max_output_size!r}")
     return {
         "max_output_size": min(int(max_output_size), boxes.shape[0]),
@@ -177,10 +180,17 @@ def _nms_check(
     }
 
 
-def _nms_inputs(name: str, boxes: TensorLike, scores: TensorLike) -> tuple[Tensor, Tensor]:
-    return convert_to_tensor(boxes, "boxes", name, "float32"), convert_to_tensor(
-        scores, "scores", name, "float32"
-    )
+def _nms_inputs(
+    name: str, boxes: TensorLike, scores: TensorLike, made: list[Tensor] | None = None
+) -> tuple[Tensor, Tensor]:
+    """boxes and scores as float32 tensors; those converted here are added to `made` (async ops free them)."""
+    out = []
+    for arg, value in (("boxes", boxes), ("scores", scores)):
+        t = convert_to_tensor(value, arg, name, "float32")
+        if t is not value and made is not None:
+            made.append(t)
+        out.append(t)
+    return out[0], out[1]
 
 
 @op
@@ -213,7 +223,7 @@ def non_max_suppression_padded(
     b, s = _nms_inputs(name, boxes, scores)
     attrs = _nms_check(name, b, s, max_output_size, iou_threshold, score_threshold)
     del attrs["soft_nms_sigma"]
-    attrs["pad_to_max_output_size"] = bool(pad_to_max_output_size)
+    attrs["pad_to_max_output_size"] = flag_arg(pad_to_max_output_size, "pad_to_max_output_size", name)
     idx, valid = ENGINE.run_kernel(kn.NonMaxSuppressionV4, {"boxes": b, "scores": s}, attrs)
     return {"selected_indices": idx, "valid_outputs": valid}
 
@@ -246,16 +256,15 @@ async def _nms_async(
     pad: bool = False,
 ) -> Any:
     """Read boxes and scores without blocking, then run the shared NMS implementation on the host."""
-    b, s = _nms_inputs(name, boxes, scores)
+    made: list[Tensor] = []  # what this call converted, freed however it ends
     try:
+        b, s = _nms_inputs(name, boxes, scores, made)
         attrs = _nms_check(name, b, s, max_output_size, iou_threshold, score_threshold, soft_nms_sigma)
         box_vals = await b.data()
         score_vals = await s.data()
     finally:
-        if b is not boxes:
-            b.dispose()
-        if s is not scores:
-            s.dispose()
+        for t in made:
+            t.dispose()
     return non_max_suppression_impl(
         box_vals,
         score_vals,
@@ -301,7 +310,7 @@ async def non_max_suppression_padded_async(
         max_output_size,
         iou_threshold,
         score_threshold,
-        pad=bool(pad_to_max_output_size),
+        pad=flag_arg(pad_to_max_output_size, "pad_to_max_output_size", "non_max_suppression_padded_async"),
     )
     valid = ENGINE.make_tensor(array("i", [res.valid_outputs]), (), "int32")
     return {"selected_indices": _int_vector(res.selected_indices), "valid_outputs": valid}
@@ -344,11 +353,14 @@ def _image4d(image: TensorLike, name: str, numeric: bool = True) -> Tensor:
 
 def _numbers(value: Any, length: int, arg: str, name: str) -> Any:
     """A number, or a list of `length` numbers."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+    if number(value):
         return value
-    if isinstance(value, (list, tuple)) and len(value) == length:
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
-            return list(value)
+    if isinstance(value, (list, tuple)) and len(value) == length and all(map(number, value)):
+        return list(value)
     raise ValueError(
         f"Error in {name}: {arg} must be a number or a list of {length} numbers, but got {value!r}"
     )
@@ -366,10 +378,8 @@ def rotate_with_offset(image: TensorLike, radians: float, fill_value: Any = 0, c
     """Rotate [b,h,w,c] images counter-clockwise about center (fractions of width, height); fill the rest."""
     name = "rotate_with_offset"
     img = _image4d(image, name)
-    if isinstance(radians, bool) or not isinstance(radians, (int, float)):
-        raise TypeError(f"Error in {name}: radians must be a number, but got {radians!r}")
     attrs = {
-        "radians": float(radians),
+        "radians": float(number_arg(radians, "radians", name, finite=True)),
         "fill_value": _numbers(fill_value, 3, "fill_value", name),
         "center": _numbers(center, 2, "center", name),
     }
@@ -394,20 +404,15 @@ def transform(
             f"Error in {name}: transforms must have shape [batch,8] or [1,8] (batch {img.shape[0]}), "
             f"but had shape {fmt(tr.shape)}"
         )
-    if interpolation not in ("nearest", "bilinear"):
-        raise ValueError(
-            f"Error in {name}: interpolation must be 'nearest' or 'bilinear', but was {interpolation!r}"
-        )
-    if fill_mode not in ("constant", "reflect", "wrap", "nearest"):
-        raise ValueError(
-            f"Error in {name}: fill_mode must be 'constant', 'reflect', 'wrap' or 'nearest', "
-            f"but was {fill_mode!r}"
-        )
+    interpolation = choice_arg(interpolation, ("nearest", "bilinear"), "interpolation", name)
+    fill_mode = choice_arg(fill_mode, ("constant", "reflect", "wrap", "nearest"), "fill_mode", name)
     out_shape = None if output_shape is None else _size(output_shape, "output_shape", name)
+    if out_shape is not None:
+        check_size((img.shape[0], *out_shape, img.shape[3]), name)
     attrs = {
         "interpolation": interpolation,
         "fill_mode": fill_mode,
-        "fill_value": float(fill_value),
+        "fill_value": float(number_arg(fill_value, "fill_value", name)),
         "output_shape": out_shape,
     }
     return ENGINE.run_kernel(kn.Transform, {"image": img, "transforms": tr}, attrs)

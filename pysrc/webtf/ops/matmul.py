@@ -8,6 +8,7 @@ from ..engine import ENGINE
 from ..shapes import broadcast_shapes, fmt
 from ..tensor import Tensor
 from .cast import cast
+from .checks import check_size, flag_arg
 from .op import TensorLike, convert_non_bool, op
 
 __all__ = ["mat_mul"]
@@ -50,16 +51,22 @@ def matmul_shape(a: Tensor, b: Tensor, transpose_a: bool, transpose_b: bool, op_
         ) from None
     outer_a = a.shape[-1] if transpose_a else a.shape[-2]
     outer_b = b.shape[-2] if transpose_b else b.shape[-1]
-    return (*batch, outer_a, outer_b)
+    out = (*batch, outer_a, outer_b)
+    check_size(out, op_name, f" (a {fmt(a.shape)} @ b {fmt(b.shape)})")
+    return out
 
 
 @op
 def mat_mul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b: bool = False) -> Tensor:
     """The matrix product a @ b over the last two dims, batch dims broadcast (kernel BatchMatMul)."""
     ta, tb = convert_matching(a, b, "mat_mul")
-    matmul_shape(ta, tb, bool(transpose_a), bool(transpose_b), "mat_mul")
+    transpose_a, transpose_b = (
+        flag_arg(transpose_a, "transpose_a", "mat_mul"),
+        flag_arg(transpose_b, "transpose_b", "mat_mul"),
+    )
+    matmul_shape(ta, tb, transpose_a, transpose_b, "mat_mul")
     return ENGINE.run_kernel(
         kn.BatchMatMul,
         {"a": ta, "b": tb},
-        {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)},
+        {"transpose_a": transpose_a, "transpose_b": transpose_b},
     )

@@ -8,11 +8,12 @@ from array import array
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..dtypes import BYTES_PER_ELEMENT, TYPECODE, check_dtype, infer_dtype
+from ..dtypes import BYTES_PER_ELEMENT, TYPECODE, check_dtype, dtype_of_types, infer_dtype
 from ..engine import ENGINE
 from ..interop import dtype_of, np_dtype, numpy_or_none, to_int32
 from ..shapes import fmt, size_of
 from ..tensor import Tensor
+from .checks import MAX_RANK, check_size, shape_arg
 
 F = TypeVar("F", bound=Callable[..., Any])
 TensorLike = Any  # Tensor | number | bool | nested lists | array.array | numpy array on the host
@@ -54,10 +55,15 @@ def _flatten(value: Any, shape: list[int], depth: int, out: list[Any], op: str, 
         _flatten(v, shape, depth + 1, out, op, arg)
 
 
-def infer_shape(value: Any) -> list[int]:
-    """The shape of a nested list (from its first elements)."""
+def infer_shape(value: Any, op: str = "tensor", arg: str = "values") -> list[int]:
+    """The shape of a nested list (from its first elements); at most MAX_RANK levels deep."""
     shape = []
     while isinstance(value, (list, tuple)):
+        if len(shape) == MAX_RANK:
+            raise ValueError(
+                f"Error in {op}: argument '{arg}' is nested more than {MAX_RANK} levels deep; a tensor has at "
+                f"most {MAX_RANK} dims"
+            )
         shape.append(len(value))
         if not value:
             break
@@ -71,14 +77,42 @@ def to_flat(value: Any, dtype: str, op: str, arg: str) -> tuple[array, tuple[int
     if isinstance(value, array):
         return (value if value.typecode == code else array(code, _coerce(value, dtype))), (len(value),)
     if isinstance(value, (list, tuple)):
-        shape = infer_shape(value)
+        shape = infer_shape(value, op, arg)
         flat: list[Any] = []
         _flatten(value, shape, 0, flat, op, arg)
-        return array(code, _coerce(flat, dtype)), tuple(shape)
+        return typed_values(flat, dtype, op, arg), tuple(shape)
     if isinstance(value, (int, float, bool)) or hasattr(value, "__float__"):
-        return array(code, _coerce([value], dtype)), ()
+        return typed_values([value], dtype, op, arg), ()
     raise TypeError(
         f"Error in {op}: argument '{arg}' must be a Tensor or a TensorLike, but got {type(value).__name__}"
+    )
+
+
+def typed_values(values: list[Any], dtype: str, op: str, arg: str) -> array:
+    """Flat Python numbers as a typed array of `dtype`, refusing what would change a value silently: strings and
+    None, floats that are not integers for int32, ints beyond int32's range."""
+    source = dtype_of_types(set(map(type, values)), op, arg)
+    fraction = None
+    try:
+        if dtype == "bool":
+            return array("B", map(bool, values))
+        if dtype == "int32" and source == "float32":
+            fraction = next((v for v in values if not float(v).is_integer()), None)
+            if fraction is None:
+                return array("i", map(int, values))
+        else:
+            return array(TYPECODE[dtype], values)
+    except OverflowError:
+        limit = (-(2**31), 2**31 - 1) if dtype == "int32" else (-(3.4e38), 3.4e38)
+        bad = next((v for v in values if not limit[0] <= v <= limit[1]), "a value")
+        raise ValueError(
+            f"Error in {op}: argument '{arg}' holds {bad!r}, which {dtype} cannot hold"
+            + (" (pass dtype='float32' to store it as a float)" if dtype == "int32" else "")
+        ) from None
+    except (TypeError, ValueError) as e:  # e.g. a tensor of several values where a number belongs
+        raise TypeError(f"Error in {op}: argument '{arg}' must hold numbers or bools ({e})") from None
+    raise ValueError(
+        f"Error in {op}: argument '{arg}' must hold integers to be int32, but holds {fraction!r}"
     )
 
 
@@ -178,16 +212,17 @@ def make_tensor(
         elif buffer:
             dtype = buffer_dtype(value, op, arg)
         else:
-            dtype = infer_dtype(value)
+            dtype = infer_dtype(value, op, arg)
     check_dtype(dtype, op)
     if buffer and not (isinstance(value, array) and value.typecode == TYPECODE[dtype]):
         flat, inferred = buffer_values(value, dtype, op, arg)
     else:  # an array.array of the dtype's typecode is adopted as it is (as TF.js adopts a typed array)
         flat, inferred = to_flat(value, dtype, op, arg)
     if shape is not None:
-        shape = tuple(int(d) for d in shape)
+        shape = shape_arg(shape, "shape", op)
         if size_of(shape) != len(flat):
             if len(flat) == 1 and not inferred:
+                check_size(shape, op)
                 flat = flat * size_of(shape)
             else:
                 raise ValueError(

@@ -6,9 +6,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import kernel_names as kn
-from ..backend_util import check_conv_args, compute_pool_info, parse_pair
+from ..backend_util import check_conv_args, compute_pool_info, parse_pair, trim_pool_window
 from ..engine import ENGINE
+from ..shapes import fmt
 from ..tensor import Tensor
+from .checks import check_size
 from .conv import from_4d, normalize_pad, to_4d
 from .op import TensorLike, convert_non_bool, named_op
 
@@ -37,7 +39,13 @@ def _pool_op(kernel: str, name: str, doc: str) -> Callable[..., Tensor]:
             "pad": normalize_pad(pad),
             "dim_rounding_mode": dim_rounding_mode,
         }
-        compute_pool_info(x4.shape, (fh, fw), attrs["strides"], attrs["pad"], dim_rounding_mode, 1, name)
+        info = compute_pool_info(
+            x4.shape, (fh, fw), attrs["strides"], attrs["pad"], dim_rounding_mode, 1, name
+        )
+        check_size(info.out_shape, name, f" (x {fmt(tx.shape)})")
+        trimmed = trim_pool_window(info)
+        if trimmed is not None:  # a window larger than the input: the taps off the input take no part
+            attrs.update(filter_size=trimmed[0], pad=trimmed[1], dim_rounding_mode=None)
         return from_4d(ENGINE.run_kernel(kernel, {"x": x4}, attrs), tx)
 
     return named_op(pool_op, name, doc)

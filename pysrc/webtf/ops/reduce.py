@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import builtins
-import operator
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 from .. import kernel_names as kn
 from ..engine import ENGINE
-from ..shapes import normalize_axes, normalize_axis
 from ..tensor import Tensor
+from .checks import axes_arg, axis_arg, flag_arg
 from .op import TensorLike, convert_to_tensor, named_op, op
 
 __all__ = ["sum", "mean", "max", "min", "prod", "all", "any", "arg_max", "arg_min", "log_sum_exp"]
@@ -30,30 +28,17 @@ class ArgOp(Protocol):
     def __call__(self, x: TensorLike, axis: int = 0) -> Tensor: ...
 
 
-def parse_axes(axis: Axis, rank: int, op_name: str) -> tuple[int, ...]:
-    """Normalize an axis argument (None = all, an int, or a list of ints; negatives count from the end)."""
-    if axis is not None:
-        items = [axis] if not isinstance(axis, (list, tuple)) else list(axis)
-        try:
-            if builtins.any(isinstance(a, bool) for a in items):
-                raise TypeError
-            axis = [operator.index(a) for a in items]
-        except TypeError:
-            raise TypeError(
-                f"Error in {op_name}: axis must be an int, a list of ints or None, but got {axis!r}"
-            ) from None
-    return normalize_axes(axis, rank, op_name)
-
-
 def _reduce_op(kernel: str, name: str, doc: str, key: str = "axis", logical: bool = False) -> ReduceOp:
     """The op `name` (docstring `doc`): `kernel` over `axis` (attr `key`); a logical op reads x as bool."""
 
     def reduce_op(x: TensorLike, axis: Axis = None, keep_dims: bool = False) -> Tensor:
         t = convert_to_tensor(x, "x", name, "bool" if logical else None)
-        axes = parse_axes(axis, t.rank, name)
+        axes = axes_arg(axis, t.rank, name)
         if logical and t.dtype != "bool":
             t = ENGINE.run_kernel(kn.Cast, {"x": t}, {"dtype": "bool"})
-        return ENGINE.run_kernel(kernel, {"x": t}, {key: axes, "keep_dims": bool(keep_dims)})
+        return ENGINE.run_kernel(
+            kernel, {"x": t}, {key: axes, "keep_dims": flag_arg(keep_dims, "keep_dims", name)}
+        )
 
     return named_op(reduce_op, name, doc)
 
@@ -86,11 +71,7 @@ def _arg_op(kernel: str, name: str, doc: str) -> ArgOp:
 
     def arg_op(x: TensorLike, axis: int = 0) -> Tensor:
         t = convert_to_tensor(x, "x", name)
-        if isinstance(axis, bool) or not hasattr(axis, "__index__"):
-            raise TypeError(f"Error in {name}: axis must be an int, but got {axis!r}")
-        return ENGINE.run_kernel(
-            kernel, {"x": t}, {"axis": normalize_axis(operator.index(axis), t.rank, name)}
-        )
+        return ENGINE.run_kernel(kernel, {"x": t}, {"axis": axis_arg(axis, t.rank, name)})
 
     return named_op(arg_op, name, doc)
 
@@ -103,7 +84,7 @@ arg_min = _arg_op(kn.ArgMin, "arg_min", "int32 index of the first minimum along 
 def log_sum_exp(x: TensorLike, axis: Axis = None, keep_dims: bool = False) -> Tensor:
     """log(sum(exp(x))) over `axis`, computed stably as max + log(sum(exp(x - max))) (float32)."""
     t = convert_to_tensor(x, "x", "log_sum_exp")
-    axes = parse_axes(axis, t.rank, "log_sum_exp")
+    axes = axes_arg(axis, t.rank, "log_sum_exp")
     if t.dtype != "float32":
         t = ENGINE.run_kernel(kn.Cast, {"x": t}, {"dtype": "float32"})
     run: Any = ENGINE.run_kernel
@@ -111,7 +92,7 @@ def log_sum_exp(x: TensorLike, axis: Axis = None, keep_dims: bool = False) -> Te
     shifted = run(kn.Sub, {"a": t, "b": x_max})
     summed = run(kn.Sum, {"x": run(kn.Exp, {"x": shifted})}, {"axis": axes, "keep_dims": True})
     res = run(kn.Add, {"a": x_max, "b": run(kn.Log, {"x": summed})})
-    if keep_dims:
+    if flag_arg(keep_dims, "keep_dims", "log_sum_exp"):
         return res
     # Summing the size-1 kept axes away drops them without needing a Reshape kernel.
     return run(kn.Sum, {"x": res}, {"axis": axes, "keep_dims": False})

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import operator
-
 from .. import kernel_names as kn
 from ..engine import ENGINE
-from ..shapes import normalize_axis
 from ..tensor import Tensor
+from .checks import axis_arg, flag_arg
 from .op import TensorLike, convert_to_tensor, op
 
 __all__ = ["cumsum", "cumprod"]
@@ -15,11 +13,15 @@ __all__ = ["cumsum", "cumprod"]
 
 def _scan(kernel: str, x: TensorLike, axis: int, exclusive: bool, reverse: bool, op_name: str) -> Tensor:
     t = convert_to_tensor(x, "x", op_name)
-    if isinstance(axis, bool) or not hasattr(axis, "__index__"):
-        raise TypeError(f"Error in {op_name}: axis must be an int, but got {axis!r}")
-    ax = normalize_axis(operator.index(axis), t.rank, op_name)
+    ax = axis_arg(axis, t.rank, op_name)
     return ENGINE.run_kernel(
-        kernel, {"x": t}, {"axis": ax, "exclusive": bool(exclusive), "reverse": bool(reverse)}
+        kernel,
+        {"x": t},
+        {
+            "axis": ax,
+            "exclusive": flag_arg(exclusive, "exclusive", op_name),
+            "reverse": flag_arg(reverse, "reverse", op_name),
+        },
     )
 
 

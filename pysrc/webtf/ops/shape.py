@@ -9,9 +9,10 @@ from typing import Any
 from .. import kernel_names as kn
 from ..dtypes import infer_dtype, upcast
 from ..engine import ENGINE
-from ..shapes import fmt, normalize_axes, normalize_axis
+from ..shapes import fmt
 from ..tensor import Tensor
 from .cast import cast
+from .checks import MAX_DIM, MAX_RANK, axes_arg, axis_arg, check_size, int_arg, int_list
 from .op import TensorLike, convert_to_tensor, op
 
 __all__ = [
@@ -28,22 +29,6 @@ __all__ = [
 ]
 
 
-def int_list(value: Any, arg: str, op_name: str) -> list[int]:
-    """A list of Python ints from a sequence of integers; raises TypeError naming the op and argument."""
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"Error in {op_name}: argument '{arg}' must be a list of integers, got {value!r}")
-    out = list(value)
-    if any(isinstance(v, bool) or not hasattr(v, "__index__") for v in out):
-        raise TypeError(f"Error in {op_name}: argument '{arg}' must contain only integers, got {out}")
-    return [int(v) for v in out]
-
-
-def int_arg(value: Any, arg: str, op_name: str) -> int:
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise TypeError(f"Error in {op_name}: argument '{arg}' must be an integer, got {value!r}")
-    return int(value)
-
-
 def convert_tensor_list(xs: Any, arg: str, op_name: str) -> list[Tensor]:
     """Tensors for a list argument; plain values take the dtype of the first tensor in the list."""
     if not isinstance(xs, (list, tuple)):
@@ -52,14 +37,18 @@ def convert_tensor_list(xs: Any, arg: str, op_name: str) -> list[Tensor]:
         )
     dtype = next((x.dtype for x in xs if isinstance(x, Tensor)), None)
     if dtype is None and xs:  # only plain values: one dtype that holds them all, as TF.js infers
-        dtype = functools.reduce(upcast, (infer_dtype(x) for x in xs))
+        dtype = functools.reduce(upcast, (infer_dtype(x, op_name, arg) for x in xs))
     return [convert_to_tensor(x, f"{arg}[{i}]", op_name, dtype) for i, x in enumerate(xs)]
 
 
 def resolve_shape(shape: Sequence[int], size: int, op_name: str, x_shape: Sequence[int]) -> tuple[int, ...]:
     """`shape` with its one -1 inferred from `size`; raises TF.js-like errors for impossible shapes."""
+    if len(shape) > MAX_RANK:
+        raise ValueError(f"Error in {op_name}: shape {fmt(shape)} has more than {MAX_RANK} dims")
     implicit, known = -1, 1
     for i, d in enumerate(shape):
+        if d > MAX_DIM:
+            raise ValueError(f"Error in {op_name}: shapes can not be > {MAX_DIM}. Found {d} at dim {i}")
         if d == -1:
             if implicit != -1:
                 raise ValueError(
@@ -139,9 +128,7 @@ def squeeze(x: TensorLike, axis: int | Sequence[int] | None = None) -> Tensor:
     if axis is None or (isinstance(axis, (list, tuple)) and not axis):  # [] also means all, as TF.js
         new_shape = tuple(d for d in x.shape if d != 1)
     else:
-        axes = normalize_axes(
-            axis if isinstance(axis, int) else int_list(axis, "axis", "squeeze"), x.rank, "squeeze"
-        )
+        axes = axes_arg(axis, x.rank, "squeeze")
         for a in axes:
             if x.shape[a] != 1:
                 raise ValueError(
@@ -168,7 +155,7 @@ def concat(tensors: Sequence[TensorLike], axis: int = 0) -> Tensor:
     rank = ts[0].rank
     if rank == 0:
         raise ValueError("Error in concat: can't concatenate scalars (use stack instead)")
-    axis = normalize_axis(int_arg(axis, "axis", "concat"), rank, "concat")
+    axis = axis_arg(axis, rank, "concat")
     first = ts[0].shape
     for i, t in enumerate(ts):
         if t.rank != rank:
@@ -182,6 +169,7 @@ def concat(tensors: Sequence[TensorLike], axis: int = 0) -> Tensor:
                     f"Error in concat: shape of tensors[{i}] ({fmt(t.shape)}) does not match the shape of "
                     f"the rest ({fmt(first)}) along the non-concatenated axis {r}"
                 )
+    check_size((*first[:axis], sum(t.shape[axis] for t in ts), *first[axis + 1 :]), "concat")
     return ENGINE.run_kernel(kn.Concat, _matching(ts), {"axis": axis})
 
 
@@ -192,7 +180,7 @@ def stack(tensors: Sequence[TensorLike], axis: int = 0) -> Tensor:
     if not ts:
         raise ValueError("Error in stack: pass at least one tensor to stack")
     first = ts[0]
-    axis = normalize_axis(int_arg(axis, "axis", "stack"), first.rank + 1, "stack")
+    axis = axis_arg(axis, first.rank + 1, "stack")
     for i, t in enumerate(ts):
         if t.shape != first.shape:
             raise ValueError(
@@ -204,6 +192,7 @@ def stack(tensors: Sequence[TensorLike], axis: int = 0) -> Tensor:
                 f"Error in stack: all tensors passed to stack must have matching dtypes, but tensors[{i}] "
                 f"has dtype {t.dtype} and tensors[0] has dtype {first.dtype}"
             )
+    check_size((len(ts), *first.shape), "stack")
     return ENGINE.run_kernel(kn.Pack, ts, {"axis": axis})
 
 
@@ -211,7 +200,7 @@ def stack(tensors: Sequence[TensorLike], axis: int = 0) -> Tensor:
 def unstack(x: TensorLike, axis: int = 0) -> list[Tensor]:
     """The rank-(R-1) tensors along `axis` of a rank-R tensor, as a list (kernel Unpack)."""
     x = convert_to_tensor(x, "x", "unstack")
-    axis = normalize_axis(int_arg(axis, "axis", "unstack"), x.rank, "unstack")
+    axis = axis_arg(axis, x.rank, "unstack")
     return ENGINE.run_kernel(kn.Unpack, {"value": x}, {"axis": axis})
 
 
@@ -219,7 +208,7 @@ def unstack(x: TensorLike, axis: int = 0) -> list[Tensor]:
 def split(x: TensorLike, num_or_size_splits: int | Sequence[int], axis: int = 0) -> list[Tensor]:
     """x cut along `axis` into n equal parts, or parts of the given sizes (one may be -1) (kernel SplitV)."""
     x = convert_to_tensor(x, "x", "split")
-    axis = normalize_axis(int_arg(axis, "axis", "split"), x.rank, "split")
+    axis = axis_arg(axis, x.rank, "split")
     dim = x.shape[axis]
     if isinstance(num_or_size_splits, (list, tuple)):
         sizes = int_list(num_or_size_splits, "num_or_size_splits", "split")
@@ -257,6 +246,9 @@ def tile(x: TensorLike, reps: Sequence[int]) -> Tensor:
         )
     if any(n < 0 for n in r):
         raise ValueError(f"Error in tile: reps must be non-negative, got {fmt(r)}")
+    check_size(
+        tuple(d * n for d, n in zip(x.shape, r, strict=True)), "tile", f" (x {fmt(x.shape)}, reps {fmt(r)})"
+    )
     return ENGINE.run_kernel(kn.Tile, {"x": x}, {"reps": tuple(r)})
 
 
@@ -264,6 +256,5 @@ def tile(x: TensorLike, reps: Sequence[int]) -> Tensor:
 def reverse(x: TensorLike, axis: int | Sequence[int] | None = None) -> Tensor:
     """x with the order of elements reversed along `axis` (all dims by default) (kernel Reverse)."""
     x = convert_to_tensor(x, "x", "reverse")
-    spec = axis if axis is None or isinstance(axis, int) else int_list(axis, "axis", "reverse")
-    dims = normalize_axes(spec, x.rank, "reverse")
+    dims = axes_arg(axis, x.rank, "reverse")
     return ENGINE.run_kernel(kn.Reverse, {"x": x}, {"dims": dims})

@@ -9,10 +9,10 @@ from .. import kernel_names as kn
 from ..backend_util import slice_info
 from ..dtypes import check_dtype
 from ..engine import ENGINE
-from ..shapes import fmt, normalize_axis
+from ..shapes import fmt
 from ..tensor import Tensor
-from .op import TensorLike, convert_to_tensor, op
-from .shape import int_arg, int_list
+from .checks import axis_arg, check_size, choice_arg, count_arg, int_arg, int_list, number_arg
+from .op import TensorLike, convert_to_tensor, op, typed_values
 
 __all__ = ["gather", "gather_nd", "mirror_pad", "one_hot", "pad", "slice", "strided_slice"]
 
@@ -117,6 +117,9 @@ def _paddings(paddings: Any, x: Tensor, op_name: str) -> tuple[tuple[int, int], 
         if pair[0] < 0 or pair[1] < 0:
             raise ValueError(f"Error in {op_name}: paddings[{i}] must be non-negative, got {fmt(pair)}")
         out.append((pair[0], pair[1]))
+    check_size(
+        tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, out, strict=True)), op_name, f" (x {fmt(x.shape)})"
+    )
     return tuple(out)
 
 
@@ -127,15 +130,20 @@ def pad(x: TensorLike, paddings: Sequence[Sequence[int]], constant_value: float 
     if x.rank == 0:
         raise ValueError("Error in pad: pad(scalar) is not defined. Pass non-scalar to pad")
     pads = _paddings(paddings, x, "pad")
-    return ENGINE.run_kernel(kn.PadV2, {"x": x}, {"paddings": pads, "constant_value": constant_value})
+    value = (
+        constant_value
+        if isinstance(constant_value, bool)
+        else number_arg(constant_value, "constant_value", "pad")
+    )
+    typed_values([value], x.dtype, "pad", "constant_value")  # refuses a value x's dtype cannot hold
+    return ENGINE.run_kernel(kn.PadV2, {"x": x}, {"paddings": pads, "constant_value": value})
 
 
 @op
 def mirror_pad(x: TensorLike, paddings: Sequence[Sequence[int]], mode: str = "reflect") -> Tensor:
     """x padded with its mirror image; the edge is repeated in 'symmetric' mode only (kernel MirrorPad)."""
     x = convert_to_tensor(x, "x", "mirror_pad")
-    if mode not in ("reflect", "symmetric"):
-        raise ValueError(f"Error in mirror_pad: mode must be 'reflect' or 'symmetric', got {mode!r}")
+    mode = choice_arg(mode, ("reflect", "symmetric"), "mode", "mirror_pad")
     if x.rank == 0:
         raise ValueError(
             "Error in mirror_pad: mirror_pad(scalar) is not defined. Pass non-scalar to mirror_pad"
@@ -158,7 +166,7 @@ def gather(x: TensorLike, indices: TensorLike, axis: int = 0, batch_dims: int = 
     (kernel GatherV2)."""
     x = convert_to_tensor(x, "x", "gather")
     idx = _int32(indices, "indices", "gather")
-    axis = normalize_axis(int_arg(axis, "axis", "gather"), x.rank, "gather")
+    axis = axis_arg(axis, x.rank, "gather")
     b = int_arg(batch_dims, "batch_dims", "gather")
     if not -idx.rank <= b <= idx.rank:
         raise ValueError(
@@ -174,6 +182,7 @@ def gather(x: TensorLike, indices: TensorLike, axis: int = 0, batch_dims: int = 
                 f"Error in gather: x.shape[{i}]: {x.shape[i]} should be equal to indices.shape[{i}]: "
                 f"{idx.shape[i]} (x has shape {fmt(x.shape)}, indices {fmt(idx.shape)})"
             )
+    check_size((*x.shape[:axis], *idx.shape[b:], *x.shape[axis + 1 :]), "gather", f" (x {fmt(x.shape)})")
     return ENGINE.run_kernel(kn.GatherV2, {"x": x, "indices": idx}, {"axis": axis, "batch_dims": b})
 
 
@@ -193,6 +202,7 @@ def gather_nd(x: TensorLike, indices: TensorLike) -> Tensor:
             f"Error in gather_nd: index innermost dimension length must be <= x rank; saw: "
             f"{idx.shape[-1]} vs. {x.rank} (x has shape {fmt(x.shape)}, indices {fmt(idx.shape)})"
         )
+    check_size((*idx.shape[:-1], *x.shape[idx.shape[-1] :]), "gather_nd", f" (x {fmt(x.shape)})")
     return ENGINE.run_kernel(kn.GatherNd, {"params": x, "indices": idx})
 
 
@@ -203,9 +213,13 @@ def one_hot(
     """A tensor of shape indices.shape + [depth]: on_value where the last index equals the indices
     (kernel OneHot)."""
     idx = _int32(indices, "indices", "one_hot")
-    depth = int_arg(depth, "depth", "one_hot")
+    depth = count_arg(depth, "depth", "one_hot")
     if depth < 2:
         raise ValueError(f"Error in one_hot: depth must be >=2, but it is {depth}")
     check_dtype(dtype, "one_hot")
+    on_value = number_arg(on_value, "on_value", "one_hot")
+    off_value = number_arg(off_value, "off_value", "one_hot")
+    typed_values([on_value, off_value], dtype, "one_hot", "on_value / off_value")
+    check_size((*idx.shape, depth), "one_hot")
     attrs = {"depth": depth, "on_value": on_value, "off_value": off_value, "dtype": dtype}
     return ENGINE.run_kernel(kn.OneHot, {"indices": idx}, attrs)

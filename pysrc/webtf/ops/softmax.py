@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import operator
-
 from .. import kernel_names as kn
 from ..engine import ENGINE
-from ..shapes import fmt, normalize_axis
+from ..shapes import fmt
 from ..tensor import Tensor
+from .checks import axis_arg
 from .op import TensorLike, convert_to_tensor, op
 
 __all__ = ["softmax", "log_softmax"]
@@ -19,9 +18,7 @@ def _prepare(logits: TensorLike, dim: int, arg: str, op_name: str, what: str) ->
         raise ValueError(
             f"Error in {op_name}: logits must have rank >= 1, but got a scalar (shape {fmt(t.shape)})"
         )
-    if isinstance(dim, bool) or not hasattr(dim, "__index__"):
-        raise TypeError(f"Error in {op_name}: {arg} must be an int, but got {dim!r}")
-    if normalize_axis(operator.index(dim), t.rank, op_name, arg) != t.rank - 1:
+    if axis_arg(dim, t.rank, op_name, arg) != t.rank - 1:
         raise ValueError(
             f"Error in {op_name}: {what} along a non-last dimension is not yet supported. "
             f"Logits was rank {t.rank} and {arg} was {dim}"

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import operator
 from typing import NamedTuple
 
 from .. import kernel_names as kn
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
+from .checks import flag_arg, int_arg
 from .op import TensorLike, convert_to_tensor, op
 
 __all__ = ["top_k"]
@@ -27,9 +27,7 @@ def top_k(x: TensorLike, k: int = 1, sorted: bool = True) -> TopK:  # noqa: A002
     t = convert_to_tensor(x, "x", "top_k")
     if t.rank == 0:
         raise ValueError(f"Error in top_k: x must be of rank 1 or higher, but got shape {fmt(t.shape)}")
-    if isinstance(k, bool) or not hasattr(k, "__index__"):
-        raise TypeError(f"Error in top_k: k must be an int, but got {k!r}")
-    k = operator.index(k)
+    k = int_arg(k, "k", "top_k")
     last = t.shape[-1]
     if k < 0:
         raise ValueError(f"Error in top_k: 'k' passed to top_k() must be >= 0 but got {k}")
@@ -38,4 +36,6 @@ def top_k(x: TensorLike, k: int = 1, sorted: bool = True) -> TopK:  # noqa: A002
             f"Error in top_k: 'k' passed to top_k() must be <= the last dimension ({last}) but got {k} "
             f"(x has shape {fmt(t.shape)})"
         )
-    return TopK(*ENGINE.run_kernel(kn.TopK, {"x": t}, {"k": k, "sorted": bool(sorted)}))
+    return TopK(
+        *ENGINE.run_kernel(kn.TopK, {"x": t}, {"k": k, "sorted": flag_arg(sorted, "sorted", "top_k")})
+    )

@@ -10,18 +10,10 @@ from .. import kernel_names as kn
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
+from .checks import check_size, choice_arg, int_list
 from .op import TensorLike, convert_to_tensor, op
 
 __all__ = ["batch_to_space_nd", "depth_to_space", "space_to_batch_nd"]
-
-
-def _ints(values: Any, arg: str, name: str) -> list[int]:
-    """A list of ints (numpy integers accepted, bools not)."""
-    if not isinstance(values, (list, tuple)) or not all(
-        hasattr(v, "__index__") and not isinstance(v, bool) for v in values
-    ):
-        raise TypeError(f"Error in {name}: {arg} must be a list of ints, but got {values!r}")
-    return [int(v) for v in values]
 
 
 def _pairs(values: Any, m: int, arg: str, name: str, block_arg: str = "block_shape") -> list[list[int]]:
@@ -30,7 +22,7 @@ def _pairs(values: Any, m: int, arg: str, name: str, block_arg: str = "block_sha
         raise ValueError(
             f"Error in {name}: {arg} has {got} rows but should have {m}, the length of {block_arg}"
         )
-    out = [_ints(p, arg, name) for p in values]
+    out = [int_list(p, arg, name) for p in values]
     if any(len(p) != 2 for p in out):
         raise ValueError(f"Error in {name}: {arg} must have shape [{m},2], but got {values!r}")
     if any(v < 0 for p in out for v in p):
@@ -43,7 +35,7 @@ def _block_args(
 ) -> tuple[Tensor, list[int], list[list[int]]]:
     """x, block_shape and the [M, 2] paddings / crops of space_to_batch_nd and batch_to_space_nd, checked."""
     x = convert_to_tensor(x, "x", name)
-    block = _ints(block_shape, "block_shape", name)
+    block = int_list(block_shape, "block_shape", name)
     if any(b < 1 for b in block):
         raise ValueError(f"Error in {name}: block_shape values must be >= 1, but got {block}")
     if x.rank < 1 + len(block):
@@ -61,8 +53,7 @@ def depth_to_space(x: TensorLike, block_size: int, data_format: str = "NHWC") ->
     x = convert_to_tensor(x, "x", name)
     if x.rank != 4:
         raise ValueError(f"Error in {name}: x must be rank 4, but got rank {x.rank} ({fmt(x.shape)})")
-    if data_format not in ("NHWC", "NCHW"):
-        raise ValueError(f"Error in {name}: data_format must be 'NHWC' or 'NCHW', but got {data_format!r}")
+    data_format = choice_arg(data_format, ("NHWC", "NCHW"), "data_format", name)
     if isinstance(block_size, bool) or not hasattr(block_size, "__index__") or block_size <= 1:
         raise ValueError(f"Error in {name}: block_size should be an int > 1, but was: {block_size!r}")
     depth = x.shape[3] if data_format == "NHWC" else x.shape[1]
@@ -86,6 +77,8 @@ def space_to_batch_nd(x: TensorLike, block_shape: Sequence[int], paddings: Seque
             f"Error in {name}: input spatial dimensions {fmt(spatial)} with paddings {pads} must be "
             f"divisible by block_shape {fmt(block)}"
         )
+    padded = [(d + p[0] + p[1]) // b for d, p, b in zip(spatial, pads, block, strict=True)]
+    check_size((x.shape[0] * prod(block), *padded, *x.shape[1 + len(block) :]), name, f" (x {fmt(x.shape)})")
     attrs = {"block_shape": tuple(block), "paddings": tuple(tuple(p) for p in pads)}
     return ENGINE.run_kernel(kn.SpaceToBatchND, {"x": x}, attrs)
 

@@ -13,9 +13,9 @@ from typing import Protocol
 
 from .. import kernel_names as kn
 from ..engine import ENGINE
-from ..shapes import broadcast_shapes
 from ..tensor import Tensor
 from .cast import cast
+from .checks import broadcast_output, number_arg
 from .op import TensorLike, convert_bool_only, convert_to_tensor, named_op, op
 
 __all__ = [
@@ -53,12 +53,6 @@ def _unary_op(
     return named_op(unary_op, name, doc)
 
 
-def _number(value: object, arg: str, op_name: str) -> float:
-    if isinstance(value, bool) or not hasattr(value, "__float__"):
-        raise TypeError(f"Error in {op_name}: {arg} must be a number, but got {value!r}")
-    return value if isinstance(value, int) else float(value)  # type: ignore[arg-type]
-
-
 abs = _unary_op(kn.Abs, "abs", "|x| element-wise (kernel Abs); int32 stays int32.")
 neg = _unary_op(kn.Neg, "neg", "-x element-wise (kernel Neg).")
 exp = _unary_op(kn.Exp, "exp", "e ** x element-wise (kernel Exp); float32 output, overflow gives inf.")
@@ -82,14 +76,14 @@ selu = _unary_op(
 @op
 def leaky_relu(x: TensorLike, alpha: float = 0.2) -> Tensor:
     """x for x >= 0, alpha * x below (kernel LeakyRelu, attr alpha)."""
-    return _unary(kn.LeakyRelu, x, "leaky_relu", {"alpha": _number(alpha, "alpha", "leaky_relu")})
+    return _unary(kn.LeakyRelu, x, "leaky_relu", {"alpha": number_arg(alpha, "alpha", "leaky_relu")})
 
 
 @op
 def prelu(x: TensorLike, alpha: TensorLike) -> Tensor:
     """x for x >= 0, alpha * x below, with alpha broadcast against x (kernel Prelu)."""
     tx, ta = _convert_bool_as_int(x, "x", "prelu"), _convert_bool_as_int(alpha, "alpha", "prelu")
-    broadcast_shapes(tx.shape, ta.shape, "prelu")
+    broadcast_output(tx.shape, ta.shape, "prelu")
     return ENGINE.run_kernel(kn.Prelu, {"x": tx, "alpha": ta})
 
 
@@ -127,9 +121,9 @@ logical_not = _unary_op(
 @op
 def clip_by_value(x: TensorLike, clip_value_min: float, clip_value_max: float) -> Tensor:
     """x clipped to [clip_value_min, clip_value_max], nan kept (kernel ClipByValue); dtype kept."""
-    lo = _number(clip_value_min, "clip_value_min", "clip_by_value")
-    hi = _number(clip_value_max, "clip_value_max", "clip_by_value")
-    if lo > hi:
+    lo = number_arg(clip_value_min, "clip_value_min", "clip_by_value")
+    hi = number_arg(clip_value_max, "clip_value_max", "clip_by_value")
+    if not lo <= hi:  # a NaN bound fails it too, as TF.js's assert does
         raise ValueError(
             f"Error in clip_by_value: clip_value_min ({lo}) must be less than or equal to "
             f"clip_value_max ({hi})"
@@ -140,4 +134,4 @@ def clip_by_value(x: TensorLike, clip_value_min: float, clip_value_max: float) -
 @op
 def step(x: TensorLike, alpha: float = 0.0) -> Tensor:
     """1 where x > 0, alpha elsewhere, nan kept (kernel Step, attr alpha); dtype kept."""
-    return _unary(kn.Step, x, "step", {"alpha": _number(alpha, "alpha", "step")})
+    return _unary(kn.Step, x, "step", {"alpha": number_arg(alpha, "alpha", "step")})

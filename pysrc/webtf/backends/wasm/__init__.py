@@ -8,7 +8,7 @@ from __future__ import annotations
 from ...engine import ENGINE
 from ...kernel_registry import get_kernels_for_backend, register_kernels
 from . import flags  # noqa: F401  (WASM_* flags)
-from .backend import WasmBackend, WasmKernelError
+from .backend import WasmBackend, WasmKernelError, WasmTrapError
 from .kernels import NATIVE, kernel_table
 from .module import BINARY_NAMES, WasmLoadError, binary_url, load_module, reset_wasm_paths, set_wasm_paths
 
@@ -31,6 +31,7 @@ __all__ = [
     "NATIVE",
     "WasmBackend",
     "WasmKernelError",
+    "WasmTrapError",
     "WasmLoadError",
     "binary_url",
     "create_backend",

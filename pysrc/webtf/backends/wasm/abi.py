@@ -214,6 +214,7 @@ class Helpers:
         log: Any,
         temps: list[int],
         free_temps: Callable[[], None],
+        trapped: Callable[[Exception, str], None] | None = None,
     ) -> None:
         self.resident = resident  # data id -> the same id, moved into the wasm heap if needed
         self.ints = ints  # sequence of ints -> pointer to them as int32 in the heap
@@ -224,6 +225,12 @@ class Helpers:
         self.log = log  # has .log_count: the number of lines the module printed so far
         self.temps = temps  # heap arrays too big to cache, freed by free_temps() right after the call
         self.free_temps = free_temps
+        # (error, export name) -> raises: the export trapped or aborted, so the module's state is unknown
+        self.trapped = trapped or _reraise
+
+
+def _reraise(error: Exception, export: str) -> None:
+    raise error
 
 
 def _wrapper_source(name: str, entry: dict[str, Any]) -> tuple[str, list[str]]:
@@ -238,10 +245,15 @@ def _wrapper_source(name: str, entry: dict[str, Any]) -> tuple[str, list[str]]:
         if kind == "out_id":
             outs.append(p)
     sig = ", ".join(f"p_{a}" for a in params)
-    body = f"_fn({', '.join(call)})"
     lines = [f"def {name}({sig}):"]
+    # arguments are converted first: only an error of the export itself (a trap, an abort) goes to _trapped
+    lines.extend(f"    _a{i} = {expr}" for i, expr in enumerate(call))
     lines.append("    _n = _log.log_count")
-    lines.append(f"    _r = {body}")
+    lines.append("    try:")
+    lines.append(f"        _r = _fn({', '.join(f'_a{i}' for i in range(len(call)))})")
+    lines.append("    except Exception as _e:")
+    lines.append(f"        _trapped(_e, {name!r})")
+    lines.append("        raise")
     lines.append("    if _temps: _free_temps()")
     lines.append(
         f"    if _log.log_count != _n: _check(_n, {name!r}, ({', '.join(outs)}{',' if outs else ''}))"
@@ -268,6 +280,7 @@ def bind_export(name: str, entry: dict[str, Any], fn: Any, helpers: Helpers) -> 
         "_log": helpers.log,
         "_temps": helpers.temps,
         "_free_temps": helpers.free_temps,
+        "_trapped": helpers.trapped,
     }
     exec(compile(source, f"<wasm abi {name}>", "exec"), scope)
     wrapper = scope[name]

@@ -14,10 +14,12 @@ and cached by value, so a kernel call with shapes seen before makes no extra JS 
 from __future__ import annotations
 
 import math
+import sys
 from array import array
 from typing import Any
 
 from ...dtypes import BYTES_PER_ELEMENT, TYPECODE
+from ...shapes import fmt
 from ..base import Backend, TensorInfo, new_data_id
 from .abi import Exports, Helpers, load_table
 from .module import WasmModule
@@ -25,10 +27,16 @@ from .module import WasmModule
 _ARENA_BYTES = 64 * 1024
 _CACHE_MAX_BYTES = 1024  # larger int arrays are written per call and freed right after it
 _CONSTANTS_MAX = 64  # kernel lookup tables kept (e.g. per resize geometry)
+#: the largest heap block: malloc and the kernels take sizes as 32-bit ints, and a 4 GiB heap holds little more
+_MAX_BLOCK_BYTES = 2**31 - 2**16
 
 
 class WasmKernelError(RuntimeError):
     """A wasm export reported a failure (it printed a warning such as 'Unknown dtype'): use a fallback."""
+
+
+class WasmTrapError(RuntimeError):
+    """A wasm export trapped or aborted; the backend re-instantiated the binary (see WasmBackend.recover)."""
 
 
 class WasmBackend(Backend):
@@ -38,15 +46,27 @@ class WasmBackend(Backend):
 
     def __init__(self, module: WasmModule, table: dict[str, Any] | None = None) -> None:
         super().__init__()
-        self.module = module
         self.table = table if table is not None else load_table()
-        self._temps: list[int] = []
-        helpers = Helpers(
-            self._resident, self.ints, self.table, self._failed, module, self._temps, self._free_temps
-        )
-        self.abi = Exports(self.table, module.raw, helpers)
         self.abi_activations = frozenset(self.table["activation_enum"])
         self.abi_dtypes = dict(self.table["dtype_enum"])
+        self._temps: list[int] = []
+        self.bytes_allocated = 0
+        self.constants: dict[Any, tuple[TensorInfo, ...]] = {}  # see keep_constants
+        self.fallbacks: dict[str, int] = {}  # kernel name -> times a native kernel fell back to the cpu one
+        self.resets: list[str] = []  # why the module was re-instantiated (see recover), oldest first
+        self._ints_cache: dict[tuple, int] = {}
+        self._disposed = False
+        self._recovering = False
+        self._bind(module)
+
+    def _bind(self, module: WasmModule) -> None:
+        """Bind every export of `module` and set up its heap state (arena, scratch buffers)."""
+        self.module = module
+        helpers = Helpers(
+            self._resident, self.ints, self.table, self._failed, module, self._temps, self._free_temps,
+            self._trapped,
+        )  # fmt: skip
+        self.abi = Exports(self.table, module.raw, helpers)
         self._malloc = self.abi.malloc
         self._free = self.abi.free
         self._register = self.abi.register_tensor
@@ -57,14 +77,10 @@ class WasmBackend(Backend):
         self._copy = module.strided_copier()
         self._gather = module.row_gatherer()
         self._convert = module.converter()
-        self.bytes_allocated = 0
         self._pending = (0, 0)  # (data id, pointer) of the disposed block the next allocation frees
-        self.constants: dict[Any, tuple[TensorInfo, ...]] = {}  # see keep_constants
-        self.fallbacks: dict[str, int] = {}  # kernel name -> times a native kernel fell back to the cpu one
-        self._ints_cache: dict[tuple, int] = {}
+        self._ints_cache.clear()
         self._arena = self.malloc(_ARENA_BYTES)
         self._arena_used = 0
-        self._disposed = False
         self._flags: TensorInfo | None = None  # scratch bool buffer for has_nan, grown as needed
         self._flags_capacity = 0
         self._any = self.make_output((), "bool")
@@ -73,13 +89,46 @@ class WasmBackend(Backend):
     # ---- heap blocks ----------------------------------------------------------------------------
     def malloc(self, nbytes: int) -> int:
         """A heap block of `nbytes` bytes (MemoryError when the heap cannot grow)."""
+        self._check_bytes(nbytes)
         ptr = self._malloc(nbytes)
         if not ptr:
-            raise MemoryError(
-                f"wasm heap exhausted: could not allocate {nbytes} bytes "
-                f"(heap {self.module.heap_size()} bytes, {self.bytes_allocated} in tensors)"
-            )
+            self._exhausted(nbytes)
         return ptr & 0xFFFFFFFF
+
+    def _check_bytes(self, nbytes: int, shape: tuple[int, ...] | None = None) -> None:
+        """Refuse a block larger than one wasm tensor may take, before it reaches the heap: malloc takes a
+        32-bit size, so a larger request would be truncated (and the kernel would write past the block)."""
+        if nbytes > _MAX_BLOCK_BYTES:
+            what = f"a tensor of shape {fmt(shape)}" if shape is not None else "a block"
+            raise MemoryError(
+                f"wasm backend: {what} would take {nbytes} bytes, more than the {_MAX_BLOCK_BYTES} one "
+                "block of the wasm heap may take"
+            )
+
+    def _exhausted(self, nbytes: int) -> None:
+        raise MemoryError(
+            f"wasm heap exhausted: could not allocate {nbytes} bytes (heap {self.module.heap_size()} bytes, "
+            f"{self.bytes_allocated} in tensors); nothing was allocated"
+        )
+
+    def _allocate(self, data_id: int, size: int, dtype: str, shape: tuple[int, ...]) -> int:
+        """A heap block for `size` elements of `dtype` (a tensor of `shape`), registered as `data_id` (the
+        pending disposed block is freed first). On failure nothing is allocated and the bookkeeping is as it
+        was."""
+        nbytes = size * BYTES_PER_ELEMENT[dtype]
+        self._check_bytes(nbytes, shape)
+        pending, self._pending = self._pending, (0, 0)
+        try:
+            ptr = self._alloc(data_id, size, nbytes, *pending)
+        except Exception as e:
+            self._trapped(e, "malloc")
+            raise
+        if not ptr:
+            self._exhausted(nbytes)
+        ptr &= 0xFFFFFFFF
+        self.data[data_id] = (ptr, nbytes, dtype)
+        self.bytes_allocated += nbytes
+        return ptr
 
     def ints(self, seq: Any) -> int:
         """A heap pointer to `seq` as int32 values (cached by value; see the module docstring)."""
@@ -112,6 +161,51 @@ class WasmBackend(Backend):
             self._free(ptr)
         self._temps.clear()
 
+    def _trapped(self, error: Exception, export: str) -> None:
+        """An export trapped or aborted: raise WasmTrapError once the module is replaced (recover)."""
+        reason = f"the wasm export {export} failed ({type(error).__name__}: {error})"
+        if self._recovering:  # the fresh instance failed too: give up rather than loop
+            raise WasmTrapError(
+                f"{reason} while re-instantiating the wasm module: use another backend"
+            ) from error
+        try:
+            copied = self.recover(reason)
+        except Exception as e:
+            raise WasmTrapError(
+                f"{reason}, and the wasm module could not be re-instantiated ({e}): use another backend"
+            ) from error
+        raise WasmTrapError(
+            f"{reason}; the wasm module was re-instantiated and its {copied} live tensors copied into it"
+        ) from error
+
+    def recover(self, reason: str) -> int:
+        """Replace the module by a fresh instance of the binary, for when its state can no longer be trusted
+        (a trap or abort can leave its allocator and XNNPACK's caches broken). The engine's live tensors are
+        read from the old heap (a trap leaves it readable) and written into the new one under the same ids;
+        kernel scratch buffers and caches start over. Returns how many tensors were copied."""
+        old = self.module
+        tracked = getattr(self.mover, "data_info", {})
+        old.refresh_views()
+        keep = [(i, old.read(ptr, n), dtype) for i, (ptr, n, dtype) in self.data.items() if i in tracked]
+        fresh = old.fresh()
+        old.release()
+        self.data.clear()
+        self.constants.clear()
+        self._temps.clear()
+        self.bytes_allocated = 0
+        self._recovering = True
+        try:
+            self._bind(fresh)
+            for data_id, raw, dtype in keep:
+                values = array(TYPECODE[dtype])
+                values.frombytes(raw)
+                self.move(data_id, values, (len(values),), dtype)
+        finally:
+            self._recovering = False
+        self.resets.append(reason)
+        print(f"webtf: {reason}; the wasm module was re-instantiated", file=sys.stderr)
+        return len(keep)
+
     def _resident(self, data_id: int) -> int:
         if data_id not in self.data:
             self.get_data(data_id)
@@ -125,31 +219,16 @@ class WasmBackend(Backend):
 
     # ---- storage ----------------------------------------------------------------------------------
     def move(self, data_id: int, values: array, shape: tuple[int, ...], dtype: str) -> None:
-        size = len(values)
-        nbytes = size * BYTES_PER_ELEMENT[dtype]
-        ptr = self._alloc(data_id, size, nbytes, *self._pending)
-        self._pending = (0, 0)
-        if not ptr:
-            self.malloc(nbytes)  # raises the MemoryError
-        ptr &= 0xFFFFFFFF
-        self.data[data_id] = (ptr, nbytes, dtype)
-        self.bytes_allocated += nbytes
-        if nbytes:
+        ptr = self._allocate(data_id, len(values), dtype, shape)
+        if len(values):
             if values.typecode != TYPECODE[dtype]:
                 values = array(TYPECODE[dtype], values)
-            self.module.u8.subarray(ptr, ptr + nbytes).assign(memoryview(values).cast("B"))
+            self.module.write(ptr, memoryview(values).cast("B"))
 
     def make_output(self, shape: tuple[int, ...], dtype: str) -> TensorInfo:
         """A new, uninitialized buffer of `shape` and `dtype` registered with the binary (a kernel output)."""
-        size = math.prod(shape)
-        nbytes = size * BYTES_PER_ELEMENT[dtype]
         data_id = new_data_id()
-        ptr = self._alloc(data_id, size, nbytes, *self._pending)
-        self._pending = (0, 0)
-        if not ptr:
-            self.malloc(nbytes)  # raises the MemoryError
-        self.data[data_id] = (ptr & 0xFFFFFFFF, nbytes, dtype)
-        self.bytes_allocated += nbytes
+        self._allocate(data_id, math.prod(shape), dtype, shape)
         return TensorInfo(data_id, tuple(shape), dtype)
 
     def adopt(self, ptr: int, shape: tuple[int, ...], dtype: str) -> TensorInfo:
@@ -172,9 +251,12 @@ class WasmBackend(Backend):
     def dispose_data(self, data_id: int) -> None:
         rec = self.data.pop(data_id, None)
         if rec is not None:
-            if self._pending[0]:
-                self._release(*self._pending)
-            self._pending = (data_id, rec[0])
+            pending, self._pending = self._pending, (data_id, rec[0])
+            if pending[0]:
+                try:
+                    self._release(*pending)
+                except Exception as e:
+                    self._trapped(e, "free")
             self.bytes_allocated -= rec[1]
 
     def has_nan(self, x: Any) -> bool:

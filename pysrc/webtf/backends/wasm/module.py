@@ -93,8 +93,9 @@ async def fetch_binary(url: str) -> Any:
 class WasmModule:
     """An instantiated binary: its exports (`raw`), memory, a Uint8Array heap view and the text it printed."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, compiled: Any = None) -> None:
         self.url = url
+        self.compiled = compiled  # the WebAssembly.Module: a fresh instance of it needs no fetch or compile
         self.raw: Any = None
         self.memory: Any = None
         self.u8: Any = None
@@ -296,6 +297,25 @@ class WasmModule:
             p.destroy()
         self._proxies.clear()
 
+    def start(self, instance: Any) -> None:
+        """Adopt a new instance of the binary: its exports and memory, then run its initializers."""
+        self.raw = instance.exports
+        self.memory = self.raw.memory
+        self.refresh_views()
+        getattr(self.raw, "__wasm_call_ctors")()  # noqa: B009  (a literal attribute here would be name-mangled)
+        self.raw.init()
+
+    def fresh(self) -> WasmModule:
+        """A new instance of the same compiled binary with a new, empty heap (synchronous: no fetch, no
+        compile), for when this instance's state can no longer be trusted."""
+        module = WasmModule(self.url, self.compiled)
+        try:
+            module.start(bridge.js.WebAssembly.Instance.new(self.compiled, module.imports()))
+        except Exception:
+            module.release()
+            raise
+        return module
+
 
 async def load_module(simd: bool | None = None, url: str | None = None) -> WasmModule:
     """Fetch, compile and start the binary (SIMD where supported unless `simd` says otherwise)."""
@@ -312,12 +332,9 @@ async def load_module(simd: bool | None = None, url: str | None = None) -> WasmM
     except Exception as e:
         module.release()
         raise WasmLoadError(f"could not compile or instantiate the wasm binary at '{url}': {e}") from None
-    module.raw = result.instance.exports
+    module.compiled = result.module
     try:
-        module.memory = module.raw.memory
-        module.refresh_views()
-        module.raw.__wasm_call_ctors()
-        module.raw.init()
+        module.start(result.instance)
     except Exception as e:
         module.release()
         raise WasmLoadError(f"the wasm binary at '{url}' failed to start: {e}") from None

@@ -13,27 +13,20 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
+from ...backend_util import cast_values
 from ...dtypes import TYPECODE
-from ..base import Backend, TensorInfo, new_data_id
+from ..base import MAX_ELEMENTS, Backend, TensorInfo, new_data_id
 from .context import ContextLostError, GLContext, lost_message
 from .programs import Program, ProgramCache
 from .textures import TexData, TexturePool, as_float32, texture_shape
 
-_INT_MIN, _INT_SPAN = -(2**31), 2**32
 #: int32 kernels whose inputs are all on the host and at most this large run on the cpu kernels
 _FORWARD_MAX = 1 << 16
 
 
 def _to_dtype(floats: array, dtype: str) -> array:
     """Downloaded float32 values as the flat array of `dtype`."""
-    if dtype == "float32":
-        return floats
-    if dtype == "bool":
-        return array("B", [v != 0 for v in floats])
-    try:
-        return array("i", map(int, floats))
-    except (ValueError, OverflowError):  # NaN/inf (0 in an Int32Array) or out of int32 range (wraps)
-        return array("i", [(int(v) - _INT_MIN) % _INT_SPAN + _INT_MIN if v - v == 0 else 0 for v in floats])
+    return floats if dtype == "float32" else cast_values(floats, "float32", dtype)
 
 
 class WebGLBackend(Backend):
@@ -49,6 +42,8 @@ class WebGLBackend(Backend):
             force_f16 = bool(ENV.get("WEBGL_FORCE_F16_TEXTURES"))
         self.ctx = ctx = GLContext(force_f16)
         self.max_texture_size = ctx.max_texture_size
+        # a tensor is one RGBA texture, 4 elements per texel, at most max_texture_size texels on a side
+        self.max_elements = min(MAX_ELEMENTS, 4 * ctx.max_texture_size**2)
         self.max_texture_units = min(ctx.max_texture_units, 16)
         self.pool = TexturePool(ctx)
         self.programs = ProgramCache(ctx)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ... import ops as tf
 from ...ops.extra import where_coords
 from ...tensor import Tensor
-from .nodes import Node
+from .nodes import Node, node_error
 from .op_table import resolve
 from .resources import Resources
 
@@ -242,8 +242,7 @@ class DynamicRun:
             if node is None:
                 raise
             where = f" in loop context {self.ids(frames)[0]}" if frames else ""
-            e.add_note(f"Error in node '{node.name}' (op {node.op}){where}")
-            raise
+            raise node_error(node, e, where) from e.__cause__
         self.cleanup({id(t) for t in result})
         return result
 

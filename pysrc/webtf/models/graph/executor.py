@@ -133,4 +133,7 @@ class _NodeStep(Step):
     def call(self, ins: list[Tensor]) -> Any:
         if self.handler is None:
             raise ValueError(f"unsupported op '{self.node.op}'")
-        return self.handler(self.node, ins, self.executor)
+        try:
+            return self.handler(self.node, ins, self.executor)
+        except IndexError as e:  # the node lacks an input its op reads
+            raise ValueError(f"it has {len(self.node.inputs)} inputs, fewer than its op reads ({e})") from e

@@ -48,6 +48,29 @@ def _signature_spec(name: str, entry: dict[str, Any]) -> TensorSpec:
     return TensorSpec(name, shape, _DTYPES.get(entry.get("dtype", "DT_FLOAT"), "float32"))
 
 
+def _declared_shape(node: Any) -> tuple[int, ...] | None:
+    """The shape a Const node's value declares (a dim without a size is 0, as protobuf omits zeros), or None."""
+    tensor = (node.attr.get("value") or {}).get("tensor")
+    if not isinstance(tensor, dict) or "tensorShape" not in tensor:
+        return None
+    return tuple(int(d.get("size", 0)) for d in tensor["tensorShape"].get("dim", []))
+
+
+def check_weights(nodes: dict[str, Any], weights: dict[str, Tensor]) -> None:
+    """Raise when a weight's manifest dtype or shape contradicts the Const node of the graph it feeds."""
+    for name, t in weights.items():
+        node = nodes.get(name)
+        if node is None or node.op != "Const":
+            continue
+        dtype, shape = node.dtype("dtype", t.dtype), _declared_shape(node)
+        if dtype != t.dtype or (shape is not None and shape != t.shape):
+            declared = f"dtype {dtype}" + (f" and shape {fmt(shape)}" if shape is not None else "")
+            raise ValueError(
+                f"Weight '{name}' has dtype {t.dtype} and shape {fmt(t.shape)} in the weights manifest, but its "
+                f"Const node in the graph declares {declared}"
+            )
+
+
 class GraphModel:
     """A converted TF graph with resident weights: execute / execute_async / predict / dispose.
 
@@ -213,6 +236,7 @@ async def load_graph_model(url_or_handler: Any) -> GraphModel:
     weights = decode_weights(artifacts.weight_specs, artifacts.weight_data)
     try:
         model = GraphModel(artifacts, weights)
+        check_weights(model.nodes, weights)
         model.check()
     except Exception:
         for t in weights.values():

@@ -105,6 +105,15 @@ class Node:
         return [int(d.get("size", -1)) for d in s.get("dim", [])]
 
 
+def node_error(node: Node, error: Exception, where: str = "") -> Exception:
+    """`error` as raised by running `node`, with a note naming the node; an IndexError (the node lacks an
+    input its op reads) becomes a ValueError."""
+    if isinstance(error, IndexError):
+        error = ValueError(f"it has {len(node.inputs)} inputs, fewer than its op reads ({error})")
+    error.add_note(f"Error in node '{node.name}' (op {node.op}){where}")
+    return error
+
+
 def parse_nodes(topology: Any) -> dict[str, Node]:
     """Nodes by name from a converter modelTopology ({'node': [...], 'library': ..., 'versions': ...})."""
     if not isinstance(topology, dict) or not isinstance(topology.get("node"), list):
@@ -112,12 +121,30 @@ def parse_nodes(topology: Any) -> dict[str, Node]:
             "modelTopology has no 'node' list: not a graph model (a layers model needs load_layers_model)"
         )
     nodes: dict[str, Node] = {}
-    for raw in topology["node"]:
+    for k, raw in enumerate(topology["node"]):
+        if (
+            not isinstance(raw, dict)
+            or not isinstance(raw.get("name"), str)
+            or not isinstance(raw.get("op"), str)
+        ):
+            raise ValueError(
+                f"modelTopology node {k} must be an object with a string 'name' and 'op': {raw!r:.80}"
+            )
+        refs, attr = raw.get("input", []), raw.get("attr", {})
+        if (
+            not isinstance(refs, list)
+            or not all(isinstance(r, str) for r in refs)
+            or not isinstance(attr, dict)
+        ):
+            raise ValueError(
+                f"modelTopology node '{raw['name']}' must have 'input' that is a list of strings and 'attr' that "
+                "is an object"
+            )
         data, controls = [], []
-        for ref in raw.get("input", []):
+        for ref in refs:
             if ref.startswith("^"):
                 controls.append(ref[1:])
             else:
                 data.append(parse_input(ref))
-        nodes[raw["name"]] = Node(raw["name"], raw["op"], data, controls, raw.get("attr", {}))
+        nodes[raw["name"]] = Node(raw["name"], raw["op"], data, controls, attr)
     return nodes

@@ -30,12 +30,17 @@ class IOHandler(Protocol):
     async def load(self) -> ModelArtifacts: ...
 
 
-def parse_json(text: str | bytes, where: str) -> Any:
+def parse_json(text: str | bytes, where: str) -> dict[str, Any]:
     """A parsed model.json, or ValueError naming where it came from."""
     try:
-        return json.loads(text)
-    except (ValueError, UnicodeDecodeError) as e:
+        model_json = json.loads(text)
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise ValueError(f"{where}: model.json is not valid JSON ({e})") from None
+    if not isinstance(model_json, dict):
+        raise ValueError(
+            f"{where}: model.json must hold a JSON object, but holds a {type(model_json).__name__}"
+        )
+    return model_json
 
 
 class HttpHandler:

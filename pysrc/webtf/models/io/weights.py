@@ -16,15 +16,71 @@ from .artifacts import Quantization, WeightSpec
 _STORED_BYTES = {"float32": 4, "int32": 4, "bool": 1, "uint8": 1, "uint16": 2, "float16": 2}
 
 
+_QUANTIZED = ("uint8", "uint16", "float16")
+
+
+def _bad(where: str, what: str) -> ValueError:
+    return ValueError(f"{where}: weightsManifest {what}")
+
+
+def _parse_spec(w: Any, where: str, at: str) -> WeightSpec:
+    """One manifest entry, checked: a name, a shape of non-negative integers, a dtype and a valid quantization."""
+    if not isinstance(w, dict):
+        raise _bad(where, f"entry {at} must be an object, but is {type(w).__name__}")
+    name = w.get("name")
+    if not isinstance(name, str) or not name:
+        raise _bad(where, f"entry {at} has no name")
+    shape = w.get("shape")
+    if not isinstance(shape, list) or not all(isinstance(d, int) and not isinstance(d, bool) for d in shape):
+        raise _bad(where, f"weight '{name}' must have a shape that is a list of integers, but has {shape!r}")
+    if any(d < 0 for d in shape):
+        raise _bad(where, f"weight '{name}' has shape {fmt(shape)}: dims must not be negative")
+    dtype = w.get("dtype")
+    if not isinstance(dtype, str):
+        raise _bad(where, f"weight '{name}' has no dtype")
+    q = w.get("quantization")
+    quant = None
+    if q:
+        if not isinstance(q, dict) or q.get("dtype") not in _QUANTIZED:
+            raise ValueError(
+                f"Weight '{name}' has unknown quantization {q!r}; supported quantization dtypes are "
+                f"{', '.join(_QUANTIZED)}"
+            )
+        if q["dtype"] == "float16" and dtype != "float32":
+            raise ValueError(
+                f"Weight '{name}' is quantized with float16, which only holds float32, not {dtype}"
+            )
+        if q["dtype"] != "float16" and not all(isinstance(q.get(k), (int, float)) for k in ("scale", "min")):
+            raise ValueError(
+                f"Weight '{name}' is quantized with {q['dtype']} but has no numeric scale and min"
+            )
+        quant = Quantization(
+            q["dtype"], float(q.get("scale", 1.0)), float(q.get("min", 0.0)), q.get("original_dtype", dtype)
+        )
+    return WeightSpec(name, tuple(shape), dtype, quant, w.get("group"))
+
+
 def parse_manifest(manifest: Any, where: str) -> tuple[list[WeightSpec], list[str]]:
-    """Weight specs and shard paths (in order) from a model.json weightsManifest."""
+    """Weight specs and shard paths (in order) from a model.json weightsManifest; a ValueError naming the
+    entry for anything malformed."""
     if not isinstance(manifest, list):
         raise ValueError(f"{where}: weightsManifest must be a list of groups")
     specs: list[WeightSpec] = []
     paths: list[str] = []
-    for group in manifest:
-        paths.extend(group.get("paths", []))
-        specs.extend(parse_weight_specs(group.get("weights", []), where))
+    for g, group in enumerate(manifest):
+        if not isinstance(group, dict):
+            raise _bad(where, f"group {g} must be an object, but is {type(group).__name__}")
+        group_paths, weights = group.get("paths", []), group.get("weights", [])
+        if not isinstance(group_paths, list) or not all(isinstance(p, str) for p in group_paths):
+            raise _bad(
+                where, f"group {g} must have 'paths' that is a list of strings, but has {group_paths!r}"
+            )
+        if not isinstance(weights, list):
+            raise _bad(
+                where, f"group {g} must have 'weights' that is a list, but has {type(weights).__name__}"
+            )
+        paths.extend(group_paths)
+        specs.extend(_parse_spec(w, where, f"{g}.{i}") for i, w in enumerate(weights))
     return specs, paths
 
 
@@ -32,20 +88,7 @@ def parse_weight_specs(entries: Any, where: str) -> list[WeightSpec]:
     """WeightSpecs from a list of TF.js weight entries ({name, shape, dtype, quantization?, group?})."""
     if not isinstance(entries, list):
         raise ValueError(f"{where}: weight specs must be a list of {{name, shape, dtype}} entries")
-    specs = []
-    for w in entries:
-        q = w.get("quantization")
-        quant = None
-        if q:
-            quant = Quantization(
-                q["dtype"],
-                float(q.get("scale", 1.0)),
-                float(q.get("min", 0.0)),
-                q.get("original_dtype", w["dtype"]),
-            )
-        shape = tuple(int(d) for d in w["shape"])
-        specs.append(WeightSpec(w["name"], shape, w["dtype"], quant, w.get("group")))
-    return specs
+    return [_parse_spec(w, where, str(i)) for i, w in enumerate(entries)]
 
 
 def weight_specs_json(specs: Iterable[WeightSpec]) -> list[dict[str, Any]]:

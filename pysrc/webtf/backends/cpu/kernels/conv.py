@@ -62,22 +62,21 @@ class TapRows:
 
     def __init__(self, rows: list[list], info: ConvInfo) -> None:
         self.rows, self.c, self.sw, self.n = rows, info.in_channels, info.stride_width, info.out_width
-        self._phases: dict[int, list[list]] = {}
+        self._phases: dict[tuple[int, int], list] = {}
 
-    def _phase_rows(self, r: int) -> list[list]:
-        ph = self._phases.get(r)
+    def _phase_row(self, r: int, p: int) -> list:
+        """Row r's pixels p, p + sw, p + 2 sw, ... (channels interleaved), made on first use: only the phases
+        some filter tap reads are built, however large the stride."""
+        ph = self._phases.get((r, p))
         if ph is None:
             row, c, sw = self.rows[r], self.c, self.sw
-            ph = []
-            for p in range(sw):
-                if c == 1:
-                    ph.append(row[p::sw])
-                    continue
-                phase = [0.0] * (-(-(len(row) // c - p) // sw) * c)
+            if c == 1:
+                ph = row[p::sw]
+            else:
+                ph = [0.0] * (-(-(len(row) // c - p) // sw) * c)
                 for ch in range(c):
-                    phase[ch::c] = row[p * c + ch :: sw * c]
-                ph.append(phase)
-            self._phases[r] = ph
+                    ph[ch::c] = row[p * c + ch :: sw * c]
+            self._phases[(r, p)] = ph
         return ph
 
     def tap(self, r: int, o: int) -> list:
@@ -86,7 +85,7 @@ class TapRows:
         if self.sw == 1:
             return self.rows[r][o * c : (o + n) * c]
         q, p = divmod(o, self.sw)
-        return self._phase_rows(r)[p][q * c : (q + n) * c]
+        return self._phase_row(r, p)[q * c : (q + n) * c]
 
 
 def conv2d_values(backend: Any, x: Any, f: Any, info: ConvInfo) -> list:

@@ -19,6 +19,7 @@ from .... import kernel_names as kn
 from ....backend_util import (
     NmsResult,
     bilinear_axis,
+    check_box_ind,
     crop_coords,
     js_round,
     nearest_axis,
@@ -90,7 +91,7 @@ def resize_nearest_neighbor(backend: Any, inputs: Any, attrs: dict[str, Any]) ->
 # ---- crop and resize -------------------------------------------------------------------------------
 def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """CropAndResize -> [n, crop_h, crop_w, c]; samples outside the image get extrapolation_value, and boxes
-    whose box_ind is outside [0, batch) give zeros, as in TF.js."""
+    whose box_ind is outside [0, batch) are an error (TF.js gives zeros)."""
     image, boxes, box_ind = inputs["image"], inputs["boxes"], inputs["box_ind"]
     batch, h, w, c = image.shape
     n = boxes.shape[0]
@@ -98,13 +99,12 @@ def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
     nearest = attrs["method"] == "nearest"
     extrap = float(attrs["extrapolation_value"])
     img, bx, bi = backend.values(image), backend.values(boxes), backend.values(box_ind)
+    check_box_ind(bi, batch)
     row_len, crop_row = w * c, cw * c
     out = array("f", bytes(4 * n * ch * crop_row))
     extrap_row = array("f", [extrap]) * crop_row
     for k in range(n):
         b = int(bi[k])
-        if not 0 <= b < batch:
-            continue
         y1, x1, y2, x2 = bx[4 * k : 4 * k + 4]
         ys = crop_coords(y1, y2, h, ch)
         xs = crop_coords(x1, x2, w, cw)

@@ -55,28 +55,34 @@ def _taps(info: ConvInfo, wq: int) -> list[tuple[tuple[int, int], int]]:
 def _planes(
     qd: array, b: int, info: ConvInfo, fill: float, hq: int, wq: int, phases: set
 ) -> dict[tuple[int, int], list[int]]:
-    """Per needed stride phase, each channel's padded plane (hq x wq slots) as a packed int."""
+    """Per needed stride phase (py, px), each channel's plane of hq x wq slots as a packed int: slot (qy, qx)
+    holds the padded input at row qy * sh + py, column qx * sw + px. Only the slots are built, never the whole
+    padded input, so a stride far larger than the input costs nothing."""
     h, w, c = info.in_height, info.in_width, info.in_channels
     sh, sw = info.stride_height, info.stride_width
-    hp, wp = hq * sh, wq * sw
+    top, left = info.pad_top, info.pad_left
     row = w * c
-    padded = array("d", [fill]) * (hp * wp * c)
-    src = b * h * row
-    for r in range(h):
-        dst = ((r + info.pad_top) * wp + info.pad_left) * c
-        padded[dst : dst + row] = qd[src + r * row : src + (r + 1) * row]
+    base = b * h * row
     out: dict[tuple[int, int], list[int]] = {}
-    for py in sorted({p[0] for p in phases}):
-        if sh == 1:
-            rows = padded
-        else:
-            rows = array("d")
-            for r in range(py, hp, sh):
-                rows += padded[r * wp * c : (r + 1) * wp * c]
-        for px in sorted({p[1] for p in phases if p[0] == py}):
-            out[(py, px)] = [
-                int.from_bytes(rows[px * c + ch :: sw * c].tobytes(), "little") for ch in range(c)
-            ]
+    for py, px in phases:
+        plane = array("d", [fill]) * (hq * wq * c)
+        q0 = max(0, -(-(left - px) // sw))  # the slot columns that fall inside the input: [q0, q1)
+        q1 = min(wq, -(-(left + w - px) // sw))
+        n = q1 - q0
+        for qy in range(hq if n > 0 else 0):
+            r = qy * sh + py - top
+            if not 0 <= r < h:
+                continue
+            src = base + r * row + (q0 * sw + px - left) * c
+            dst = (qy * wq + q0) * c
+            if sw == 1:
+                plane[dst : dst + n * c] = qd[src : src + n * c]
+            else:
+                for ch in range(c):
+                    plane[dst + ch : dst + n * c : c] = qd[
+                        src + ch : src + ch + (n - 1) * sw * c + 1 : sw * c
+                    ]
+        out[(py, px)] = [int.from_bytes(plane[ch::c].tobytes(), "little") for ch in range(c)]
     return out
 
 

@@ -14,20 +14,13 @@ from ....backend_util import (
     check_gather_nd_indices,
     flat_slice,
     gather_info,
+    scalar_as,
     slice_info_from_attrs,
 )
 from ....dtypes import TYPECODE
 from ....shapes import strides_of
 from ...base import TensorInfo
 from .shape import Axis, contiguous_axes, copy_strided, gather_strided
-
-
-def _fill_value(value: Any, dtype: str) -> Any:
-    if dtype == "float32":
-        return float(value)
-    if dtype == "int32":
-        return int(value)
-    return 1 if value else 0
 
 
 def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -48,7 +41,7 @@ def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     if out_shape == x.shape:
         return TensorInfo(x.data_id, x.shape, x.dtype)
     code = TYPECODE[x.dtype]
-    out = array(code, [_fill_value(attrs.get("constant_value", 0), x.dtype)]) * prod(out_shape)
+    out = array(code, [scalar_as(x.dtype, attrs.get("constant_value", 0))]) * prod(out_shape)
     out_strides = strides_of(out_shape)
     base = sum(lo * s for (lo, _), s in zip(paddings, out_strides, strict=True))
     axes = [(d, s, o) for (d, s), o in zip(contiguous_axes(x.shape), out_strides, strict=True)]
@@ -118,7 +111,7 @@ def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """OneHot: indices outside [0, depth) give a row of off_value."""
     indices = inputs["indices"]
     depth, dtype = attrs["depth"], attrs.get("dtype", "int32")
-    on, off = _fill_value(attrs.get("on_value", 1), dtype), _fill_value(attrs.get("off_value", 0), dtype)
+    on, off = scalar_as(dtype, attrs.get("on_value", 1)), scalar_as(dtype, attrs.get("off_value", 0))
     idx = backend.values(indices)
     out = array(TYPECODE[dtype], [off]) * (len(idx) * depth)
     for pos in [k * depth + i for k, i in enumerate(idx) if 0 <= i < depth]:

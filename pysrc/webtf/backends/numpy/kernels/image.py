@@ -14,7 +14,14 @@ from typing import Any
 import numpy as np
 
 from .... import kernel_names as kn
-from ....backend_util import bilinear_axis, crop_coords, nearest_axis, non_max_suppression_impl, resize_info
+from ....backend_util import (
+    bilinear_axis,
+    check_box_ind,
+    crop_coords,
+    nearest_axis,
+    non_max_suppression_impl,
+    resize_info,
+)
 from ...base import TensorInfo
 from .common import F32, js_round, store
 
@@ -53,8 +60,8 @@ def resize_nearest_neighbor(backend: Any, inputs: Any, attrs: dict[str, Any]) ->
 # ---- crop and resize -------------------------------------------------------------------------------
 def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """image [b,h,w,c], boxes [n,4] (y1,x1,y2,x2 normalized), box_ind [n] -> float32 [n,crop_h,crop_w,c];
-    attrs crop_size, method ('bilinear' | 'nearest'), extrapolation_value. A box_ind outside [0, b) gives
-    zeros, a sample outside the image the extrapolation value."""
+    attrs crop_size, method ('bilinear' | 'nearest'), extrapolation_value. A box_ind outside [0, b) is an
+    error, a sample outside the image the extrapolation value."""
     image, boxes, box_ind = inputs["image"], inputs["boxes"], inputs["box_ind"]
     batch, h, w, c = image.shape
     ch, cw = attrs["crop_size"]
@@ -65,8 +72,8 @@ def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
     ys = np.array([crop_coords(y1, y2, h, ch) for y1, _, y2, _ in bx])
     xs = np.array([crop_coords(x1, x2, w, cw) for _, x1, _, x2 in bx])
     bi = backend.nd(box_ind).astype(np.int64)
-    valid = (bi >= 0) & (bi < batch)
-    b = np.where(valid, bi, 0)[:, None, None]
+    check_box_ind(bi.tolist(), batch)
+    b = bi[:, None, None]
     y_ok, x_ok = (ys >= 0) & (ys <= h - 1), (xs >= 0) & (xs <= w - 1)
     ys, xs = np.where(y_ok, ys, 0.0), np.where(x_ok, xs, 0.0)
     img = backend.nd(image)
@@ -81,7 +88,7 @@ def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
         lower = _lerp(img[b, bottom, left].astype(np.float64), img[b, bottom, right], xt)
         out = _lerp(upper, lower, (ys - np.floor(ys))[:, :, None, None])
     out = np.where((y_ok[:, :, None] & x_ok[:, None, :])[..., None], out, float(attrs["extrapolation_value"]))
-    return backend.make(np.where(valid[:, None, None, None], out, 0.0), "float32")
+    return backend.make(out, "float32")
 
 
 # ---- non max suppression ---------------------------------------------------------------------------

@@ -24,9 +24,7 @@ def _implied_out(size: int, before: int, after: int, eff: int, stride: int) -> i
 
 
 def xnn_geometry_ok(info: ConvInfo) -> bool:
-    """True when XNNPACK, given this padding, produces exactly info's output size."""
-    if info.pad_type == "SAME":
-        return True
+    """True when XNNPACK, given info's explicit padding, produces exactly info's output size."""
     return info.out_height == _implied_out(
         info.in_height, info.pad_top, info.pad_bottom, info.effective_filter_height, info.stride_height
     ) and info.out_width == _implied_out(
@@ -49,9 +47,12 @@ def per_channel(t: Any, channels: int, allow_scalar: bool) -> bool:
 
 
 def _conv_args(info: ConvInfo) -> tuple:
-    same = info.pad_type == "SAME"
-    pads = (0, 0, 0, 0) if same else (info.pad_top, info.pad_right, info.pad_bottom, info.pad_left)
-    return (info.filter_height, info.filter_width, *pads, same)
+    # 'same' padding goes to XNNPACK as the explicit pads TF computes, never as its TENSORFLOW_SAME_PADDING
+    # flag: that mode takes the total pad (out - 1) * stride + filter - in as unsigned, so when the stride
+    # outgrows the filter and the total is negative (5x5 input, 3x3 filter, stride 5) it pads by ~2**31 and
+    # every output is 0 (TF.js's wasm backend has the same bug). TF clamps the total at 0.
+    pads = (info.pad_top, info.pad_right, info.pad_bottom, info.pad_left)
+    return (info.filter_height, info.filter_width, *pads, False)
 
 
 def _plain_conv(name: str, depthwise: bool) -> Kernel:

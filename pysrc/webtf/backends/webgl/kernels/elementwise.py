@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .... import kernel_names as kn
-from ....backend_util import cast_values, fill_kernels, filled
+from ....backend_util import cast_values, fill_kernels, filled, scalar_as
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from .common import broadcast_ints, read_mode, size_of
@@ -97,7 +97,7 @@ def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 def fill_value(backend: Any, shape: tuple[int, ...], dtype: str, value: Any) -> TensorInfo:
     """A tensor of `shape` filled with `value`: on the host when small, else drawn on the GPU."""
     n = size_of(shape)
-    v = float(value) if dtype == "float32" else int(value)
+    v = scalar_as(dtype, value)
     if n <= 4096:
         return backend.output(filled(n, dtype, v), shape, dtype)
     key = ("Unary", "Fill")

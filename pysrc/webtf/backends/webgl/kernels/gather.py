@@ -16,6 +16,7 @@ from ....backend_util import (
     concat_shape,
     gather_info,
     pack_shape,
+    scalar_as,
     slice_info_from_attrs,
     split_sizes,
 )
@@ -137,10 +138,7 @@ def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     out_shape = tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, paddings, strict=True))
     if out_shape == x.shape:
         return _share(x, x.shape)
-    value = attrs.get("constant_value", 0)
-    value = (
-        float(bool(value)) if x.dtype == "bool" else float(int(value)) if x.dtype == "int32" else float(value)
-    )
+    value = float(scalar_as(x.dtype, attrs.get("constant_value", 0)))
     modes = [PAD if lo or hi else NONE for lo, hi in paddings]
     src = _src(x.shape, modes, [-lo for lo, _ in paddings])
     return gather(backend, x, out_shape, [(n, d, 1) for d, n in enumerate(out_shape)], src, value)

@@ -8,7 +8,7 @@ from array import array
 from typing import Any
 
 from .... import kernel_names as kn
-from ....backend_util import crop_coords, js_round, resize_info, resize_ratio
+from ....backend_util import check_box_ind, crop_coords, js_round, resize_info, resize_ratio
 from ...base import TensorInfo
 
 
@@ -46,9 +46,6 @@ def _crop_table(
     """Per box: image index, then (low, high, fraction) per crop row and per crop column (see the shader)."""
     table = array("f")
     for k, b in enumerate(box_ind):
-        if not 0 <= b < batch:
-            table.extend([-1.0] * (1 + 3 * ch + 3 * cw))
-            continue
         y1, x1, y2, x2 = boxes[4 * k : 4 * k + 4]
         table.append(float(b))
         for v1, v2, n, nc in ((y1, y2, h, ch), (x1, x2, w, cw)):
@@ -77,7 +74,9 @@ def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
     n = boxes.shape[0]
     if n * ch * cw * c == 0:
         return backend.output(array("f"), (n, ch, cw, c), "float32")
-    table = _crop_table(backend.values(boxes), backend.values(box_ind), batch, h, w, ch, cw, nearest)
+    indices = backend.values(box_ind)
+    check_box_ind(indices, batch)
+    table = _crop_table(backend.values(boxes), indices, batch, h, w, ch, cw, nearest)
     tinfo = backend.output(table, (len(table),), "float32")
     key = ("CropAndResize",)
     prog = backend.programs.get(key) or backend.programs.build(key, "CropAndResize", ("X", "T"), 5, 1)
