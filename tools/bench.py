@@ -146,6 +146,7 @@ def _boot_figures(boot: dict[str, Any], rows: Sequence[dict[str, Any]]) -> dict[
         first = next((r for r in rows if r["impl"] == impl and not r["error"]), None)
         figures[impl] = {
             "ready_ms": info["ready_ms"],
+            "path": info.get("path"),  # webtf's boot path: snapshot or plain
             "first_inference_ms": round(first["load_ms"] + first["first_ms"], 3) if first else None,
             "first_case": f"{first['model']}/{first['backend']}" if first else None,
         }
@@ -310,8 +311,9 @@ def run(
         print(format_table(rows))
         print()
         for impl, figures in report["boot"].items():
+            path = f" ({figures['path']})" if figures["path"] else ""
             print(
-                f"boot {impl}: ready {fmt_ms(figures['ready_ms'])} ms, "
+                f"boot {impl}: ready {fmt_ms(figures['ready_ms'])} ms{path}, "
                 f"ready -> first inference {fmt_ms(figures['first_inference_ms'])} ms ({figures['first_case']})"
             )
         env = environment
