@@ -33,20 +33,18 @@ async function fetchOk(path) {
 
 // Chrome keeps the snapshot gzip-encoded in its HTTP cache and inflates it again on every visit; this page's
 // Cache Storage keeps the inflated file of the last boot from it instead (the page checks it all the same).
+// (globalThis.caches: pages that are not a secure context have no Cache Storage.)
 export const SNAPSHOT_CACHE = "webtf-snapshot";
 
 /** The snapshot file: the copy in Cache Storage when there is one, else the server's. */
 export async function openSnapshot(file) {
-  const cached = await caches
-    .open(SNAPSHOT_CACHE)
-    .then((cache) => cache.match(here(file)))
-    .catch(() => undefined); // no Cache Storage here: the server
-  return cached ?? fetchOk(file);
+  const cache = await globalThis.caches?.open(SNAPSHOT_CACHE).catch(() => undefined);
+  return (await cache?.match(here(file))) ?? fetchOk(file);
 }
 
 /** Keep the snapshot file (checked, restored) in Cache Storage for the next visit, and only it. */
 async function keepSnapshot(file, bytes) {
-  const cache = await caches.open(SNAPSHOT_CACHE);
+  const cache = await globalThis.caches.open(SNAPSHOT_CACHE);
   if (!(await cache.match(here(file)))) await cache.put(here(file), new Response(bytes));
   for (const request of await cache.keys()) if (request.url !== here(file)) await cache.delete(request);
 }
@@ -66,8 +64,8 @@ export function readSnapshotHeader(bytes) {
   if (bytes.length < 16 || magic !== SNAPSHOT_MAGIC) throw new Error("not a webtf snapshot (bad magic)");
   const length = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
   if (12 + length > bytes.length) throw new Error("snapshot header is truncated");
-  const identity = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + length)));
-  return { identity, start: Math.ceil((12 + length) / 16) * 16 };
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + length)));
+  return { header, start: Math.ceil((12 + length) / 16) * 16 };
 }
 
 /**
@@ -83,13 +81,13 @@ export async function fetchSnapshot(entry, expected, response = fetchOk(entry.fi
   if (sha256 !== entry.sha256) {
     throw new Error(`${entry.file} is corrupted or truncated (${bytes.length} bytes, sha256 ${sha256.slice(0, 12)}...)`);
   }
-  const { identity, start } = readSnapshotHeader(bytes);
+  const { header, start } = readSnapshotHeader(bytes);
   for (const [name, value] of Object.entries(expected)) {
-    if (identity[name] !== value) {
-      throw new Error(`snapshot was made for ${name} ${identity[name]}, this page loads ${value}`);
+    if (header[name] !== value) {
+      throw new Error(`snapshot was made for ${name} ${header[name]}, this page loads ${value}`);
     }
   }
-  return { header: identity, pages: bytes.subarray(start), bytes };
+  return { header, pages: bytes.subarray(start), bytes };
 }
 
 /** Write a fetched snapshot's pages into Pyodide's memory (zeros elsewhere: the file leaves zero pages out). */
@@ -171,7 +169,7 @@ export async function startPython({ onPhase = () => {} } = {}) {
     } catch (error) {
       note = `snapshot ${index.snapshot.file} not used (${(failure ?? error)?.message}): plain boot`;
       console.warn(`[webtf] ${note}`);
-      caches.delete(SNAPSHOT_CACHE).catch(() => {}); // a bad copy there is fetched again next time
+      globalThis.caches?.delete(SNAPSHOT_CACHE).catch(() => {}); // a bad copy there is fetched again next time
     }
   }
   const path = pyodide ? "snapshot" : "plain";
