@@ -28,6 +28,8 @@ for (const file of pageFiles) {
   pyodide.runPython(readFileSync(file, "utf8"), { globals: namespace, filename: basename(file) });
   namespace.destroy();
 }
+// work the first use of a backend would do that the snapshot can hold: the wasm ABI wrappers' code
+pyodide.runPython("from webtf.backends.wasm import abi\nabi.compile_wrappers(abi.load_table())");
 pyodide.runPython("import gc; gc.collect()");
 let snapshot;
 try {

@@ -138,3 +138,22 @@ def test_an_export_that_throws_goes_to_trapped_but_argument_errors_do_not():
     with pytest.raises(AttributeError):  # a bad argument fails before the call: the module is untouched
         fn(object(), T())
     assert len(seen) == 1
+
+
+def test_compile_wrappers_compiles_each_wrapper_once_for_every_later_bind():
+    table = abi.load_table()
+    abi.compile_wrappers(table)
+    wrapped = {name: entry for name, entry in table["exports"].items() if "tensor_id" in str(entry["args"])}
+    assert wrapped and all(
+        abi.wrapper_code(name, entry) is abi.wrapper_code(name, entry) for name, entry in wrapped.items()
+    )
+    name, entry = next(iter(wrapped.items()))
+    code = abi.wrapper_code(name, entry)[0]
+    helpers = abi.Helpers(
+        lambda i: i, lambda s: 0, table, lambda *a: None, type("L", (), {"log_count": 0}), [], lambda: None
+    )
+    first, second = (abi.bind_export(name, entry, lambda *a: a, helpers) for _ in range(2))
+    assert first is not second and first.__code__ is second.__code__ is code.co_consts[0]
+    assert (
+        abi.wrapper_code(name, {"args": [*entry["args"], "extra:int"]})[0] is not code
+    )  # keyed by the arguments

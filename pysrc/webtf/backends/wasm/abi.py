@@ -262,14 +262,40 @@ def _wrapper_source(name: str, entry: dict[str, Any]) -> tuple[str, list[str]]:
     return "\n".join(lines) + "\n", params
 
 
+def _plain(entry: dict[str, Any]) -> bool:
+    """Whether an export takes only plain ints (it is called as is, with no wrapper)."""
+    return all(kind in ("int", "ptr") for _, kind in parse_args(entry))
+
+
+_CODE: dict[tuple[str, tuple[str, ...]], tuple[Any, list[str]]] = {}
+
+
+def wrapper_code(name: str, entry: dict[str, Any]) -> tuple[Any, list[str]]:
+    """The compiled wrapper of export `name` and its parameters, compiled once per argument list
+    (tools/snapshot.mjs compiles them all into the page's memory snapshot: the first wasm start after a
+    restore then skips ~0.1 s of slow compiling)."""
+    key = (name, tuple(entry["args"]))
+    if key not in _CODE:
+        source, params = _wrapper_source(name, entry)
+        _CODE[key] = compile(source, f"<wasm abi {name}>", "exec"), params
+    return _CODE[key]
+
+
+def compile_wrappers(table: dict[str, Any]) -> None:
+    """Compile the wrapper of every export of `table` that needs one, ahead of the first bind."""
+    for name, entry in table["exports"].items():
+        if not _plain(entry):
+            wrapper_code(name, entry)
+
+
 def bind_export(name: str, entry: dict[str, Any], fn: Any, helpers: Helpers) -> Callable[..., Any]:
     """A Python function calling export `fn` with the table's argument conversions.
 
     An export taking only plain ints (malloc, free, register_tensor, ...) is returned as is: no wrapper cost.
     """
-    if all(kind in ("int", "ptr") for _, kind in parse_args(entry)):
+    if _plain(entry):
         return fn
-    source, params = _wrapper_source(name, entry)
+    code, params = wrapper_code(name, entry)
     scope: dict[str, Any] = {
         "_fn": fn,
         "_res": helpers.resident,
@@ -282,7 +308,7 @@ def bind_export(name: str, entry: dict[str, Any], fn: Any, helpers: Helpers) -> 
         "_free_temps": helpers.free_temps,
         "_trapped": helpers.trapped,
     }
-    exec(compile(source, f"<wasm abi {name}>", "exec"), scope)
+    exec(code, scope)
     wrapper = scope[name]
     wrapper.__doc__ = f"Call the wasm export {name}({', '.join(params)})."
     wrapper.params = tuple(params)
