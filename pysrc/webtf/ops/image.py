@@ -5,13 +5,14 @@ Nothing here is re-exported at the top level (`__all__` is empty): call tf.image
 
 from __future__ import annotations
 
+import inspect
 import math
 from array import array
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 from .. import kernel_names as kn
-from ..backend_util import non_max_suppression_impl
+from ..backend_util import NmsResult, non_max_suppression_impl
 from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
@@ -19,6 +20,8 @@ from .checks import MAX_DIM, check_size, choice_arg, flag_arg, is_int, number_ar
 from .op import TensorLike, convert_to_tensor, op
 
 __all__: list[str] = []
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def _size(size: Any, arg: str, name: str, minimum: int = 0) -> tuple[int, int]:
@@ -245,100 +248,63 @@ def non_max_suppression_with_score(
     return {"selected_indices": idx, "selected_scores": sel}
 
 
-async def _nms_async(
-    name: str,
-    boxes: TensorLike,
-    scores: TensorLike,
-    max_output_size: int,
-    iou_threshold: float,
-    score_threshold: float,
-    soft_nms_sigma: float = 0.0,
-    pad: bool = False,
-) -> Any:
-    """Read boxes and scores without blocking, then run the shared NMS implementation on the host."""
-    made: list[Tensor] = []  # what this call converted, freed however it ends
-    try:
-        b, s = _nms_inputs(name, boxes, scores, made)
-        attrs = _nms_check(name, b, s, max_output_size, iou_threshold, score_threshold, soft_nms_sigma)
-        box_vals = await b.data()
-        score_vals = await s.data()
-    finally:
-        for t in made:
-            t.dispose()
-    return non_max_suppression_impl(
-        box_vals,
-        score_vals,
-        attrs["max_output_size"],
-        attrs["iou_threshold"],
-        attrs["score_threshold"],
-        attrs["soft_nms_sigma"],
-        pad,
-    )
+def _nms_async_twin(
+    sync_op: Callable[P, R], result: Callable[[NmsResult], dict[str, Tensor] | Tensor]
+) -> Callable[P, Awaitable[R]]:
+    """The async form of an NMS op: the same arguments, but boxes and scores are read with await (not
+    blocking) and the shared NMS implementation runs on them on the host; `result` makes its tensors."""
+    name = f"{sync_op.__name__}_async"
+    signature = inspect.signature(sync_op)
+
+    async def nms_async(*args: P.args, **kwargs: P.kwargs) -> R:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        a = bound.arguments
+        pad = flag_arg(a.get("pad_to_max_output_size", False), "pad_to_max_output_size", name)
+        made: list[Tensor] = []  # what this call converted, freed however it ends
+        try:
+            b, s = _nms_inputs(name, a["boxes"], a["scores"], made)
+            attrs = _nms_check(
+                name, b, s, a["max_output_size"], a["iou_threshold"], a["score_threshold"],
+                a.get("soft_nms_sigma", 0.0),
+            )  # fmt: skip
+            box_vals = await b.data()
+            score_vals = await s.data()
+        finally:
+            for t in made:
+                t.dispose()
+        selected = non_max_suppression_impl(box_vals, score_vals, **attrs, pad_to_max_output_size=pad)
+        return result(selected)  # type: ignore[return-value]
+
+    nms_async.__name__ = nms_async.__qualname__ = name
+    nms_async.__doc__ = f"Async {sync_op.__name__}: awaits the data instead of blocking on it (same result)."
+    nms_async.__signature__ = signature  # type: ignore[attr-defined]
+    return nms_async
 
 
 def _int_vector(values: list[int]) -> Tensor:
     return ENGINE.make_tensor(array("i", values), (len(values),), "int32")
 
 
-async def non_max_suppression_async(
-    boxes: TensorLike,
-    scores: TensorLike,
-    max_output_size: int,
-    iou_threshold: float = 0.5,
-    score_threshold: float = -math.inf,
-) -> Tensor:
-    """Async non_max_suppression: awaits the data instead of blocking on it (same result)."""
-    res = await _nms_async(
-        "non_max_suppression_async", boxes, scores, max_output_size, iou_threshold, score_threshold
-    )
-    return _int_vector(res.selected_indices)
+def _float_vector(values: list[float]) -> Tensor:
+    return ENGINE.make_tensor(array("f", values), (len(values),), "float32")
 
 
-async def non_max_suppression_padded_async(
-    boxes: TensorLike,
-    scores: TensorLike,
-    max_output_size: int,
-    iou_threshold: float = 0.5,
-    score_threshold: float = -math.inf,
-    pad_to_max_output_size: bool = False,
-) -> dict[str, Tensor]:
-    """Async non_max_suppression_padded: {selected_indices, valid_outputs}."""
-    res = await _nms_async(
-        "non_max_suppression_padded_async",
-        boxes,
-        scores,
-        max_output_size,
-        iou_threshold,
-        score_threshold,
-        pad=flag_arg(pad_to_max_output_size, "pad_to_max_output_size", "non_max_suppression_padded_async"),
-    )
-    valid = ENGINE.make_tensor(array("i", [res.valid_outputs]), (), "int32")
-    return {"selected_indices": _int_vector(res.selected_indices), "valid_outputs": valid}
-
-
-async def non_max_suppression_with_score_async(
-    boxes: TensorLike,
-    scores: TensorLike,
-    max_output_size: int,
-    iou_threshold: float = 0.5,
-    score_threshold: float = -math.inf,
-    soft_nms_sigma: float = 0.0,
-) -> dict[str, Tensor]:
-    """Async non_max_suppression_with_score: {selected_indices, selected_scores}."""
-    res = await _nms_async(
-        "non_max_suppression_with_score_async",
-        boxes,
-        scores,
-        max_output_size,
-        iou_threshold,
-        score_threshold,
-        soft_nms_sigma,
-    )
-    sel = array("f", res.selected_scores)
-    return {
-        "selected_indices": _int_vector(res.selected_indices),
-        "selected_scores": ENGINE.make_tensor(sel, (len(sel),), "float32"),
-    }
+non_max_suppression_async = _nms_async_twin(non_max_suppression, lambda r: _int_vector(r.selected_indices))
+non_max_suppression_padded_async = _nms_async_twin(
+    non_max_suppression_padded,
+    lambda r: {
+        "selected_indices": _int_vector(r.selected_indices),
+        "valid_outputs": ENGINE.make_tensor(array("i", [r.valid_outputs]), (), "int32"),
+    },
+)
+non_max_suppression_with_score_async = _nms_async_twin(
+    non_max_suppression_with_score,
+    lambda r: {
+        "selected_indices": _int_vector(r.selected_indices),
+        "selected_scores": _float_vector(r.selected_scores),
+    },
+)
 
 
 # ---- flips, rotations, projective transforms ----------------------------------------------------
