@@ -7,7 +7,7 @@ from typing import Any
 from ...engine import ENGINE
 from ...ops import binary, reduce, unary
 from ...tensor import Tensor
-from .initializers import snake
+from .initializers import from_identifier
 
 EPSILON = 1e-7  # TF.js's backend epsilon() in float32
 
@@ -106,15 +106,4 @@ def get(identifier: Any) -> Constraint | None:
     a Constraint."""
     if identifier is None or isinstance(identifier, Constraint):
         return identifier
-    config: dict[str, Any] = {}
-    if isinstance(identifier, dict):
-        config = {snake(k): v for k, v in (identifier.get("config") or {}).items()}
-        identifier = identifier.get("class_name")
-    key = snake(str(identifier))
-    cls = CONSTRAINTS.get(key)
-    if cls is None:
-        raise ValueError(f"Unknown constraint '{identifier}' (known: {', '.join(CONSTRAINTS)})")
-    try:
-        return cls(**config)
-    except TypeError as e:
-        raise ValueError(f"Constraint '{identifier}': bad config {config} ({e})") from None
+    return from_identifier(identifier, CONSTRAINTS, "constraint")

@@ -201,25 +201,42 @@ INITIALIZERS: dict[str, Callable[..., Initializer]] = {
 }  # fmt: skip
 
 
-def get(identifier: Any) -> Initializer:
-    """An initializer from a name ('glorot_uniform', 'glorotUniform', 'GlorotUniform'), a Keras
-    {class_name, config} entry or an Initializer."""
-    if isinstance(identifier, Initializer):
-        return identifier
+def from_identifier(
+    identifier: Any,
+    table: dict[str, Callable[..., Any]],
+    kind: str,
+    fix: Callable[[str, dict], None] | None = None,
+) -> Any:
+    """The `kind` (initializer, constraint) `identifier` names: a name in any case ('glorotUniform',
+    'GlorotUniform') or a Keras {class_name, config} entry, made from `table` with its config (keys in
+    snake_case; `fix(key, config)` may adjust it)."""
     config: dict[str, Any] = {}
     if isinstance(identifier, dict):
         config = {snake(k): v for k, v in (identifier.get("config") or {}).items()}
         identifier = identifier.get("class_name")
     key = snake(str(identifier))
-    cls = INITIALIZERS.get(key)
+    cls = table.get(key)
     if cls is None:
-        raise ValueError(f"Unknown initializer '{identifier}' (known: {', '.join(sorted(INITIALIZERS))})")
-    if key == "variance_scaling" and "mode" in config:
-        config["mode"] = snake(str(config["mode"]))
+        raise ValueError(f"Unknown {kind} '{identifier}' (known: {', '.join(sorted(table))})")
+    if fix is not None:
+        fix(key, config)
     try:
         return cls(**config)
     except TypeError as e:
-        raise ValueError(f"Initializer '{identifier}': bad config {config} ({e})") from None
+        raise ValueError(f"{kind.capitalize()} '{identifier}': bad config {config} ({e})") from None
+
+
+def _snake_mode(key: str, config: dict[str, Any]) -> None:
+    if key == "variance_scaling" and "mode" in config:
+        config["mode"] = snake(str(config["mode"]))
+
+
+def get(identifier: Any) -> Initializer:
+    """An initializer from a name ('glorot_uniform', 'glorotUniform', 'GlorotUniform'), a Keras
+    {class_name, config} entry or an Initializer."""
+    if isinstance(identifier, Initializer):
+        return identifier
+    return from_identifier(identifier, INITIALIZERS, "initializer", _snake_mode)
 
 
 def __getattr__(name: str) -> Any:
