@@ -145,6 +145,20 @@ class _Normalization(Layer):
             [WeightDef("beta", dims, initializer="zeros")] if self.center else []
         )
 
+    def normalize(self, x: Tensor, stat_axes: list[int]) -> tuple[Tensor, Tensor, Tensor]:
+        """(y, mean, variance): x normalized by its mean and variance over stat_axes, then scaled by gamma
+        and shifted by beta where the layer has them."""
+        mean = reduce.mean(x, stat_axes, True)
+        centered = binary.sub(x, mean)
+        var = reduce.mean(unary.square(centered), stat_axes, True)
+        y = binary.mul(centered, unary.rsqrt(binary.add(var, self.epsilon)))
+        ps = _param_shape(x.rank, self.axes, x)
+        if self.scale:
+            y = binary.mul(y, shape.reshape(self.vars["gamma"], ps))
+        if self.center:
+            y = binary.add(y, shape.reshape(self.vars["beta"], ps))
+        return y, mean, var
+
 
 @register
 class BatchNormalization(_Normalization):
@@ -186,16 +200,7 @@ class BatchNormalization(_Normalization):
 
     def call_training(self, x: Tensor) -> Tensor:
         """Normalize with the batch's statistics and update the moving ones."""
-        reduce_axes = [i for i in range(x.rank) if i not in self.axes]
-        mean = reduce.mean(x, reduce_axes, True)
-        centered = binary.sub(x, mean)
-        var = reduce.mean(unary.square(centered), reduce_axes, True)
-        y = binary.mul(centered, unary.rsqrt(binary.add(var, self.epsilon)))
-        ps = _param_shape(x.rank, self.axes, x)
-        if self.scale:
-            y = binary.mul(y, shape.reshape(self.vars["gamma"], ps))
-        if self.center:
-            y = binary.add(y, shape.reshape(self.vars["beta"], ps))
+        y, mean, var = self.normalize(x, [i for i in range(x.rank) if i not in self.axes])
         for name, stat in (("moving_mean", mean), ("moving_variance", var)):
             moving = self.vars[name]
             step = binary.mul(
@@ -215,16 +220,7 @@ class LayerNormalization(_Normalization):
         return self.gamma_beta(self.weight_dims(s, axes, len(axes) == len(self.axes) and 0 not in axes))
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
-        mean = reduce.mean(inputs, self.axes, True)
-        centered = binary.sub(inputs, mean)
-        var = reduce.mean(unary.square(centered), self.axes, True)
-        y = binary.mul(centered, unary.rsqrt(binary.add(var, self.epsilon)))
-        ps = _param_shape(inputs.rank, self.axes, inputs)
-        if self.scale:
-            y = binary.mul(y, shape.reshape(self.vars["gamma"], ps))
-        if self.center:
-            y = binary.add(y, shape.reshape(self.vars["beta"], ps))
-        return y
+        return self.normalize(inputs, self.axes)[0]
 
 
 @register

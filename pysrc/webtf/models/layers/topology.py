@@ -458,13 +458,9 @@ class ModelLayer(Layer):
     def weight_names(self) -> list[tuple[str, Any]]:
         return [item for layer in self.network.leaf_layers for item in layer.weight_names()]
 
-    @property
-    def trainable(self) -> bool:
-        return self._trainable
-
-    @trainable.setter
+    @Layer.trainable.setter
     def trainable(self, value: bool) -> None:
-        self._trainable = bool(value)
+        Layer.trainable.fset(self, value)  # type: ignore[misc]
         for layer in self.network.layers:
             layer.trainable = value
 
