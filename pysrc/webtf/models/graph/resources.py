@@ -9,6 +9,7 @@ a new reference (or the stored one, when the read also clears the slot). `Resour
 from __future__ import annotations
 
 from array import array
+from dataclasses import dataclass
 from typing import Any
 
 from ... import ops as tf
@@ -241,22 +242,15 @@ class TensorArray:
         self.closed = True
 
 
+@dataclass(eq=False)
 class TensorList:
     """TF TensorList (TensorListReserve / FromTensor ...): a list of same-dtype tensors, mutated in place."""
 
-    def __init__(
-        self,
-        items: list[Tensor | None],
-        element_shape: ElementShape,
-        dtype: str,
-        max_size: int,
-        handle: Tensor,
-    ) -> None:
-        self.items = items
-        self.element_shape = element_shape
-        self.dtype = dtype
-        self.max_size = max_size
-        self.handle = handle
+    items: list[Tensor | None]
+    element_shape: ElementShape
+    dtype: str
+    max_size: int
+    handle: Tensor
 
     def _check(self, dtype: str | None, shape: ElementShape, what: str) -> None:
         if dtype is not None and dtype != self.dtype:
