@@ -13,7 +13,6 @@ class AdadeltaOptimizer(Optimizer):
     class_name = "Adadelta"
     kernel = "ApplyAdadelta"
     slot_suffixes = ("accum_grad", "accum_var")
-    config_keys = (("learningRate", "learning_rate"), ("rho", "rho"), ("epsilon", "epsilon"))
 
     learning_rate: float
     rho: float

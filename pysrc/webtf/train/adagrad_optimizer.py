@@ -14,10 +14,6 @@ class AdagradOptimizer(Optimizer):
     class_name = "Adagrad"
     kernel = "ApplyAdagrad"
     slot_suffixes = ("accumulator",)
-    config_keys = (
-        ("learningRate", "learning_rate"),
-        ("initialAccumulatorValue", "initial_accumulator_value"),
-    )
 
     learning_rate: float
     initial_accumulator_value: float

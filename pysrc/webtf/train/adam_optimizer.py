@@ -12,9 +12,6 @@ class AdamOptimizer(Optimizer):
     class_name = "Adam"
     kernel = "ApplyAdam"
     slot_suffixes = ("m", "v")
-    config_keys = (
-        ("learningRate", "learning_rate"), ("beta1", "beta1"), ("beta2", "beta2"), ("epsilon", "epsilon"),
-    )  # fmt: skip
 
     learning_rate: float
     beta1: float

@@ -13,10 +13,6 @@ class AdamaxOptimizer(Optimizer):
     class_name = "Adamax"
     kernel = "ApplyAdaMax"
     slot_suffixes = ("m", "v")
-    config_keys = (
-        ("learningRate", "learning_rate"), ("beta1", "beta1"), ("beta2", "beta2"), ("epsilon", "epsilon"),
-        ("decay", "decay"),
-    )  # fmt: skip
 
     learning_rate: float
     beta1: float

@@ -11,11 +11,6 @@ class MomentumOptimizer(SGDOptimizer):
 
     class_name = "Momentum"
     slot_suffixes = ("momentum",)
-    config_keys = (
-        ("learningRate", "learning_rate"),
-        ("momentum", "momentum"),
-        ("useNesterov", "use_nesterov"),
-    )
 
     momentum: float
 

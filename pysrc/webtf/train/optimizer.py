@@ -10,7 +10,9 @@ by the variable's name (TF.js keys them by position in the gradient list; the re
 
 from __future__ import annotations
 
+import inspect
 import numbers
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -54,6 +56,11 @@ def number(value: Any, arg: str, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{where}: {arg} must be a number, got {value!r}")
     return float(value)
+
+
+def _camel(arg: str) -> str:
+    """TF.js's camelCase name of a snake_case argument (learning_rate -> learningRate)."""
+    return re.sub(r"_([a-z])", lambda m: m.group(1).upper(), arg)
 
 
 class Optimizer:
@@ -211,14 +218,17 @@ class Optimizer:
         self._slots = {}
 
     # ---- serialization ----------------------------------------------------------------------------
-    #: (TF.js config key, constructor argument) for each constructor argument, in order
-    config_keys: tuple[tuple[str, str], ...] = ()
+    @classmethod
+    def config_args(cls) -> list[str]:
+        """The constructor's arguments in order (each kept as the attribute of its name): what get_config
+        saves and from_config passes back."""
+        return [name for name in inspect.signature(cls.__init__).parameters if name != "self"]
 
     def get_config(self) -> dict[str, Any]:
-        """The constructor arguments under TF.js's config keys (learningRate, ...)."""
-        return {key: getattr(self, arg) for key, arg in self.config_keys}
+        """The constructor arguments under TF.js's config keys, their camelCase names (learningRate, ...)."""
+        return {_camel(arg): getattr(self, arg) for arg in self.config_args()}
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Optimizer:
         """A new optimizer from a get_config() dict (missing keys take the constructor's defaults)."""
-        return cls(**{arg: config[key] for key, arg in cls.config_keys if key in config})
+        return cls(**{arg: config[_camel(arg)] for arg in cls.config_args() if _camel(arg) in config})

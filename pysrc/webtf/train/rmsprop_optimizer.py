@@ -11,10 +11,6 @@ class RMSPropOptimizer(Optimizer):
     """RMSProp; epsilon None takes the backend's epsilon() (1e-7 for float32) when made."""
 
     class_name = "RMSProp"
-    config_keys = (
-        ("learningRate", "learning_rate"), ("decay", "decay"), ("momentum", "momentum"), ("epsilon", "epsilon"),
-        ("centered", "centered"),
-    )  # fmt: skip
 
     learning_rate: float
     decay: float

@@ -10,7 +10,6 @@ class SGDOptimizer(Optimizer):
 
     class_name = "SGD"
     kernel = "ApplyGradientDescent"
-    config_keys = (("learningRate", "learning_rate"),)
 
     learning_rate: float
 
