@@ -1,4 +1,5 @@
-"""What the numpy kernels share: input views, dtype stores like JS typed arrays, and JS rounding."""
+"""What the numpy kernels share: input views, dtype stores like JS typed arrays, JS rounding, and the tables
+of the families that mirror cpu's."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import numpy as np
 
 from ....interop import store_as
 from ...base import TensorInfo
+from ...cpu import KERNELS as CPU_KERNELS
 
 F32 = np.float32
 
@@ -31,3 +33,15 @@ def js_round(x: np.ndarray) -> np.ndarray:
     """JavaScript Math.round elementwise: nearest integer, ties toward +infinity."""
     f = np.floor(x)
     return np.where(x - f >= 0.5, f + 1, f)
+
+
+def mirror_cpu_table(namespace: dict[str, Any]) -> dict[str, Any]:
+    """The kernel table of a family that mirrors cpu's name for name: each kernel of the cpu table whose
+    function the module of `namespace` (its globals()) defines under the same name. Kernels it does not
+    define stay cpu's (see KERNELS in __init__)."""
+    table = {}
+    for kernel, cpu_fn in CPU_KERNELS.items():
+        fn = namespace.get(getattr(cpu_fn, "__name__", ""))
+        if callable(fn) and getattr(fn, "__module__", None) == namespace["__name__"]:
+            table[kernel] = fn
+    return table

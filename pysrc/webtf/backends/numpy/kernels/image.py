@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from .... import kernel_names as kn
 from ....backend_util import (
     bilinear_axis,
     check_box_ind,
@@ -23,7 +22,7 @@ from ....backend_util import (
     resize_info,
 )
 from ...base import TensorInfo
-from .common import F32, js_round, store
+from .common import F32, js_round, mirror_cpu_table, store
 
 
 def _lerp(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -233,14 +232,4 @@ def transform(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return backend.make(store(np.asarray(out, np.float64), image.dtype), image.dtype)
 
 
-KERNELS = {
-    kn.ResizeBilinear: resize_bilinear,
-    kn.ResizeNearestNeighbor: resize_nearest_neighbor,
-    kn.CropAndResize: crop_and_resize,
-    kn.NonMaxSuppressionV3: non_max_suppression_v3,
-    kn.NonMaxSuppressionV4: non_max_suppression_v4,
-    kn.NonMaxSuppressionV5: non_max_suppression_v5,
-    kn.FlipLeftRight: flip_left_right,
-    kn.RotateWithOffset: rotate_with_offset,
-    kn.Transform: transform,
-}
+KERNELS = mirror_cpu_table(globals())

@@ -10,10 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from .... import kernel_names as kn
 from ...base import TensorInfo
 from .activation import epilogue
-from .common import store
+from .common import mirror_cpu_table, store
 
 
 def _product(backend: Any, inputs: Any, attrs: dict[str, Any]) -> np.ndarray:
@@ -49,4 +48,4 @@ def optional(backend: Any, inputs: Any, name: str) -> np.ndarray | None:
     return None if t is None else backend.nd(t)
 
 
-KERNELS = {kn.BatchMatMul: batch_mat_mul, kn._FusedMatMul: fused_mat_mul}
+KERNELS = mirror_cpu_table(globals())

@@ -8,10 +8,9 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .... import kernel_names as kn
 from ....backend_util import ConvInfo, is_identity_pool, pool_info_from_attrs, window_counts
 from ...base import TensorInfo
-from .common import F32, share, store
+from .common import F32, mirror_cpu_table, share, store
 from .conv import padded
 
 
@@ -61,4 +60,4 @@ def avg_pool(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return _run(backend, inputs, attrs, False)
 
 
-KERNELS = {kn.MaxPool: max_pool, kn.AvgPool: avg_pool}
+KERNELS = mirror_cpu_table(globals())

@@ -7,11 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from .... import kernel_names as kn
 from ....backend_util import concat_bands, concat_shape, pack_shape, split_sizes
 from ...base import TensorInfo
 from ..backend import NP_DTYPE
-from .common import share
+from .common import mirror_cpu_table, share
 
 
 def reshape(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -92,14 +91,4 @@ def reverse(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return backend.make(np.flip(backend.nd(x), dims).copy())
 
 
-KERNELS = {
-    kn.Reshape: reshape,
-    kn.ExpandDims: expand_dims,
-    kn.Transpose: transpose,
-    kn.Concat: concat,
-    kn.Pack: pack,
-    kn.Unpack: unpack,
-    kn.SplitV: split_v,
-    kn.Tile: tile,
-    kn.Reverse: reverse,
-}
+KERNELS = mirror_cpu_table(globals())

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from .... import kernel_names as kn
 from ....backend_util import (
     check_gather_indices,
     check_gather_nd_indices,
@@ -17,7 +16,7 @@ from ....backend_util import (
 )
 from ...base import TensorInfo
 from ..backend import NP_DTYPE
-from .common import share, store
+from .common import mirror_cpu_table, share, store
 
 
 def slice_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -93,12 +92,4 @@ def one_hot(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return backend.make(np.where(hot, on, off).astype(NP_DTYPE[dtype]))
 
 
-KERNELS = {
-    kn.Slice: slice_,
-    kn.StridedSlice: slice_,
-    kn.PadV2: pad_v2,
-    kn.MirrorPad: mirror_pad,
-    kn.GatherV2: gather_v2,
-    kn.GatherNd: gather_nd,
-    kn.OneHot: one_hot,
-}
+KERNELS = mirror_cpu_table(globals())

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .... import kernel_names as kn
 from ...base import TensorInfo
+from .common import mirror_cpu_table
 
 
 def _shifted(backend: Any, x: Any) -> np.ndarray:
@@ -35,4 +35,4 @@ def log_softmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return backend.make((shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))).reshape(x.shape))
 
 
-KERNELS = {kn.Softmax: softmax, kn.LogSoftmax: log_softmax}
+KERNELS = mirror_cpu_table(globals())

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .... import kernel_names as kn
 from ...base import TensorInfo
+from .common import mirror_cpu_table
 
 
 def depth_to_space(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -61,8 +61,4 @@ def batch_to_space_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tenso
     return backend.make(v[(slice(None), *index)].copy())
 
 
-KERNELS = {
-    kn.DepthToSpace: depth_to_space,
-    kn.SpaceToBatchND: space_to_batch_nd,
-    kn.BatchToSpaceND: batch_to_space_nd,
-}
+KERNELS = mirror_cpu_table(globals())
