@@ -8,10 +8,11 @@ explicit pad are rounded by `dim_rounding_mode` ('floor', 'round', 'ceil'; None 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .. import kernel_names as kn
 from ..shapes import fmt
 
 ROUNDING_MODES = ("floor", "round", "ceil")
@@ -374,3 +375,26 @@ def flipped_conv_pads(info: ConvInfo) -> tuple[int, int, int, int] | None:
 def window_counts(n_out: int, stride: int, pad: int, size: int, window: int) -> list[int]:
     """How many of each output position's window taps fall inside [0, size) (avg-pool divisors)."""
     return [min(k * stride - pad + window, size) - max(k * stride - pad, 0) for k in range(n_out)]
+
+
+ConvImpl = Callable[[Any, Any, dict[str, Any], bool, bool], Any]
+
+
+def conv_kernels(conv: ConvImpl) -> dict[str, Callable[[Any, Any, dict[str, Any]], Any]]:
+    """The Conv2D, DepthwiseConv2dNative, FusedConv2D and FusedDepthwiseConv2D kernels of a backend's
+    conv(backend, inputs, attrs, depthwise, fused): fused adds inputs bias and prelu_activation_weights and
+    attrs activation and leakyrelu_alpha."""
+
+    def kernel(name: str, depthwise: bool, fused: bool) -> Callable[[Any, Any, dict[str, Any]], Any]:
+        def run(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+            return conv(backend, inputs, attrs, depthwise, fused)
+
+        run.__name__ = run.__qualname__ = name
+        return run
+
+    return {
+        kn.Conv2D: kernel("conv2d", False, False),
+        kn.DepthwiseConv2dNative: kernel("depthwise_conv2d", True, False),
+        kn.FusedConv2D: kernel("fused_conv2d", False, True),
+        kn.FusedDepthwiseConv2D: kernel("fused_depthwise_conv2d", True, True),
+    }

@@ -22,7 +22,7 @@ from itertools import chain, cycle, product, repeat, starmap
 from typing import Any
 
 from .... import kernel_names as kn
-from ....backend_util import ConvInfo, conv_info_from_attrs, flipped_conv_pads
+from ....backend_util import ConvInfo, conv_info_from_attrs, conv_kernels, flipped_conv_pads
 from .matmul import dot, epilogue, to_array
 from .packed import conv_packed
 
@@ -199,26 +199,6 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
     return backend.output(to_array(values, x.dtype), info.out_shape, x.dtype)
 
 
-def conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """Conv2D: the packed path for finite float32, else the float path."""
-    return _conv(backend, inputs, attrs, False, False)
-
-
-def depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """DepthwiseConv2dNative: the packed path for finite float32, else the float path."""
-    return _conv(backend, inputs, attrs, True, False)
-
-
-def fused_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """FusedConv2D: Conv2D + bias + activation."""
-    return _conv(backend, inputs, attrs, False, True)
-
-
-def fused_depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """FusedDepthwiseConv2D: DepthwiseConv2dNative + bias + activation."""
-    return _conv(backend, inputs, attrs, True, True)
-
-
 def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
     """Conv2DBackpropInput (dilation 1): each dy pixel's contribution (one dot per filter row) is
     scatter-added, a filter row at a time, into a padded dx."""
@@ -277,15 +257,9 @@ def _backprop_input_as_conv(backend: Any, dy: Any, f: Any, info: ConvInfo) -> An
     top, bottom, left, right = pads
     attrs = {"strides": (1, 1), "pad": ((0, 0), (top, bottom), (left, right), (0, 0)), "dilations": (1, 1)}
     try:
-        return conv2d(backend, {"x": dy, "filter": g}, attrs)
+        return _conv(backend, {"x": dy, "filter": g}, attrs, False, False)
     finally:
         backend.dispose_data(g.data_id)
 
 
-KERNELS = {
-    kn.Conv2D: conv2d,
-    kn.DepthwiseConv2dNative: depthwise_conv2d,
-    kn.Conv2DBackpropInput: conv2d_backprop_input,
-    kn.FusedConv2D: fused_conv2d,
-    kn.FusedDepthwiseConv2D: fused_depthwise_conv2d,
-}
+KERNELS = {**conv_kernels(_conv), kn.Conv2DBackpropInput: conv2d_backprop_input}

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .... import kernel_names as kn
-from ....backend_util import ConvInfo, conv_info_from_attrs
+from ....backend_util import ConvInfo, conv_info_from_attrs, conv_kernels
 from ...base import TensorInfo
 from .activation import epilogue
 from .common import store
@@ -116,26 +116,6 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
     return backend.make(store(out, x.dtype), x.dtype)
 
 
-def conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Conv2D: inputs x [b, h, w, in], filter [fh, fw, in, out]; output dtype = x's."""
-    return _conv(backend, inputs, attrs, False, False)
-
-
-def depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """DepthwiseConv2dNative: inputs x [b, h, w, in], filter [fh, fw, in, multiplier]."""
-    return _conv(backend, inputs, attrs, True, False)
-
-
-def fused_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """FusedConv2D: Conv2D + bias + activation."""
-    return _conv(backend, inputs, attrs, False, True)
-
-
-def fused_depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """FusedDepthwiseConv2D: DepthwiseConv2dNative + bias + activation."""
-    return _conv(backend, inputs, attrs, True, True)
-
-
 def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Conv2DBackpropInput {dy, filter}: dx of attrs input_shape (float32): every dy pixel times the filter
     (one matmul) gives its contribution at each tap, added back where that tap read."""
@@ -147,10 +127,4 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> T
     return backend.make(scatter_taps(contrib, info), "float32")
 
 
-KERNELS = {
-    kn.Conv2D: conv2d,
-    kn.DepthwiseConv2dNative: depthwise_conv2d,
-    kn.Conv2DBackpropInput: conv2d_backprop_input,
-    kn.FusedConv2D: fused_conv2d,
-    kn.FusedDepthwiseConv2D: fused_depthwise_conv2d,
-}
+KERNELS = {**conv_kernels(_conv), kn.Conv2DBackpropInput: conv2d_backprop_input}
