@@ -8,6 +8,7 @@ through each other's modules (tests/core/test_layering.py checks both).
 
 from __future__ import annotations
 
+from .activation import ACTIVATIONS, apply_fused_activation
 from .arrays import cast_values, fill_kernels, filled, scalar_as
 from .concat import concat_bands, concat_shape, join_kernels, pack_shape, split_sizes
 from .conv_info import (
@@ -41,6 +42,8 @@ from .nms import NmsResult, non_max_suppression_impl
 from .slice_info import SliceInfo, flat_slice, slice_info, slice_info_from_attrs, slice_info_from_size
 
 __all__ = [
+    "ACTIVATIONS",
+    "apply_fused_activation",
     "flipped_conv_pads",
     "window_counts",
     "ConvInfo",

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import kernel_names as kn
+from ..backend_util import ACTIVATIONS
 from ..dtypes import upcast
 from ..engine import ENGINE
 from ..shapes import broadcast_shapes, fmt
@@ -17,8 +18,6 @@ from .matmul import convert_matching, matmul_shape
 from .op import TensorLike, convert_non_bool, named_op, op
 
 __all__: list[str] = []  # reached as tf.fused.<name>, never top-level
-
-ACTIVATIONS = ("linear", "relu", "relu6", "elu", "prelu", "leakyrelu", "sigmoid")
 
 
 def _fused_inputs(

@@ -14,11 +14,10 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import cycle, repeat
 from typing import Any
 
+from ....backend_util import apply_fused_activation
+
 _INF = math.inf
 _NAN = math.nan
-
-#: the fused activations TF.js kernels accept (attr `activation`); None means "linear".
-ACTIVATIONS = ("linear", "relu", "relu6", "elu", "prelu", "leakyrelu", "sigmoid")
 
 
 def safe_map(fn: Callable[[float], float], values: Sequence[Any], safe: Callable[[float], float]) -> list:
@@ -107,6 +106,16 @@ def _weights_iter(weights: Any, n: int) -> Iterable[float]:
     return cycle(weights)
 
 
+_FNS: dict[str, Callable[..., list]] = {
+    "relu": relu,
+    "relu6": relu6,
+    "elu": elu,
+    "sigmoid": sigmoid,
+    "leakyrelu": leaky_relu,
+    "prelu": lambda values, weights: prelu(values, _weights_iter(weights, len(values))),
+}
+
+
 def apply_activation(
     values: Sequence[float],
     activation: str | None,
@@ -119,20 +128,4 @@ def apply_activation(
     `values`), or a flat sequence that is either the output's size or repeats along it (per-channel weights
     of a channels-last output have the size of the last dimension).
     """
-    if activation is None or activation == "linear":
-        return values
-    if activation == "relu":
-        return relu(values)
-    if activation == "relu6":
-        return relu6(values)
-    if activation == "elu":
-        return elu(values)
-    if activation == "leakyrelu":
-        return leaky_relu(values, leakyrelu_alpha)
-    if activation == "sigmoid":
-        return sigmoid(values)
-    if activation == "prelu":
-        if prelu_weights is None:
-            raise ValueError("activation 'prelu' needs prelu weights")
-        return prelu(values, _weights_iter(prelu_weights, len(values)))
-    raise ValueError(f"Unknown fused activation '{activation}'; expected one of {', '.join(ACTIVATIONS)}")
+    return apply_fused_activation(values, activation, _FNS, prelu_weights, leakyrelu_alpha)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from ....backend_util import apply_fused_activation
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
@@ -37,6 +40,17 @@ def prelu(x: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     return np.where(x < 0, x * alpha, x)
 
 
+# the epilogue's own fresh result may be updated in place
+_EPILOGUE_FNS: dict[str, Callable[..., np.ndarray]] = {
+    "relu": lambda x: np.maximum(x, x.dtype.type(0), out=x),
+    "relu6": lambda x: np.minimum(np.maximum(x, x.dtype.type(0), out=x), x.dtype.type(6), out=x),
+    "elu": elu,
+    "sigmoid": sigmoid,
+    "leakyrelu": leaky_relu,
+    "prelu": prelu,
+}
+
+
 def epilogue(
     x: np.ndarray, bias: Any, prelu_weights: Any, activation: str | None, leakyrelu_alpha: float
 ) -> np.ndarray:
@@ -47,20 +61,4 @@ def epilogue(
             x += bias
         else:
             x = x + bias
-    if activation is None or activation == "linear":
-        return x
-    if activation == "relu":
-        return np.maximum(x, x.dtype.type(0), out=x)
-    if activation == "relu6":
-        return np.minimum(np.maximum(x, x.dtype.type(0), out=x), x.dtype.type(6), out=x)
-    if activation == "elu":
-        return elu(x)
-    if activation == "leakyrelu":
-        return leaky_relu(x, leakyrelu_alpha)
-    if activation == "sigmoid":
-        return sigmoid(x)
-    if activation == "prelu":
-        if prelu_weights is None:
-            raise ValueError("activation 'prelu' needs prelu weights")
-        return prelu(x, prelu_weights)
-    raise ValueError(f"Unknown fused activation '{activation}'")
+    return apply_fused_activation(x, activation, _EPILOGUE_FNS, prelu_weights, leakyrelu_alpha)
