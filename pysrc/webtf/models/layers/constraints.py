@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...engine import ENGINE
 from ...ops import binary, reduce, unary
 from ...tensor import Tensor
 from .initializers import from_identifier
+from .weight_function import WeightFunction
 
 EPSILON = 1e-7  # TF.js's backend epsilon() in float32
 
@@ -16,15 +16,8 @@ def _norms(x: Tensor, axis: Any) -> Tensor:
     return unary.sqrt(reduce.sum(unary.square(x), axis, True))
 
 
-class Constraint:
+class Constraint(WeightFunction):
     """__call__(weight) -> the projected weight (a new tensor)."""
-
-    def __call__(self, x: Tensor) -> Tensor:
-        return ENGINE.tidy(lambda: self.apply(x))
-
-    def apply(self, x: Tensor) -> Tensor:
-        """The result, computed with ops (intermediates are freed by __call__)."""
-        raise NotImplementedError
 
 
 class MaxNorm(Constraint):

@@ -4,21 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...engine import ENGINE
 from ...ops import binary, reduce, unary
 from ...tensor import Tensor
 from .initializers import snake
+from .weight_function import WeightFunction
 
 
-class Regularizer:
+class Regularizer(WeightFunction):
     """A penalty: __call__(weight) -> scalar tensor."""
-
-    def __call__(self, x: Tensor) -> Tensor:
-        return ENGINE.tidy(lambda: self.apply(x))
-
-    def apply(self, x: Tensor) -> Tensor:
-        """The result, computed with ops (intermediates are freed by __call__)."""
-        raise NotImplementedError
 
 
 class L1L2(Regularizer):
