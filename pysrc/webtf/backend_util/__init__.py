@@ -30,6 +30,7 @@ from .conv_info import (
 from .gather import GatherInfo, check_gather_indices, check_gather_nd_indices, gather_info
 from .image import (
     ResizeInfo,
+    RotateInfo,
     bilinear_axis,
     check_box_ind,
     crop_coords,
@@ -37,6 +38,7 @@ from .image import (
     nearest_axis,
     resize_info,
     resize_ratio,
+    rotate_info,
 )
 from .nms import NmsResult, non_max_suppression_impl
 from .slice_info import SliceInfo, flat_slice, slice_info, slice_info_from_attrs, slice_info_from_size
@@ -50,6 +52,7 @@ __all__ = [
     "GatherInfo",
     "NmsResult",
     "ResizeInfo",
+    "RotateInfo",
     "SliceInfo",
     "bilinear_axis",
     "cast_values",
@@ -62,6 +65,7 @@ __all__ = [
     "compute_conv_info",
     "compute_pool_info",
     "concat_bands",
+    "rotate_info",
     "conv_kernels",
     "concat_shape",
     "join_kernels",

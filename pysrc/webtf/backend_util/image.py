@@ -94,3 +94,27 @@ def check_box_ind(box_ind: Sequence[int], batch: int) -> None:
         raise ValueError(
             f"Error in crop_and_resize: box_ind[{k}] = {bad} is not in [0, {batch - 1}] (the image batch is {batch})"
         )
+
+
+class RotateInfo(NamedTuple):
+    """RotateWithOffset's geometry: the center in pixels, the angle's sine and cosine, one fill per channel."""
+
+    cx: float
+    cy: float
+    sin: float
+    cos: float
+    fills: list[float]
+
+
+def rotate_info(image_shape: Sequence[int], attrs: dict[str, Any]) -> RotateInfo:
+    """RotateWithOffset's attrs read for an image of `image_shape` [b, h, w, c]: the center is a fraction of
+    the width and height (a number or [cx, cy]); fill_value is a number or [r, g, b] (255 for channel 3)."""
+    _, h, w, c = image_shape
+    radians, fill, center = attrs["radians"], attrs["fill_value"], attrs["center"]
+    cx = w * (center if isinstance(center, (int, float)) else center[0])
+    cy = h * (center if isinstance(center, (int, float)) else center[1])
+    if isinstance(fill, (int, float)):
+        fills = [fill] * c
+    else:
+        fills = [255 if d == 3 else (fill[d] if d < len(fill) else 0) for d in range(c)]
+    return RotateInfo(cx, cy, math.sin(radians), math.cos(radians), fills)

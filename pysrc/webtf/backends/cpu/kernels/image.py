@@ -25,6 +25,7 @@ from ....backend_util import (
     nearest_axis,
     non_max_suppression_impl,
     resize_info,
+    rotate_info,
 )
 from ...base import TensorInfo
 
@@ -219,16 +220,9 @@ def rotate_with_offset(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tens
     """RotateWithOffset: pixels from outside get fill_value (an [r, g, b] fill gives 255 in channel 3)."""
     image = inputs["image"]
     b, h, w, c = image.shape
-    radians, fill, center = attrs["radians"], attrs["fill_value"], attrs["center"]
-    cx = w * (center if isinstance(center, (int, float)) else center[0])
-    cy = h * (center if isinstance(center, (int, float)) else center[1])
-    sin, cos = math.sin(radians), math.cos(radians)
+    cx, cy, sin, cos, fills = rotate_info(image.shape, attrs)
     vals = backend.values(image)
     n = len(vals)
-    if isinstance(fill, (int, float)):
-        fills = [fill] * c
-    else:
-        fills = [255 if d == 3 else (fill[d] if d < len(fill) else 0) for d in range(c)]
     ext = vals.tolist() + fills  # index n + d reads channel d's fill value
     pix = []
     for y in range(h):

@@ -20,6 +20,7 @@ from ....backend_util import (
     nearest_axis,
     non_max_suppression_impl,
     resize_info,
+    rotate_info,
 )
 from ...base import TensorInfo
 from .common import F32, js_round, mirror_cpu_table, store
@@ -168,12 +169,7 @@ def rotate_with_offset(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tens
     [cx, cy]); pixels from outside get attr fill_value (a number, or [r, g, b] with 255 for channel 3)."""
     image = inputs["image"]
     b, h, w, c = image.shape
-    radians, fill, center = attrs["radians"], attrs["fill_value"], attrs["center"]
-    cx = w * (center if isinstance(center, (int, float)) else center[0])
-    cy = h * (center if isinstance(center, (int, float)) else center[1])
-    sin, cos = math.sin(radians), math.cos(radians)
-    if not isinstance(fill, (int, float)):
-        fill = [255 if d == 3 else (fill[d] if d < len(fill) else 0) for d in range(c)]
+    cx, cy, sin, cos, fill = rotate_info(image.shape, attrs)
     y, x = np.mgrid[0:h, 0:w].astype(np.float64)
     sx = js_round((x - cx) * cos - (y - cy) * sin + cx)
     sy = js_round((x - cx) * sin + (y - cy) * cos + cy)
