@@ -6,6 +6,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .. import kernel_names as kn
 from ..dtypes import TYPECODE
 
 
@@ -31,7 +32,7 @@ Filler = Callable[[Any, tuple[int, ...], str, Any], Any]  # (backend, shape, dty
 Kernel = Callable[[Any, Any, dict[str, Any]], Any]
 
 
-def fill_kernels(fill_value: Filler) -> tuple[Kernel, Kernel, Kernel]:
+def fill_kernels(fill_value: Filler) -> dict[str, Kernel]:
     """The Fill (attrs shape, dtype, value), ZerosLike and OnesLike ({x}) kernels of a backend's fill_value."""
 
     def fill(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
@@ -42,9 +43,10 @@ def fill_kernels(fill_value: Filler) -> tuple[Kernel, Kernel, Kernel]:
             x = inputs["x"]
             return fill_value(backend, x.shape, x.dtype, value)
 
+        kernel.__name__ = kernel.__qualname__ = ("zeros_like", "ones_like")[value]
         return kernel
 
-    return fill, like(0), like(1)
+    return {kn.Fill: fill, kn.ZerosLike: like(0), kn.OnesLike: like(1)}
 
 
 def cast_values(values: Sequence[Any], from_dtype: str, dtype: str) -> array:

@@ -17,9 +17,6 @@ def _const(backend: Any, shape: tuple[int, ...], dtype: str, value: Any) -> Tens
     return backend.output(filled(size_of(shape), dtype, value), shape, dtype)
 
 
-fill, zeros_like, ones_like = fill_kernels(_const)
-
-
 def range_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     start, stop, step, dtype = attrs["start"], attrs["stop"], attrs["step"], attrs["dtype"]
     n = max(0, math.ceil((stop - start) / step))
@@ -48,9 +45,7 @@ def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    kn.Fill: fill,
-    kn.ZerosLike: zeros_like,
-    kn.OnesLike: ones_like,
+    **fill_kernels(_const),
     kn.Range: range_,
     kn.LinSpace: linspace,
     kn.Identity: identity,

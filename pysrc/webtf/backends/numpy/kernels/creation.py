@@ -9,28 +9,14 @@ from typing import Any
 import numpy as np
 
 from .... import kernel_names as kn
+from ....backend_util import fill_kernels, scalar_as
 from ...base import TensorInfo
 from ..backend import NP_DTYPE
 from .common import share, store
 
 
-def _filled(shape: Any, dtype: str, value: Any) -> np.ndarray:
-    v = float(value) if dtype == "float32" else int(value)  # as backend_util.filled reads the value
-    return np.full(tuple(shape), v, NP_DTYPE[dtype])
-
-
-def fill(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    return backend.make(_filled(attrs["shape"], attrs["dtype"], attrs["value"]))
-
-
-def zeros_like(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    x = inputs["x"]
-    return backend.make(_filled(x.shape, x.dtype, 0))
-
-
-def ones_like(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    x = inputs["x"]
-    return backend.make(_filled(x.shape, x.dtype, 1))
+def _full(backend: Any, shape: tuple[int, ...], dtype: str, value: Any) -> TensorInfo:
+    return backend.make(np.full(shape, scalar_as(dtype, value), NP_DTYPE[dtype]))
 
 
 def range_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -57,9 +43,7 @@ def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS = {
-    kn.Fill: fill,
-    kn.ZerosLike: zeros_like,
-    kn.OnesLike: ones_like,
+    **fill_kernels(_full),
     kn.Range: range_,
     kn.LinSpace: linspace,
     kn.Identity: identity,

@@ -105,9 +105,6 @@ def fill_value(backend: Any, shape: tuple[int, ...], dtype: str, value: Any) -> 
     return backend.run(prog, (), shape, dtype, (), (float(v),), n)
 
 
-fill, zeros_like, ones_like = fill_kernels(fill_value)
-
-
 # ---- binary ---------------------------------------------------------------------------------------
 def binary(backend: Any, a: Any, b: Any, op: str, dtype: str, c: Any = None) -> TensorInfo:
     """Run OP_<op> of shaders/Binary.glsl on a, b (and the condition c for Select), broadcasting."""
@@ -197,9 +194,7 @@ KERNELS.update(
         kn.Step: step,
         kn.ClipByValue: clip_by_value,
         kn.Cast: cast,
-        kn.Fill: fill,
-        kn.ZerosLike: zeros_like,
-        kn.OnesLike: ones_like,
+        **fill_kernels(fill_value),
         kn.Prelu: prelu,
         kn.Select: select,
         kn.AddN: add_n,
