@@ -31,6 +31,7 @@ def webgl_renderer() -> str | None:
 
 async def boot(backend: str | None) -> str:
     """Start webtf (on backend when given) and return JSON {backend, backends, flags, renderer}."""
+    tf.wasm.precompile()  # the XNNPACK binary compiles in the background: switching to wasm only instantiates it
     if backend:
         if not await tf.set_backend(backend):
             raise RuntimeError(f"backend {backend!r} failed to initialize")

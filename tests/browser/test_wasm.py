@@ -176,6 +176,35 @@ await tf.set_backend(prev)
     assert "could not compile or instantiate the wasm binary at 'blob:" in logs[1]
 
 
+def test_precompile_hands_its_module_to_the_next_start_and_a_failed_one_is_retried(py: Py) -> None:
+    out = run(
+        py,
+        """
+from webtf.backends.wasm import module as M
+url = wasm.binary_url(True)
+wasm.precompile(True)
+wasm.precompile(True)  # already on its way: the same promise
+pending = [url in M._precompiled, len(M._precompiled)]
+b = await create_backend(True)
+x = put(b, [1.0, -2.0, 3.0], [3])
+values = get(b, NATIVE["Abs"](b, {"x": x}, {}))
+b.dispose()
+after = url in M._precompiled
+wasm.precompile(url="no-such-folder/x.wasm")
+try:
+    await M.load_module(url="no-such-folder/x.wasm")
+    error = None
+except wasm.WasmLoadError as e:
+    error = str(e)
+[pending, values, after, error, "no-such-folder/x.wasm" in M._precompiled]
+""",
+    )
+    pending, values, after, error, left = out
+    assert pending == [True, 1] and after is False and left is False
+    assert values == [1.0, 2.0, 3.0]  # the precompiled module runs
+    assert "failed to load wasm binary file at 'no-such-folder/x.wasm' (HTTP 404)" in error
+
+
 def test_binary_warning_raises_and_disposes_the_output(py: Py) -> None:
     out = run(
         py,

@@ -10,7 +10,15 @@ from ...kernel_registry import get_kernels_for_backend, register_kernels
 from . import flags  # noqa: F401  (WASM_* flags)
 from .backend import WasmBackend, WasmKernelError, WasmTrapError
 from .kernels import NATIVE, kernel_table
-from .module import BINARY_NAMES, WasmLoadError, binary_url, load_module, reset_wasm_paths, set_wasm_paths
+from .module import (
+    BINARY_NAMES,
+    WasmLoadError,
+    binary_url,
+    load_module,
+    precompile,
+    reset_wasm_paths,
+    set_wasm_paths,
+)
 
 
 async def create_backend(simd: bool | None = None, url: str | None = None) -> WasmBackend:
@@ -36,6 +44,7 @@ __all__ = [
     "binary_url",
     "create_backend",
     "load_module",
+    "precompile",
     "reset_wasm_paths",
     "set_wasm_paths",
 ]

@@ -317,24 +317,65 @@ class WasmModule:
         return module
 
 
+_precompiled: dict[str, Any] = {}  # URL -> the JS promise of its WebAssembly.Module (see precompile)
+# fetch + compile in the browser, off Python's thread; a failure is reported by load_module, which retries
+_COMPILE_JS = """(url) => {
+  const compiled = fetch(url).then((response) => {
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    return response.arrayBuffer();
+  }).then((bytes) => WebAssembly.compile(bytes));
+  compiled.catch(() => {}); // not an unhandled rejection while nobody awaits it yet
+  return compiled;
+}"""
+
+
+def _url(simd: bool | None, url: str | None) -> str:
+    if url is not None:
+        return url
+    return binary_url(bool(ENV.get("WASM_HAS_SIMD_SUPPORT")) if simd is None else simd)
+
+
+def precompile(simd: bool | None = None, url: str | None = None) -> None:
+    """Start fetching and compiling the binary the wasm backend would load, in the background: its first start
+    then only instantiates it. A page calls this early (web/boot.py does at ready); it does nothing outside a
+    browser or when that binary is already on its way."""
+    if not bridge.available():
+        return
+    url = _url(simd, url)
+    if url not in _precompiled:
+        from pyodide.code import run_js  # type: ignore[import-not-found]
+
+        _precompiled[url] = run_js(_COMPILE_JS)(url)
+
+
+async def _compile(url: str) -> Any:
+    """The WebAssembly.Module of the binary at url: the one precompile started, else fetched and compiled now."""
+    started = _precompiled.pop(url, None)
+    if started is not None:
+        try:
+            return await started
+        except Exception:
+            pass  # fetched or compiled badly in the background: try once more, reporting what goes wrong
+    binary = await fetch_binary(url)
+    try:
+        return await bridge.js.WebAssembly.compile(binary)
+    except Exception as e:
+        raise WasmLoadError(f"could not compile or instantiate the wasm binary at '{url}': {e}") from None
+
+
 async def load_module(simd: bool | None = None, url: str | None = None) -> WasmModule:
     """Fetch, compile and start the binary (SIMD where supported unless `simd` says otherwise)."""
     if not bridge.available():
         raise WasmLoadError("the wasm backend needs a browser (Pyodide); it is not available in CPython")
-    if url is None:
-        if simd is None:
-            simd = bool(ENV.get("WASM_HAS_SIMD_SUPPORT"))
-        url = binary_url(simd)
-    binary = await fetch_binary(url)
-    module = WasmModule(url)
+    url = _url(simd, url)
+    module = WasmModule(url, await _compile(url))
     try:
-        result = await bridge.js.WebAssembly.instantiate(binary, module.imports())
+        instance = await bridge.js.WebAssembly.instantiate(module.compiled, module.imports())
     except Exception as e:
         module.release()
         raise WasmLoadError(f"could not compile or instantiate the wasm binary at '{url}': {e}") from None
-    module.compiled = result.module
     try:
-        module.start(result.instance)
+        module.start(instance)
     except Exception as e:
         module.release()
         raise WasmLoadError(f"the wasm binary at '{url}' failed to start: {e}") from None
