@@ -3,6 +3,7 @@ loads TF.js (the page tests' oracle) into the page."""
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -87,6 +88,29 @@ def raises(cls: type[BaseException], message: str) -> Any:
 def pair(v: Any) -> tuple[int, int]:
     """(v, v) for an int, else v as a tuple (strides, dilations, window sizes)."""
     return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def window_geometry(
+    size: int, f: int, s: int, d: int, pad: Any, mode: str | None = None, axis: int = 0
+) -> tuple[int, int, int]:
+    """(pad_before, pad_after, out_size) of a conv / pool window (size f, stride s, dilation d) along one
+    spatial axis (0: height, 1: width), from the TF padding definitions and TF.js's dim rounding modes."""
+    eff = (f - 1) * d + 1
+    if pad == "same":
+        out = math.ceil(size / s)
+        total = max(0, (out - 1) * s + eff - size)
+        return total // 2, total - total // 2, out
+    if pad == "valid":
+        return 0, 0, max(0, math.ceil((size - eff + 1) / s))
+    before, after = (pad, pad) if isinstance(pad, int) else pad[1 + axis]
+    v = (size - eff + before + after) / s + 1
+    rounding = {
+        None: math.trunc,
+        "floor": math.floor,
+        "ceil": math.ceil,
+        "round": lambda t: math.floor(t + 0.5),
+    }
+    return before, after, rounding[mode](v)
 
 
 def ref_activation(

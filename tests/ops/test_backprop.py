@@ -6,42 +6,18 @@ import math
 import numpy as np
 import pytest
 
-RNG = np.random.default_rng(12)
+from tests.helpers import Rand, pair, window_geometry
+
+R = Rand(12)
+RNG, rand = R.rng, R.normal
 BP = "from webtf.ops import backprop as bp"
-
-
-def rand(*shape):
-    return RNG.standard_normal(shape).astype(np.float32)
-
-
-def pair(v):
-    return (v, v) if isinstance(v, int) else tuple(v)
-
-
-def axis_geometry(size, f, s, d, pad, mode, axis):
-    """(pad_before, out_size) along one spatial axis, from the TF padding definitions."""
-    eff = (f - 1) * d + 1
-    if pad == "same":
-        out = math.ceil(size / s)
-        return max(0, (out - 1) * s + eff - size) // 2, out
-    if pad == "valid":
-        return 0, max(0, math.ceil((size - eff + 1) / s))
-    before, after = (pad, pad) if isinstance(pad, int) else pad[1 + axis]
-    v = (size - eff + before + after) / s + 1
-    rounding = {
-        None: math.trunc,
-        "floor": math.floor,
-        "ceil": math.ceil,
-        "round": lambda t: math.floor(t + 0.5),
-    }
-    return before, rounding[mode](v)
 
 
 def window_taps(x_shape, fh, fw, strides, dilations, pad, mode=None):
     """(out_h, out_w, [(oy, ox, iy, ix, r, s) for every in-bounds tap of every window])."""
     (sh, sw), (dh, dw) = pair(strides), pair(dilations)
-    top, oh = axis_geometry(x_shape[1], fh, sh, dh, pad, mode, 0)
-    left, ow = axis_geometry(x_shape[2], fw, sw, dw, pad, mode, 1)
+    top, _, oh = window_geometry(x_shape[1], fh, sh, dh, pad, mode, 0)
+    left, _, ow = window_geometry(x_shape[2], fw, sw, dw, pad, mode, 1)
     taps = []
     for oy in range(oh):
         for ox in range(ow):

@@ -1,39 +1,17 @@
-import math
-
 import numpy as np
 import pytest
 
-from tests.helpers import Rand, pair, ref_activation
+from tests.helpers import Rand, pair, ref_activation, window_geometry
 
 _R = Rand(11)
 RNG, rand = _R.rng, _R.normal
 
 
-def geometry(size, f, s, d, pad, mode=None, axis=0):
-    """(pad_before, pad_after, out_size) along one spatial axis, from the TF padding definitions."""
-    eff = (f - 1) * d + 1
-    if pad == "same":
-        out = math.ceil(size / s)
-        total = max(0, (out - 1) * s + eff - size)
-        return total // 2, total - total // 2, out
-    if pad == "valid":
-        return 0, 0, max(0, math.ceil((size - eff + 1) / s))
-    before, after = (pad, pad) if isinstance(pad, int) else pad[1 + axis]
-    v = (size - eff + before + after) / s + 1
-    rounding = {
-        None: math.trunc,
-        "floor": math.floor,
-        "ceil": math.ceil,
-        "round": lambda t: math.floor(t + 0.5),
-    }
-    return before, after, rounding[mode](v)
-
-
 def pad_input(x, fh, fw, strides, dilations, pad, mode=None, fill=0.0):
     """x padded (with room for every window) plus the output height and width."""
     (sh, sw), (dh, dw) = pair(strides), pair(dilations)
-    top, bottom, oh = geometry(x.shape[1], fh, sh, dh, pad, mode, 0)
-    left, right, ow = geometry(x.shape[2], fw, sw, dw, pad, mode, 1)
+    top, bottom, oh = window_geometry(x.shape[1], fh, sh, dh, pad, mode, 0)
+    left, right, ow = window_geometry(x.shape[2], fw, sw, dw, pad, mode, 1)
     bottom = max(bottom, (oh - 1) * sh + (fh - 1) * dh + 1 - top - x.shape[1])
     right = max(right, (ow - 1) * sw + (fw - 1) * dw + 1 - left - x.shape[2])
     xp = np.pad(x.astype(np.float64), ((0, 0), (top, bottom), (left, right), (0, 0)), constant_values=fill)
@@ -55,9 +33,9 @@ def windows(x, fh, fw, strides, dilations, pad, mode=None, fill=0.0):
 
 def out_hw(x, fh, fw, strides, dilations, pad, mode=None):
     (sh, sw), (dh, dw) = pair(strides), pair(dilations)
-    return geometry(x.shape[1], fh, sh, dh, pad, mode, 0)[2], geometry(x.shape[2], fw, sw, dw, pad, mode, 1)[
-        2
-    ]
+    oh = window_geometry(x.shape[1], fh, sh, dh, pad, mode, 0)[2]
+    ow = window_geometry(x.shape[2], fw, sw, dw, pad, mode, 1)[2]
+    return oh, ow
 
 
 def ref_conv2d(x, f, strides, pad, dilations=1, mode=None):
@@ -80,8 +58,8 @@ def ref_conv2d_transpose(dy, f, out_shape, strides, pad):
     """Scatter every dy pixel through the filter into a padded dx, then crop the forward conv's padding."""
     (sh, sw), (fh, fw) = pair(strides), f.shape[:2]
     b, h, w, c = out_shape
-    top, _, oh = geometry(h, fh, sh, 1, pad)
-    left, _, ow = geometry(w, fw, sw, 1, pad)
+    top, _, oh = window_geometry(h, fh, sh, 1, pad)
+    left, _, ow = window_geometry(w, fw, sw, 1, pad)
     assert (oh, ow) == dy.shape[1:3]
     acc = np.zeros((b, (oh - 1) * sh + fh + h, (ow - 1) * sw + fw + w, c))
     for y in range(oh):
@@ -183,8 +161,8 @@ TRANSPOSE_CASES = [
 def test_conv2d_transpose(run, out_shape, fs, strides, pad):
     f = rand(*fs)
     (sh, sw) = pair(strides)
-    oh = geometry(out_shape[1], fs[0], sh, 1, pad)[2]
-    ow = geometry(out_shape[2], fs[1], sw, 1, pad)[2]
+    oh = window_geometry(out_shape[1], fs[0], sh, 1, pad)[2]
+    ow = window_geometry(out_shape[2], fs[1], sw, 1, pad)[2]
     dy = rand(out_shape[0], oh, ow, fs[3])
     out = run(f"tf.conv2d_transpose(x, f, {list(out_shape)}, {strides!r}, '{pad}')", x=dy, f=f)
     close(out, ref_conv2d_transpose(dy, f, out_shape, strides, pad))

@@ -1,37 +1,18 @@
-import math
 
 import numpy as np
 import pytest
 
-from tests.helpers import Rand, pair
+from tests.helpers import Rand, pair, window_geometry
 
 _R = Rand(5)
 RNG, rand = _R.rng, _R.normal
 
 
-def geometry(size, f, s, pad, mode=None, axis=0):
-    """(pad_before, out_size) along one axis, from the TF padding definitions."""
-    if pad == "same":
-        out = math.ceil(size / s)
-        return max(0, (out - 1) * s + f - size) // 2, out
-    if pad == "valid":
-        return 0, max(0, math.ceil((size - f + 1) / s))
-    before, after = (pad, pad) if isinstance(pad, int) else pad[1 + axis]
-    v = (size - f + before + after) / s + 1
-    rounding = {
-        None: math.trunc,
-        "floor": math.floor,
-        "ceil": math.ceil,
-        "round": lambda t: math.floor(t + 0.5),
-    }
-    return before, rounding[mode](v)
-
-
 def ref_pool(x, size, strides, pad, reduce, mode=None):
     """Pool windows that ignore the padding: pad with NaN and use nanmax / nanmean."""
     (fh, fw), (sh, sw) = pair(size), pair(strides)
-    top, oh = geometry(x.shape[1], fh, sh, pad, mode, 0)
-    left, ow = geometry(x.shape[2], fw, sw, pad, mode, 1)
+    top, _, oh = window_geometry(x.shape[1], fh, sh, 1, pad, mode, 0)
+    left, _, ow = window_geometry(x.shape[2], fw, sw, 1, pad, mode, 1)
     bottom = max(0, (oh - 1) * sh + fh - top - x.shape[1])
     right = max(0, (ow - 1) * sw + fw - left - x.shape[2])
     xp = np.pad(x.astype(np.float64), ((0, 0), (top, bottom), (left, right), (0, 0)), constant_values=np.nan)
