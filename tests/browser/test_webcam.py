@@ -24,6 +24,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page
 
 from tests.conftest import PY_JS, SharedPage, boot_page
+from tests.helpers import LOAD_TFJS_JS
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "astronaut-256.png"
 FRAME_W, FRAME_H, PHOTO_X = 320, 256, 32  # the photo sits at x = 32..288 of a grey 320x256 frame
@@ -181,15 +182,10 @@ def select(page: Page, selector: str, value: str) -> None:
 
 # ---------------------------------------------------------------------------------------------- oracle
 
-TFJS_ORACLE = """async () => {
-  if (!window.tf) {
-    await new Promise((ok, fail) => {
-      const s = document.createElement("script");
-      s.src = "vendor/tfjs/tf.min.js"; s.onload = ok; s.onerror = () => fail(new Error("no tf.min.js"));
-      document.head.appendChild(s);
-    });
-  }
-  await tf.setBackend("cpu");
+TFJS_ORACLE = (
+    """async () => {"""
+    + LOAD_TFJS_JS
+    + """  await tf.setBackend("cpu");
   const video = document.getElementById("video");
   video.pause();  // webtf and TF.js read the very same frame (the test plays it again)
   await new Promise((ok) => requestAnimationFrame(ok));
@@ -236,6 +232,7 @@ TFJS_ORACLE = """async () => {
     }),
   };
 }"""
+)
 
 SAME_FRAME_PY = """
 import js, operator

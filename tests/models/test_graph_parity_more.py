@@ -12,6 +12,8 @@ host); like the other heavy models it is checked on the host against TF.js in No
 
 import pytest
 
+from tests.helpers import LOAD_TFJS_JS
+
 BACKENDS = ["cpu", "wasm"]
 TOLERANCE = {"cpu": 1e-3, "wasm": 1e-3, "webgl": 1e-2}
 
@@ -39,15 +41,10 @@ CASES = {
     "facemesh-detection-short": ("facemesh-detection-short", None),
 }
 
-ORACLE_JS = """async ([name, specs]) => {
-  if (!window.tf) {
-    await new Promise((ok, fail) => {
-      const s = document.createElement("script");
-      s.src = "vendor/tfjs/tf.min.js"; s.onload = ok; s.onerror = () => fail(new Error("no tf.min.js"));
-      document.head.appendChild(s);
-    });
-  }
-  await tf.setBackend("cpu");
+ORACLE_JS = (
+    """async ([name, specs]) => {"""
+    + LOAD_TFJS_JS
+    + """  await tf.setBackend("cpu");
   const model = await tf.loadGraphModel(`models/${name}.json`);
   specs = specs || model.inputs.map((i, k) => ({
     name: model.inputNodes[k], shape: i.shape.map((d) => (d === -1 ? 1 : d)), dtype: i.dtype,
@@ -76,6 +73,7 @@ ORACLE_JS = """async ([name, specs]) => {
   model.dispose();
   return { outputNodes, shapes, dtypes };
 }"""
+)
 
 WEBTF_PY = """
 import js, math

@@ -7,18 +7,14 @@ max |webtf - tfjs| divided by the output's scale (max |tfjs|, at least 1).
 
 import pytest
 
+from tests.helpers import LOAD_TFJS_JS
+
 BACKENDS = ["cpu", "wasm", "webgl"]
 TOLERANCE = {"cpu": 1e-3, "wasm": 1e-3, "webgl": 1e-2}
 
-LOAD_TFJS = """
-  if (!window.tf) {
-    await new Promise((ok, fail) => {
-      const s = document.createElement("script");
-      s.src = "vendor/tfjs/tf.min.js"; s.onload = ok; s.onerror = () => fail(new Error("no tf.min.js"));
-      document.head.appendChild(s);
-    });
-  }
-  await tf.setBackend("cpu");
+LOAD_TFJS = (
+    LOAD_TFJS_JS
+    + """  await tf.setBackend("cpu");
   const fill = (shape, seed) => {
     const n = shape.reduce((a, b) => a * b, 1), data = new Float32Array(n);
     let s = seed;
@@ -29,6 +25,7 @@ LOAD_TFJS = """
     return data;
   };
 """
+)
 
 MOBILENET_JS = (
     "async () => {"
