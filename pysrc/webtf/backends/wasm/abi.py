@@ -20,6 +20,7 @@ types of a .wasm file's exports, so a test can check the table against the binar
 
 from __future__ import annotations
 
+import functools
 import json
 import keyword
 from collections.abc import Callable
@@ -62,8 +63,10 @@ _PASS = {
 _TABLE_FILE = "abi.json"
 
 
+@functools.cache
 def load_table() -> dict[str, Any]:
-    """The ABI table: webtf/wasm_abi/abi.json inside the wheel, or wasm/abi.json of a source checkout."""
+    """The ABI table: webtf/wasm_abi/abi.json inside the wheel, or wasm/abi.json of a source checkout. Read
+    once and shared (read it, never change it): the page's snapshot holds it parsed."""
     here = Path(__file__).resolve()
     for path in (here.parents[2] / "wasm_abi" / _TABLE_FILE, here.parents[4] / "wasm" / _TABLE_FILE):
         if path.is_file():
