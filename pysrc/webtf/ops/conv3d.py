@@ -273,10 +273,11 @@ def max_pool3d(
     return _from_5d(ENGINE.run_kernel(kn.MaxPool3D, {"x": x5}, {**attrs, "data_format": "NDHWC"}), tx)
 
 
-def _pool_grad(
-    kernel: str, name: str, inputs: dict[str, TensorLike], filter_size: Any, strides: Any, pad: Any,
+def _pool_grad_args(
+    name: str, inputs: dict[str, TensorLike], filter_size: Any, strides: Any, pad: Any,
     dim_rounding_mode: str | None,
-) -> Tensor:  # fmt: skip
+) -> tuple[dict[str, Tensor], dict[str, Any]]:  # fmt: skip
+    """The 5-D float32 inputs and the kernel attrs of a 3-D pool gradient, checked against each other."""
     ts = {k: _to_5d(_float(v, k, name), name, k) for k, v in inputs.items()}
     attrs = _pool_attrs(ts["input"], filter_size, strides, pad, dim_rounding_mode, "NDHWC", name)
     info = compute_pool3d_info(
@@ -288,8 +289,7 @@ def _pool_grad(
                 f"Error in {name}: {k} of shape {fmt(ts[k].shape)} must have the pool's output shape "
                 f"{fmt(info.out_shape)}"
             )
-    res = ENGINE.run_kernel(kernel, ts, attrs)
-    return _from_5d(res, convert_non_bool(inputs["input"], "input", name))
+    return ts, attrs
 
 
 @op
@@ -298,10 +298,14 @@ def max_pool3d_grad(
     dim_rounding_mode: str | None = None,
 ) -> Tensor:  # fmt: skip
     """The gradient of max_pool3d(input) = output given dy: dy to each window's last maximum (MaxPool3DGrad)."""
-    return _pool_grad(
-        kn.MaxPool3DGrad, "max_pool3d_grad", {"dy": dy, "input": input, "output": output}, filter_size,
-        strides, pad, dim_rounding_mode,
+    ts, attrs = _pool_grad_args(
+        "max_pool3d_grad", {"dy": dy, "input": input, "output": output}, filter_size, strides, pad,
+        dim_rounding_mode,
     )  # fmt: skip
+    res = ENGINE.run_kernel(
+        kn.MaxPool3DGrad, {"dy": ts["dy"], "input": ts["input"], "output": ts["output"]}, attrs
+    )
+    return res if ts["input"].shape == getattr(input, "shape", None) else reshape(res, res.shape[1:])
 
 
 @op
@@ -310,7 +314,8 @@ def avg_pool3d_grad(
     dim_rounding_mode: str | None = None,
 ) -> Tensor:  # fmt: skip
     """The gradient of avg_pool3d(input) given dy, spread over each window's in-bounds elements."""
-    return _pool_grad(
-        kn.AvgPool3DGrad, "avg_pool3d_grad", {"dy": dy, "input": input}, filter_size, strides, pad,
-        dim_rounding_mode,
-    )  # fmt: skip
+    ts, attrs = _pool_grad_args(
+        "avg_pool3d_grad", {"dy": dy, "input": input}, filter_size, strides, pad, dim_rounding_mode
+    )
+    res = ENGINE.run_kernel(kn.AvgPool3DGrad, {"dy": ts["dy"], "input": ts["input"]}, attrs)
+    return res if ts["input"].shape == getattr(input, "shape", None) else reshape(res, res.shape[1:])
