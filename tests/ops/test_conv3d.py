@@ -257,3 +257,39 @@ def test_errors(run, expr, err, words):
         run(expr, b5=np.zeros((1, 2, 2, 2, 1), bool), **inputs)
     for w in words:
         assert w in str(info.value), (w, str(info.value))
+
+
+def test_graph_handlers_conv1d_conv3d_pool3d():
+    """The converter ops Conv1D, Conv3D, AvgPool3D and MaxPool3D read TF's attrs as TF.js's executor."""
+    import base64
+
+    import webtf as tf
+    from webtf.models.graph.nodes import Node
+    from webtf.models.graph.op_table import table
+
+    def s(v):
+        return {"s": base64.b64encode(v.encode()).decode()}
+
+    def ints(*v):
+        return {"list": {"i": [str(i) for i in v]}}
+
+    x, f = rand(1, 3, 4, 5, 2), rand(2, 2, 3, 2, 3)
+    x1, f1 = rand(2, 7, 2), rand(3, 2, 2)
+    cases = [
+        ("Conv3D", {"strides": ints(1, 1, 2, 1, 1), "padding": s("SAME"), "data_format": s("NDHWC"),
+                    "dilations": ints(1, 1, 1, 1, 1)}, (x, f), ref_conv3d(x, f, (1, 2, 1), "same")),
+        ("Conv1D", {"stride": {"i": "2"}, "padding": s("VALID"), "dilation": {"i": "1"}}, (x1, f1),
+         ref_conv1d(x1, f1, 2, "valid")),
+        ("MaxPool3D", {"ksize": ints(1, 2, 2, 2, 1), "strides": ints(1, 1, 2, 2, 1), "padding": s("SAME")}, (x,),
+         ref_pool3d(x, 2, (1, 2, 2), "same", True)),
+        ("AvgPool3D", {"ksize": ints(1, 1, 2, 3, 1), "strides": ints(1, 1, 1, 1, 1), "padding": s("VALID")}, (x,),
+         ref_pool3d(x, (1, 2, 3), 1, "valid", False)),
+    ]  # fmt: skip
+    before = tf.memory().num_tensors
+    for op, attr, inputs, want in cases:
+        node = Node("n", op, [], [], attr)
+        ins = [tf.tensor(v) for v in inputs]
+        out = table()[op](node, ins, None)
+        np.testing.assert_allclose(np.array(out.data_sync()).reshape(out.shape), want, rtol=1e-5, atol=1e-5)
+        tf.dispose([*ins, out])
+    assert tf.memory().num_tensors == before
