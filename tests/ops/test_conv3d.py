@@ -78,7 +78,7 @@ def test_all_new_ops_batched(run):
     x, f = rand(2, 4, 5, 3, 2), rand(2, 3, 2, 2, 3)
     x1, f1 = rand(2, 7, 3), rand(3, 3, 2)
     xt = rand(1, 2, 3, 3, 3)
-    dy, dyp = rand(2, 4, 3, 3, 3), rand(2, 2, 3, 2, 2)
+    dy, dyp, dyv = rand(2, 4, 3, 3, 3), rand(2, 2, 3, 2, 2), rand(2, 3, 3, 2, 3)
     out = run(
         "[tf.conv3d(x, f, 1, 'same'), tf.conv3d(x, f, [2, 1, 2], 'valid'), tf.conv3d(x0, f, 1, 'valid', "
         "'NDHWC', [1, 2, 1]), tf.conv1d(x1, f1, 2, 'same'), tf.conv1d(x10, f1, 1, 'valid', 'NWC', 2), "
@@ -86,8 +86,9 @@ def test_all_new_ops_batched(run):
         "tf.avg_pool3d(x, [3, 2, 2], 1, 'same'), tf.max_pool3d(x1b, [1, 2, 3], 1, 'valid'), "
         "tf.grads(lambda a, b: tf.conv3d(a, b, [1, 2, 1], 'same'))([x, f], dy), "
         "tf.grad(lambda a: tf.max_pool3d(a, 2, 2, 'same'))(x, dyp), "
-        "tf.grad(lambda a: tf.avg_pool3d(a, [3, 2, 2], 2, 'same'))(x, dyp)]",
-        x=x, f=f, x1=x1, f1=f1, xt=xt, dy=dy, dyp=dyp, x0=x[0], x10=x1[0], x1b=x[1],
+        "tf.grad(lambda a: tf.avg_pool3d(a, [3, 2, 2], 2, 'same'))(x, dyp), "
+        "tf.grads(lambda a, b: tf.conv3d(a, b, 1, 'valid'))([x, f], dyv)]",
+        x=x, f=f, x1=x1, f1=f1, xt=xt, dy=dy, dyp=dyp, dyv=dyv, x0=x[0], x10=x1[0], x1b=x[1],
     )  # fmt: skip
     want = [
         ref_conv3d(x, f, 1, "same"),
@@ -105,14 +106,14 @@ def test_all_new_ops_batched(run):
         assert got.shape == ref.shape
         np.testing.assert_allclose(got, ref, rtol=tol, atol=tol)
     # gradients: conv3d's as the adjoint identities, the pools' by where each window's dy goes
-    dx, df = out[9]
-    y_of = ref_conv3d  # <conv3d(x, f), dy> is linear in x and in f
-    eps = 1e-2
+    y_of, eps = ref_conv3d, 1e-2  # <conv3d(x, f), dy> is linear in x and in f: check along random directions
     u, v = rand(*x.shape), rand(*f.shape)
-    lin = (y_of(x + eps * u, f, (1, 2, 1), "same") - y_of(x, f, (1, 2, 1), "same")) / eps
-    np.testing.assert_allclose((dx * u).sum(), (lin * dy).sum(), rtol=1e-3, atol=1e-3)
-    lin = (y_of(x, f + eps * v, (1, 2, 1), "same") - y_of(x, f, (1, 2, 1), "same")) / eps
-    np.testing.assert_allclose((df * v).sum(), (lin * dy).sum(), rtol=1e-3, atol=1e-3)
+    for grads, strides, pad, g in ((out[9], (1, 2, 1), "same", dy), (out[12], (1, 1, 1), "valid", dyv)):
+        dx, df = grads
+        lin = (y_of(x + eps * u, f, strides, pad) - y_of(x, f, strides, pad)) / eps
+        np.testing.assert_allclose((dx * u).sum(), (lin * g).sum(), rtol=1e-3, atol=1e-3)
+        lin = (y_of(x, f + eps * v, strides, pad) - y_of(x, f, strides, pad)) / eps
+        np.testing.assert_allclose((df * v).sum(), (lin * g).sum(), rtol=1e-3, atol=1e-3)
     gmax, gavg = out[10], out[11]
     np.testing.assert_allclose(gmax.sum(), dyp.sum(), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(gavg.sum(), dyp.sum(), rtol=1e-4, atol=1e-4)

@@ -1,9 +1,12 @@
 """wasm kernels of the 3-D convs and pools (contracts: the cpu kernels in cpu/kernels/conv3d.py), on the
-binary's exports for float32: Conv3D, Conv3DBackpropInputV2, Conv3DBackpropFilterV2, AvgPool3D and
-AvgPool3DGrad (whose export divides by the full window, so dy is first scaled where a window is clipped).
+binary's exports for float32: Conv3D, AvgPool3D, AvgPool3DGrad (whose export divides by the full window, so
+dy is first scaled where a window is clipped) and Conv3DBackpropFilterV2 with strides 1.
 
-MaxPool3D and MaxPool3DGrad stay on the cpu kernels: the binary starts each window's maximum at FLT_MIN (the
-smallest positive float), so a window of negative values gives FLT_MIN and its gradient goes astray.
+The rest run the cpu kernels, for bugs of the binary: MaxPool3D / MaxPool3DGrad start each window's maximum
+at FLT_MIN (the smallest positive float), so windows of negative values go wrong; Conv3DBackpropInputV2
+bounds the output depths of each dx element by filter_depth / stride alone (its height and width add the
+window's corner), so most of dx's depths come out 0; Conv3DBackpropFilterV2's first and last output
+positions per tap (a C++ truncating DivCeil, a DivFloor for a ceiling) are off when a stride is above 1.
 """
 
 from __future__ import annotations
@@ -70,21 +73,13 @@ def _conv3d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return _output(backend, info.out_shape, lambda out: backend.abi.Conv3D(x, f, out, *geo), x, f)
 
 
-def _conv3d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Conv3DBackpropInputV2 {dy, filter}: the binary's Conv3DBackpropInputV2."""
-    dy, f = inputs["dy"], inputs["filter"]
-    info = conv3d_info_from_attrs(tuple(int(d) for d in attrs["input_shape"]), f.shape, attrs)
-    geo = _conv_geometry(info)
-    return _output(
-        backend, info.in_shape, lambda out: backend.abi.Conv3DBackpropInputV2(f, dy, out, *geo), dy, f
-    )
-
-
 def _conv3d_backprop_filter(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Conv3DBackpropFilterV2 {x, dy}: the binary's Conv3DBackpropFilterV2."""
+    """Conv3DBackpropFilterV2 {x, dy}: the binary's Conv3DBackpropFilterV2 with strides 1, else the cpu's."""
     x, dy = inputs["x"], inputs["dy"]
     shape = tuple(int(d) for d in attrs["filter_shape"])
     info = conv3d_info_from_attrs(x.shape, shape, attrs)
+    if info.strides != (1, 1, 1):
+        return cpu(kn.Conv3DBackpropFilterV2)(backend, inputs, attrs)
     geo = _conv_geometry(info)
     return _output(backend, shape, lambda out: backend.abi.Conv3DBackpropFilterV2(x, dy, out, *geo), x, dy)
 
@@ -127,7 +122,6 @@ def _avg_pool3d_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tensor
 KERNELS: dict[str, Kernel] = with_fallbacks(
     {
         kn.Conv3D: _native(kn.Conv3D, _conv3d),
-        kn.Conv3DBackpropInputV2: _native(kn.Conv3DBackpropInputV2, _conv3d_backprop_input),
         kn.Conv3DBackpropFilterV2: _native(kn.Conv3DBackpropFilterV2, _conv3d_backprop_filter),
         kn.AvgPool3D: _native(kn.AvgPool3D, _avg_pool3d),
         kn.AvgPool3DGrad: _native(kn.AvgPool3DGrad, _avg_pool3d_grad),
