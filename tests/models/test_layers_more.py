@@ -356,3 +356,53 @@ def test_model_with_the_new_layers_trains_and_saves_config():
     assert len(losses) == 3 and all(math.isfinite(v) for v in losses)
     tf.dispose([x, y])
     m.dispose()
+
+
+def np_encode(x, n, mode, w=None):
+    """TF.js's encodeCategoricalInputs (denseBincount over the last axis) in numpy."""
+    x = np.asarray(x).reshape(-1) if np.ndim(x) == 0 else np.asarray(x)
+    if mode == "oneHot" and x.shape[-1] != 1:
+        x = x[..., None]
+    rows = x.reshape(-1, x.shape[-1])
+    w = np.ones(rows.shape) if w is None else np.asarray(w, np.float64).reshape(rows.shape)
+    out = np.zeros((rows.shape[0], n))
+    for r, (ids, ws) in enumerate(zip(rows, w, strict=True)):
+        for i, v in zip(ids, ws, strict=True):
+            out[r, i] = 1 if mode != "count" else out[r, i] + v
+    return out.reshape(*x.shape[:-1], n)
+
+
+@pytest.mark.parametrize(
+    "x,n,mode,weights",
+    [
+        ([[0, 1, 1, 3], [2, 2, 2, 0]], 5, "multiHot", None),
+        ([[0, 1, 1, 3], [2, 2, 2, 0]], 4, "count", None),
+        ([[0, 1, 1], [2, 2, 0]], 3, "count", [[0.5, 1.0, 2.0], [1.0, 1.0, -1.0]]),
+        ([3, 1, 0, 2], 4, "oneHot", None),
+        ([[1], [0], [2]], 3, "oneHot", None),
+        ([2, 0, 2], 3, "multiHot", None),
+        ([0, 0], 1, "count", None),
+    ],
+)
+def test_category_encoding_layer(x, n, mode, weights):
+    xt = tf.tensor(np.array(x, np.int32))
+    wt = None if weights is None else tf.tensor(np.array(weights, np.float32))
+    layer = tf.layers.category_encoding(num_tokens=n, output_mode=mode)
+    y = layer.apply(xt) if wt is None else layer.apply(xt, count_weights=wt)
+    want = np_encode(x, n, mode, weights)
+    assert y.dtype == "float32" and tuple(y.shape) == want.shape == layer.compute_output_shape(tuple(xt.shape))
+    np.testing.assert_allclose(arr(y), want)
+    tf.dispose([xt, y] + ([] if wt is None else [wt]))
+
+
+def test_category_encoding_errors():
+    xt = tf.tensor(np.array([[0, 4]], np.int32))
+    with pytest.raises(ValueError, match=r"\(CategoryEncoding\): input values must be in \[0, num_tokens\)"):
+        tf.layers.category_encoding(num_tokens=4).apply(xt)
+    with pytest.raises(ValueError, match=r"\(CategoryEncoding\): count_weights is only used"):
+        tf.layers.category_encoding(num_tokens=5).apply(xt, count_weights=xt)
+    with pytest.raises(ValueError, match=r"\(CategoryEncoding\): output_mode must be"):
+        tf.layers.category_encoding(num_tokens=5, output_mode="tfIdf")
+    with pytest.raises(ValueError, match=r"\(CategoryEncoding\): when output_mode is not int, the maximum"):
+        tf.layers.category_encoding(num_tokens=5, output_mode="oneHot").apply(xt)
+    tf.dispose(xt)

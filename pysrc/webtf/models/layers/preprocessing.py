@@ -1,11 +1,12 @@
-"""Image preprocessing layers (tfjs-layers's preprocessing/): CenterCrop and Resizing, on [h, w, c] or
-[batch, h, w, c] inputs."""
+"""Preprocessing layers (tfjs-layers's preprocessing/): CenterCrop and Resizing on [h, w, c] or
+[batch, h, w, c] images, and CategoryEncoding."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...ops import cast, creation, image, shape
+from ...ops import binary, cast, creation, image, shape, slicing
+from ...ops import reduce as ops_reduce
 from ...tensor import Tensor
 from .base import Layer, Shape, ShapeArg, register, single
 
@@ -76,3 +77,63 @@ class Resizing(_Image):
         if self.interpolation == "bilinear":
             return image.resize_bilinear(inputs, size, align)
         return image.resize_nearest_neighbor(inputs, size, align)
+
+
+_OUTPUT_MODES = {"multiHot": "multi_hot", "oneHot": "one_hot", "count": "count"}
+
+
+@register
+class CategoryEncoding(Layer):
+    """Integer tokens in [0, num_tokens) to float32 per-token vectors: output_mode 'multiHot' (default: 1 for
+    each token present), 'oneHot' (one token per row) or 'count' (occurrences, or the sums of kwarg
+    count_weights). Inputs of rank 0-2 (rank 0-1 for 'oneHot' without a last dim of 1), as TF.js."""
+
+    def configure(self, config: dict[str, Any]) -> None:
+        n = config.get("num_tokens")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise self.error(f"num_tokens must be a positive int, but got {n!r}")
+        self.num_tokens = n
+        mode = config.get("output_mode") or "multiHot"
+        if mode not in _OUTPUT_MODES and mode not in _OUTPUT_MODES.values():
+            raise self.error(f"output_mode must be 'multiHot', 'oneHot' or 'count', but got {mode!r}")
+        self.output_mode = mode if mode in _OUTPUT_MODES else {v: k for k, v in _OUTPUT_MODES.items()}[mode]
+
+    def _rank2(self, s: Shape) -> Shape:
+        """The shape the bincount sees: a 1 added for 'oneHot' (unless already last) and for a scalar."""
+        s = tuple(s) or (1,)
+        if self.output_mode == "oneHot" and s[-1] != 1:
+            s = (*s, 1)
+        if len(s) > 2:
+            raise self.error(
+                f"when output_mode is not int, the maximum output rank is 2; got output_mode "
+                f"{self.output_mode} and inputs of shape {tuple(s)}"
+            )
+        return s
+
+    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
+        s = self._rank2(single(self, input_shape))
+        return (*s[:-1], self.num_tokens)
+
+    def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
+        weights = kwargs.get("count_weights")
+        if weights is not None and self.output_mode != "count":
+            raise self.error("count_weights is only used when output_mode is 'count'")
+        x = inputs if inputs.dtype == "int32" else cast(inputs, "int32")
+        s = self._rank2(x.shape)
+        if x.size:
+            lo, hi = (int(reduce(x).data_sync()[0]) for reduce in (ops_reduce.min, ops_reduce.max))
+            if lo < 0 or hi >= self.num_tokens:
+                raise self.error(
+                    f"input values must be in [0, num_tokens) with num_tokens={self.num_tokens}, but range "
+                    f"over [{lo}, {hi}]"
+                )
+        x = shape.reshape(x, list(s))
+        hot = slicing.one_hot(x, max(2, self.num_tokens), 1, 0, "float32")  # [..., n, max(2, tokens)]
+        if self.num_tokens == 1:
+            hot = slicing.slice(hot, [0] * x.rank + [0], [*x.shape, 1])
+        if weights is not None:
+            hot = binary.mul(hot, shape.expand_dims(cast(weights, "float32"), -1))
+        axis = x.rank - 1
+        if self.output_mode == "count":
+            return ops_reduce.sum(hot, axis)
+        return ops_reduce.max(hot, axis)
