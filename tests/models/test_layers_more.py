@@ -354,8 +354,36 @@ def test_model_with_the_new_layers_trains_and_saves_config():
     hist = run_sync(m.fit(x, y, epochs=3, batch_size=2, shuffle=False, verbose=0))
     losses = hist.history["loss"]
     assert len(losses) == 3 and all(math.isfinite(v) for v in losses)
-    tf.dispose([x, y])
+    captured = []  # saved and loaded back: the same weights and outputs
+    run_sync(m.save(tf.io.with_save_handler(captured.append)))
+    m2 = run_sync(tf.load_layers_model(tf.io.from_memory(captured[0])))
+    assert [w.original_name for w in m2.weights] == [w.original_name for w in m.weights]
+    a, b = m.predict(x), m2.predict(x)
+    np.testing.assert_array_equal(arr(a), arr(b))
+    tf.dispose([x, y, a, b])
     m.dispose()
+    m2.dispose()
+
+
+def test_sequential_of_the_new_layers_saves_and_loads():
+    m = tf.sequential(
+        [
+            tf.layers.conv1d(filters=3, kernel_size=2, input_shape=[6, 2]),
+            tf.layers.max_pooling1d(pool_size=2, padding="same"),
+            tf.layers.average_pooling1d(pool_size=2, strides=1),
+            tf.layers.flatten(),
+            tf.layers.category_encoding(num_tokens=7, output_mode="count"),
+        ]
+    )
+    captured = []
+    run_sync(m.save(tf.io.with_save_handler(captured.append)))
+    m2 = run_sync(tf.load_layers_model(tf.io.from_memory(captured[0])))
+    x = tf.tensor(np.abs(rand.normal(2, 6, 2)) * 0.01)
+    a, b = m.predict(x), m2.predict(x)
+    np.testing.assert_array_equal(arr(a), arr(b))
+    tf.dispose([x, a, b])
+    m.dispose()
+    m2.dispose()
 
 
 def np_encode(x, n, mode, w=None):
