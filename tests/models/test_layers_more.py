@@ -418,7 +418,9 @@ def test_category_encoding_layer(x, n, mode, weights):
     layer = tf.layers.category_encoding(num_tokens=n, output_mode=mode)
     y = layer.apply(xt) if wt is None else layer.apply(xt, count_weights=wt)
     want = np_encode(x, n, mode, weights)
-    assert y.dtype == "float32" and tuple(y.shape) == want.shape == layer.compute_output_shape(tuple(xt.shape))
+    assert y.dtype == "float32" and tuple(y.shape) == want.shape == layer.compute_output_shape(
+        tuple(xt.shape)
+    )
     np.testing.assert_allclose(arr(y), want)
     tf.dispose([xt, y] + ([] if wt is None else [wt]))
 
