@@ -77,6 +77,7 @@ def test_all_new_ops_batched(run):
     """Every new op and backward op in one call per target (forward and gradient kernels)."""
     x, f = rand(2, 4, 5, 3, 2), rand(2, 3, 2, 2, 3)
     x1, f1 = rand(2, 7, 3), rand(3, 3, 2)
+    xi = _R.ints(1, 3, 4, 4, 2)
     xt = rand(1, 2, 3, 3, 3)
     dy, dyp, dyv = rand(2, 4, 3, 3, 3), rand(2, 2, 3, 2, 2), rand(2, 3, 3, 2, 3)
     out = run(
@@ -87,8 +88,9 @@ def test_all_new_ops_batched(run):
         "tf.grads(lambda a, b: tf.conv3d(a, b, [1, 2, 1], 'same'))([x, f], dy), "
         "tf.grad(lambda a: tf.max_pool3d(a, 2, 2, 'same'))(x, dyp), "
         "tf.grad(lambda a: tf.avg_pool3d(a, [3, 2, 2], 2, 'same'))(x, dyp), "
-        "tf.grads(lambda a, b: tf.conv3d(a, b, 1, 'valid'))([x, f], dyv)]",
-        x=x, f=f, x1=x1, f1=f1, xt=xt, dy=dy, dyp=dyp, dyv=dyv, x0=x[0], x10=x1[0], x1b=x[1],
+        "tf.grads(lambda a, b: tf.conv3d(a, b, 1, 'valid'))([x, f], dyv), "
+        "tf.max_pool3d(xi, 2, 1, 'same'), tf.avg_pool3d(xi, 2, [1, 2, 2], 'valid')]",
+        x=x, f=f, x1=x1, f1=f1, xt=xt, dy=dy, dyp=dyp, dyv=dyv, x0=x[0], x10=x1[0], x1b=x[1], xi=xi,
     )  # fmt: skip
     want = [
         ref_conv3d(x, f, 1, "same"),
@@ -114,6 +116,12 @@ def test_all_new_ops_batched(run):
         np.testing.assert_allclose((dx * u).sum(), (lin * g).sum(), rtol=1e-3, atol=1e-3)
         lin = (y_of(x, f + eps * v, strides, pad) - y_of(x, f, strides, pad)) / eps
         np.testing.assert_allclose((df * v).sum(), (lin * g).sum(), rtol=1e-3, atol=1e-3)
+    for got, ref in (
+        (out[13], ref_pool3d(xi, 2, 1, "same", True)),
+        (out[14], ref_pool3d(xi, 2, (1, 2, 2), "valid", False)),
+    ):
+        assert got.dtype == np.int32
+        np.testing.assert_array_equal(got, np.trunc(ref).astype(np.int32))
     gmax, gavg = out[10], out[11]
     np.testing.assert_allclose(gmax.sum(), dyp.sum(), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(gavg.sum(), dyp.sum(), rtol=1e-4, atol=1e-4)

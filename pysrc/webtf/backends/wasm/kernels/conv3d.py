@@ -1,12 +1,14 @@
 """wasm kernels of the 3-D convs and pools (contracts: the cpu kernels in cpu/kernels/conv3d.py), on the
 binary's exports for float32: Conv3D, AvgPool3D, AvgPool3DGrad (whose export divides by the full window, so
-dy is first scaled where a window is clipped) and Conv3DBackpropFilterV2 with strides 1.
+dy is first scaled where a window is clipped), Conv3DBackpropFilterV2 with strides 1, and with strides 1
+Conv3DBackpropInputV2 as the Conv3D export of dy with the filter flipped (channels swapped).
 
-The rest run the cpu kernels, for bugs of the binary: MaxPool3D / MaxPool3DGrad start each window's maximum
-at FLT_MIN (the smallest positive float), so windows of negative values go wrong; Conv3DBackpropInputV2
-bounds the output depths of each dx element by filter_depth / stride alone (its height and width add the
-window's corner), so most of dx's depths come out 0; Conv3DBackpropFilterV2's first and last output
-positions per tap (a C++ truncating DivCeil, a DivFloor for a ceiling) are off when a stride is above 1.
+The binary's other 3-D exports are wrong, so the rest run the cpu kernels: MaxPool3D / MaxPool3DGrad start
+each window's maximum at FLT_MIN (the smallest positive float), so windows of negative values go wrong;
+Conv3DBackpropInputV2 bounds the output depths of each dx element by filter_depth / stride alone (its height
+and width add the window's corner), so most of dx's depths come out 0 (hence Conv3D above, and the cpu
+kernel for strides above 1); Conv3DBackpropFilterV2's first and last output positions per tap (a C++
+truncating DivCeil, a DivFloor for a ceiling) are off when a stride is above 1.
 """
 
 from __future__ import annotations
@@ -84,6 +86,29 @@ def _conv3d_backprop_filter(backend: Any, inputs: Any, attrs: dict[str, Any]) ->
     return _output(backend, shape, lambda out: backend.abi.Conv3DBackpropFilterV2(x, dy, out, *geo), x, dy)
 
 
+def _conv3d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Conv3DBackpropInputV2 {dy, filter}: with strides 1, the Conv3D export of dy with the filter flipped on
+    every spatial axis and its channels swapped (padding fd - 1 - pad_front, ...); else the cpu kernel."""
+    dy, f = inputs["dy"], inputs["filter"]
+    info = conv3d_info_from_attrs(tuple(int(d) for d in attrs["input_shape"]), f.shape, attrs)
+    if info.strides != (1, 1, 1):
+        return cpu(kn.Conv3DBackpropInputV2)(backend, inputs, attrs)
+    fd, fh, fw, ci, co = f.shape
+    fv, block = backend.values(f), ci * co
+    flipped = array("f")
+    for t in range(fd * fh * fw - 1, -1, -1):  # tap (a, b, c) takes the filter's (fd-1-a, fh-1-b, fw-1-c)
+        taps = fv[t * block : (t + 1) * block]
+        for j in range(co):
+            flipped.extend(taps[j::co])
+    g = backend.output(flipped, (fd, fh, fw, co, ci), "float32")
+    pads = (w - 1 - p for w, p in zip(info.filter_size, info.pad_before, strict=True))
+    geo = (info.batch, *info.out_size, co, *info.in_size, ci, 1, 1, 1, 1, 1, 1, *info.filter_size, *pads)
+    try:
+        return _output(backend, info.in_shape, lambda out: backend.abi.Conv3D(dy, g, out, *geo), dy, f)
+    finally:
+        backend.dispose_data(g.data_id)
+
+
 def _avg_pool3d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """AvgPool3D: the binary's AvgPool3D (the mean of each window's in-bounds elements)."""
     x = inputs["x"]
@@ -122,6 +147,7 @@ def _avg_pool3d_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tensor
 KERNELS: dict[str, Kernel] = with_fallbacks(
     {
         kn.Conv3D: _native(kn.Conv3D, _conv3d),
+        kn.Conv3DBackpropInputV2: _native(kn.Conv3DBackpropInputV2, _conv3d_backprop_input),
         kn.Conv3DBackpropFilterV2: _native(kn.Conv3DBackpropFilterV2, _conv3d_backprop_filter),
         kn.AvgPool3D: _native(kn.AvgPool3D, _avg_pool3d),
         kn.AvgPool3DGrad: _native(kn.AvgPool3DGrad, _avg_pool3d_grad),
