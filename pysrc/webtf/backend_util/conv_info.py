@@ -7,6 +7,7 @@ explicit pad are rounded by `dim_rounding_mode` ('floor', 'round', 'ceil'; None 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -491,9 +492,11 @@ def conv3d_info_from_attrs(
     )  # fmt: skip
 
 
-def window_taps(info: Conv3DInfo) -> list[list[int]]:
+@functools.lru_cache(maxsize=64)
+def window_taps(info: Conv3DInfo) -> tuple[tuple[int, ...], ...]:
     """Per output position (depth, row, column order) the input position (flat over d, h, w) of each filter
-    tap (fd, fh, fw order), -1 where the tap lands in the padding: every 3-D kernel walks its windows so."""
+    tap (fd, fh, fw order), -1 where the tap lands in the padding: every 3-D kernel walks its windows so.
+    Cached: a model calls its kernels (and their gradients) with the same geometry every step."""
     axes = []
     for n, out, window, s, dil, before in zip(
         info.in_size, info.out_size, info.filter_size, info.strides, info.dilations, info.pad_before,
@@ -502,11 +505,9 @@ def window_taps(info: Conv3DInfo) -> list[list[int]]:
         axes.append([[o * s - before + k * dil for k in range(window)] for o in range(out)])
         axes[-1] = [[i if 0 <= i < n else -1 for i in taps] for taps in axes[-1]]
     _, h, w = info.in_size
-    out: list[list[int]] = []
-    for td in axes[0]:
-        for th in axes[1]:
-            for tw in axes[2]:
-                out.append(
-                    [-1 if min(d, r, c) < 0 else (d * h + r) * w + c for d in td for r in th for c in tw]
-                )
-    return out
+    return tuple(
+        tuple(-1 if min(d, r, c) < 0 else (d * h + r) * w + c for d in td for r in th for c in tw)
+        for td in axes[0]
+        for th in axes[1]
+        for tw in axes[2]
+    )
