@@ -11,7 +11,7 @@ window's dy to its last maximum, as TF.js's cpu kernel.
 from __future__ import annotations
 
 import math
-from itertools import product, starmap
+from itertools import chain, product, starmap
 from typing import Any
 
 from .... import kernel_names as kn
@@ -53,27 +53,36 @@ def conv3d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def conv3d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Conv3DBackpropInputV2 {dy, filter}: each dy pixel's dot with the filter, scattered over its window."""
+    """Conv3DBackpropInputV2 {dy, filter}: each dx element gathers, over the (output position, tap) pairs
+    whose window puts that tap on it, dy's pixels dotted with the tap's filter row for its channel (one dot
+    per element, over all the pairs at once)."""
     dy, f = inputs["dy"], inputs["filter"]
     shape = tuple(int(d) for d in attrs["input_shape"])
     info = conv3d_info_from_attrs(shape, f.shape, attrs)
     fv, o, c = backend.values(f), info.out_channels, info.in_channels
     wrows = [fv[i : i + o].tolist() for i in range(0, len(fv), o)]  # per (tap, in channel): its out weights
     dyv, taps = backend.values(dy), window_taps(info)
-    n = math.prod(info.in_size)
-    out: list = []
-    for b in range(info.batch):
-        acc = [[0.0] * c for _ in range(n)]
-        for p, window in enumerate(taps):
-            off = (b * len(taps) + p) * o
-            pixel = dyv[off : off + o].tolist()
-            for t, i in enumerate(window):
-                if i >= 0:
-                    row = acc[i]
-                    for ch in range(c):
-                        row[ch] += dot(pixel, wrows[t * c + ch])
-        for row in acc:
-            out.extend(row)
+    n, p = math.prod(info.in_size), len(taps)
+    pairs: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    for pos, window in enumerate(taps):
+        for t, i in enumerate(window):
+            if i >= 0:
+                pairs[i].append((pos, t))
+    out = [0.0] * (info.batch * n * c)
+    by_taps: dict[tuple[int, ...], list[list]] = {}  # the filter columns of a tap sequence (shared inside)
+    for i, hits in enumerate(pairs):
+        if not hits:
+            continue
+        key = tuple(t for _, t in hits)
+        wcols = by_taps.get(key)
+        if wcols is None:
+            wcols = by_taps[key] = [
+                list(chain.from_iterable(wrows[t * c + ch] for t in key)) for ch in range(c)
+            ]
+        for b in range(info.batch):
+            g = list(chain.from_iterable(dyv[(b * p + pos) * o : (b * p + pos + 1) * o] for pos, _ in hits))
+            base = (b * n + i) * c
+            out[base : base + c] = [dot(g, w) for w in wcols]
     return backend.output(to_array(out, "float32"), shape, "float32")
 
 
