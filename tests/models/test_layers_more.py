@@ -436,3 +436,43 @@ def test_category_encoding_errors():
     with pytest.raises(ValueError, match=r"\(CategoryEncoding\): when output_mode is not int, the maximum"):
         tf.layers.category_encoding(num_tokens=5, output_mode="oneHot").apply(xt)
     tf.dispose(xt)
+
+
+def np_conv_lstm(x, k, rk, b, strides, pad, return_sequences):
+    """ConvLSTM2D in numpy: gates i, f, c, o (hard_sigmoid recurrent activation, tanh)."""
+    hs = lambda z: np.clip(0.2 * z + 0.5, 0, 1)  # noqa: E731
+    n = k.shape[-1] // 4
+    h = c = None
+    outs = []
+    for t in range(x.shape[1]):
+        z = np_conv(x[:, t], k, strides, pad) + b
+        if h is None:
+            h = c = np.zeros(z.shape[:-1] + (n,))
+        z = z + np_conv(h, rk, (1, 1), "same")
+        zi, zf, zc, zo = (z[..., j * n : (j + 1) * n] for j in range(4))
+        c = hs(zf) * c + hs(zi) * np.tanh(zc)
+        h = hs(zo) * np.tanh(c)
+        outs.append(h)
+    return np.stack(outs, 1) if return_sequences else h
+
+
+@pytest.mark.parametrize("strides,pad,seq", [((1, 1), "same", True), ((2, 1), "valid", False)])
+def test_conv_lstm2d_layer(strides, pad, seq):
+    layer = tf.layers.conv_lstm2d(
+        filters=1, kernel_size=2, strides=list(strides), padding=pad, return_sequences=seq,
+        kernel_initializer=init(8), recurrent_initializer=init(9), bias_initializer=init(10),
+    )  # fmt: skip
+    x = rand.normal(1, 2, 3, 3, 1)
+    oracle = lambda x, k, rk, b: np_conv_lstm(x, k, rk, b, strides, pad, seq)  # noqa: E731
+    check_layer(layer, x, oracle, ["kernel", "recurrent_kernel", "bias"])
+
+
+def test_conv_lstm2d_errors():
+    with pytest.raises(ValueError, match=r"\(ConvLSTM2D\): dropout and recurrent_dropout are not supported"):
+        tf.layers.conv_lstm2d(filters=1, kernel_size=2, dropout=0.5)
+    with pytest.raises(ValueError, match=r"\(ConvLSTM2D\): stateful convolutional RNNs are not supported"):
+        tf.layers.conv_lstm2d(filters=1, kernel_size=2, stateful=True)
+    x = tf.zeros([1, 2, 3, 3])
+    with pytest.raises(ValueError, match=r"\(ConvLSTM2D\): expects inputs of rank 5"):
+        tf.layers.conv_lstm2d(filters=1, kernel_size=2).apply(x)
+    tf.dispose(x)

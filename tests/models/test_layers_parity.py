@@ -107,7 +107,10 @@ MODELS_JS = {
   // upsizing branch and Resizing fail inside a model (they resize the list of inputs): host tests cover them
   const crop = tf.layers.reshape({ targetShape: [6, 7, 2] }).apply(im);
   const cc = tf.layers.centerCrop({ height: 3, width: 4 }).apply(crop);
-  const model = tf.model({ inputs: [s, v, im], outputs: [d1, d2, p3, cc] });
+  const cl = tf.layers.convLstm2d({ filters: 2, kernelSize: 2, padding: "same", returnSequences: true }).apply(v);
+  const cl2 = tf.layers.convLstm2d({ filters: 1, kernelSize: [2, 3], strides: 2, activation: "relu",
+    recurrentActivation: "sigmoid" }).apply(v);
+  const model = tf.model({ inputs: [s, v, im], outputs: [d1, d2, p3, cc, cl, cl2] });
   const inputs = [[2, 7, 3], [2, 4, 4, 4, 2], [2, 6, 7, 2]];
 """,
 }
