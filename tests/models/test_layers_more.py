@@ -476,3 +476,35 @@ def test_conv_lstm2d_errors():
     with pytest.raises(ValueError, match=r"\(ConvLSTM2D\): expects inputs of rank 5"):
         tf.layers.conv_lstm2d(filters=1, kernel_size=2).apply(x)
     tf.dispose(x)
+
+
+@pytest.mark.parametrize("interp", ["bilinear", "nearest"])
+def test_random_width_layer(interp):
+    x = rand.normal(2, 3, 10, 2)
+    xt = tf.tensor(x)
+    layer = tf.layers.random_width(factor=[-0.5, 0.5], interpolation=interp, seed=4)
+    again = tf.layers.random_width(factor=[-0.5, 0.5], interpolation=interp, seed=4)
+    widths = []
+    for _ in range(4):
+        y, y2 = layer.apply(xt), again.apply(xt)
+        width = y.shape[2]
+        assert 5 <= width <= 15 and tuple(y.shape) == (2, 3, width, 2)
+        np.testing.assert_array_equal(arr(y), arr(y2))  # the same seed: the same widths, call after call
+        np.testing.assert_allclose(
+            arr(y), np_resize(x, 3, width, False, interp == "nearest"), rtol=1e-5, atol=1e-5
+        )
+        widths.append(width)
+        tf.dispose([y, y2])
+    assert len(set(widths)) > 1  # a new width each call
+    assert layer.compute_output_shape((None, 3, 10, 2)) == (None, 3, None, 2)
+    tf.dispose(xt)
+
+
+def test_random_width_errors():
+    for factor, message in (
+        (0, "invalid factor"),
+        ([-2, 0.5], "larger than -1"),
+        ([0.5, 0.1], "upper bound"),
+    ):
+        with pytest.raises(ValueError, match=rf"\(RandomWidth\): .*{message}"):
+            tf.layers.random_width(factor=factor)

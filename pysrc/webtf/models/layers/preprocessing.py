@@ -1,8 +1,10 @@
 """Preprocessing layers (tfjs-layers's preprocessing/): CenterCrop and Resizing on [h, w, c] or
-[batch, h, w, c] images, and CategoryEncoding."""
+[batch, h, w, c] images, RandomWidth, and CategoryEncoding."""
 
 from __future__ import annotations
 
+import math
+import random
 from typing import Any
 
 from ...ops import binary, cast, creation, image, shape, slicing
@@ -137,3 +139,45 @@ class CategoryEncoding(Layer):
         if self.output_mode == "count":
             return ops_reduce.sum(hot, axis)
         return ops_reduce.max(hot, axis)
+
+
+@register
+class RandomWidth(Layer):
+    """Resize images to a random width (round(w * u), u uniform in [1 + lower, 1 + upper] from `factor`) at
+    every call, training or not, as TF.js; `seed` makes the sequence of widths repeatable."""
+
+    def configure(self, config: dict[str, Any]) -> None:
+        factor = config.get("factor")
+        if isinstance(factor, (list, tuple)) and len(factor) == 2:
+            lower, upper = (float(f) for f in factor)
+        elif isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor > 0:
+            lower, upper = -float(factor), float(factor)
+        else:
+            raise self.error(f"invalid factor {factor!r}: must be a positive number or a list of 2 numbers")
+        if lower < -1.0 or upper < -1.0:
+            raise self.error(f"factor must have values larger than -1, but got {factor!r}")
+        if upper < lower:
+            raise self.error(
+                f"factor cannot have an upper bound ({upper}) less than its lower bound ({lower})"
+            )
+        self.lower, self.upper = lower, upper
+        self.interpolation = config.get("interpolation") or "bilinear"
+        if self.interpolation not in ("bilinear", "nearest"):
+            raise self.error(f"invalid interpolation parameter: {self.interpolation!r} is not implemented")
+        self.rng = random.Random(config.get("seed"))
+
+    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
+        s = single(self, input_shape)
+        if len(s) not in (3, 4):
+            raise self.error(f"expects inputs of rank 3 or 4, but got shape {tuple(s)}")
+        return (*s[:-2], None, s[-1])
+
+    def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
+        self.compute_output_shape(inputs.shape)
+        h, w = inputs.shape[-3], inputs.shape[-2]
+        width = math.floor(self.rng.uniform(1.0 + self.lower, 1.0 + self.upper) * w + 0.5)  # JS Math.round
+        if width <= 0:
+            raise self.error(f"the random width of an input {w} wide came out {width}")
+        if self.interpolation == "bilinear":
+            return image.resize_bilinear(inputs, [h, width])
+        return image.resize_nearest_neighbor(inputs, [h, width])
