@@ -194,6 +194,15 @@ ApplyMomentum = "ApplyMomentum"
 ApplyNesterovMomentum = "ApplyNesterovMomentum"
 ApplyRMSProp = "ApplyRMSProp"
 
+# ---- 3-D conv and pool (NDHWC; filters [fd, fh, fw, in, out]; strides, dilations, filter_size triples) ----
+AvgPool3D = "AvgPool3D"
+AvgPool3DGrad = "AvgPool3DGrad"
+Conv3D = "Conv3D"
+Conv3DBackpropFilterV2 = "Conv3DBackpropFilterV2"
+Conv3DBackpropInputV2 = "Conv3DBackpropInputV2"
+MaxPool3D = "MaxPool3D"
+MaxPool3DGrad = "MaxPool3DGrad"
+
 
 _X = ("x",)
 _AB = ("a", "b")
@@ -369,6 +378,39 @@ _SPECS = (
     KernelSpec(MaxPoolGrad, ("dy", "input", "output"), _POOL),
     KernelSpec(ResizeBilinearGrad, ("images", "dy"), _RESIZE),
     KernelSpec(ResizeNearestNeighborGrad, ("images", "dy"), _RESIZE),
+)
+
+_POOL3D = ("filter_size", "strides", "pad", "dim_rounding_mode")
+_SPECS += (
+    KernelSpec(
+        Conv3D,
+        ("x", "filter"),
+        ("strides", "pad", "data_format", "dilations"),
+        doc="x [b, d, h, w, c], filter [fd, fh, fw, c, out]; pad 'same' | 'valid' | an int; float32",
+    ),
+    KernelSpec(
+        Conv3DBackpropInputV2,
+        ("dy", "filter"),
+        ("strides", "pad", "input_shape"),
+        doc="dx of shape input_shape for a conv3d (dilation 1) with output gradient dy; float32",
+    ),
+    KernelSpec(
+        Conv3DBackpropFilterV2,
+        ("x", "dy"),
+        ("strides", "pad", "filter_shape"),
+        doc="df of shape filter_shape for a conv3d (dilation 1) of x with output gradient dy; float32",
+    ),
+    KernelSpec(AvgPool3D, _X, (*_POOL3D, "data_format"), doc="the mean of the in-bounds elements; float32"),
+    KernelSpec(
+        MaxPool3D, _X, (*_POOL3D, "data_format"), doc="nan and padding never win (-inf if none); x's dtype"
+    ),
+    KernelSpec(AvgPool3DGrad, ("dy", "input"), _POOL3D, doc="dy / in-bounds count over each window; float32"),
+    KernelSpec(
+        MaxPool3DGrad,
+        ("dy", "input", "output"),
+        _POOL3D,
+        doc="each window's dy to its last maximum (nan never wins), as TF.js's cpu kernel; float32",
+    ),
 )
 
 _SPECS += tuple(KernelSpec(name, rule.inputs, rule.scalars) for name, rule in RULES.items())

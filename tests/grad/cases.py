@@ -504,3 +504,52 @@ case("ResizeNearestNeighbor/non-square, align corners", "lambda x: tf.image.resi
 case("Elu", "lambda x: tf.elu(x)", lambda x: np.where(x >= 0, x, np.expm1(np.minimum(x, 0))), away(2, 3),
      js="x => tf.elu(x)")
 # fmt: on
+
+
+# ---- conv1d and the 3-D kernels (Conv3D, Conv3DBackpropInputV2, MaxPool3D, AvgPool3D) ----
+def _windows3d(x: np.ndarray, window: tuple, strides: Any, pad: Any, fill: float = 0.0) -> Any:
+    """Per filter tap (i, j, k): x at that tap for every output position [b, od, oh, ow, c]."""
+    st = (strides,) * 3 if isinstance(strides, int) else strides
+    geo = [_pads(n, w, s, 1, pad) for n, w, s in zip(x.shape[1:4], window, st, strict=True)]
+    xp = np.pad(x, ((0, 0), *((b, a + 8) for b, a, _ in geo), (0, 0)), constant_values=fill)
+    (sd, sh, sw), (od, oh, ow) = st, [g[2] for g in geo]
+    for i, j, k in np.ndindex(*window):
+        yield (i, j, k), xp[:, i : i + od * sd : sd, j : j + oh * sh : sh, k : k + ow * sw : sw]
+
+
+def _conv3d(x: np.ndarray, f: np.ndarray, strides: Any, pad: Any) -> Any:
+    return sum(win @ f[t] for t, win in _windows3d(x, f.shape[:3], strides, pad))
+
+
+def _pool3d(x: np.ndarray, size: int, strides: int, pad: Any, is_max: bool) -> Any:
+    taps = np.stack([w for _, w in _windows3d(x, (size,) * 3, strides, pad, fill=np.nan)])
+    return np.nanmax(taps, 0) if is_max else np.nanmean(taps, 0)
+
+
+def _conv3d_transpose(x: np.ndarray, f: np.ndarray, out_shape: tuple, strides: Any, pad: Any) -> Any:
+    """conv3d's adjoint: the matrix of conv3d over the basis of its input space, transposed, times x."""
+    n = int(np.prod(out_shape))
+    cols = np.stack([_conv3d(u, f, strides, pad).ravel() for u in np.eye(n).reshape(n, *out_shape)])
+    return (cols @ x.ravel()).reshape(out_shape)
+
+
+# fmt: off
+case("Conv1D (via Conv2D)", "lambda x, f: tf.conv1d(x, f, 2, 'same')",
+     lambda x, f: _conv(x[:, None], f[None], (1, 2), "same")[:, 0], r(2, 7, 2), r(3, 2, 3),
+     js="(x, f) => tf.conv1d(x, f, 2, 'same')")
+case("Conv3D/same stride [1, 2, 1]", "lambda x, f: tf.conv3d(x, f, [1, 2, 1], 'same')",
+     lambda x, f: _conv3d(x, f, (1, 2, 1), "same"), r(1, 3, 4, 3, 2), r(2, 3, 2, 2, 2),
+     js="(x, f) => tf.conv3d(x, f, [1, 2, 1], 'same')")
+case("Conv3D/valid, rank 4", "lambda x, f: tf.conv3d(x, f, 1, 'valid')",
+     lambda x, f: _conv3d(x[None], f, 1, "valid")[0], r(3, 3, 4, 2), r(2, 2, 3, 2, 2),
+     js="(x, f) => tf.conv3d(x, f, 1, 'valid')")
+case("Conv3DBackpropInputV2 (conv3d_transpose)",
+     "lambda x, f: tf.conv3d_transpose(x, f, [1, 4, 3, 4, 2], 2, 'same')",
+     lambda x, f: _conv3d_transpose(x, f, (1, 4, 3, 4, 2), 2, "same"), r(1, 2, 2, 2, 3), r(2, 2, 3, 2, 3))
+case("MaxPool3D/valid 2 stride 2", "lambda x: tf.max_pool3d(x, 2, 2, 'valid')",
+     lambda x: _pool3d(x, 2, 2, "valid", True), r(2, 4, 4, 2, 2), js="x => tf.maxPool3d(x, 2, 2, 'valid')")
+case("AvgPool3D/valid 2 stride 1", "lambda x: tf.avg_pool3d(x, 2, 1, 'valid')",
+     lambda x: _pool3d(x, 2, 1, "valid", False), r(1, 3, 3, 4, 2), js="x => tf.avgPool3d(x, 2, 1, 'valid')")
+case("AvgPool3D/same 3 stride 2 (clipped windows)", "lambda x: tf.avg_pool3d(x, 3, 2, 'same')",
+     lambda x: _pool3d(x, 3, 2, "same", False), r(1, 3, 4, 3, 1))
+# fmt: on

@@ -85,6 +85,31 @@ MODELS_JS = {
   const model = tf.model({ inputs: [a, b], outputs: [out1, out2] });
   const inputs = [[3, 6, 6, 2], [3, 4]];
 """,
+    "conv1d_3d_dot_preprocessing": """
+  const s = tf.input({ shape: [7, 3] });
+  const c1 = tf.layers.conv1d({ filters: 4, kernelSize: 3, padding: "same", activation: "relu" }).apply(s);
+  const p1 = tf.layers.averagePooling1d({ poolSize: 2, strides: 1, padding: "same" }).apply(
+    tf.layers.maxPooling1d({ poolSize: 2 }).apply(c1));
+  // (two different inputs: TF.js 4.22 fails on dot([p1, p1]) in predict, a tensor disposed twice)
+  const c2 = tf.layers.conv1d({ filters: 4, kernelSize: 3, strides: 2, useBias: false }).apply(s);
+  const d1 = tf.layers.dot({ axes: [2, 2] }).apply([p1, c2]);
+  const d2 = tf.layers.dot({ axes: 1, normalize: true }).apply([p1, c2]);
+  const v = tf.input({ shape: [4, 4, 4, 2] });
+  const c3 = tf.layers.conv3d({ filters: 3, kernelSize: 2, padding: "same", activation: "tanh" }).apply(v);
+  const t3 = tf.layers.conv3dTranspose({ filters: 2, kernelSize: 2, strides: 2 }).apply(
+    tf.layers.maxPooling3d({ poolSize: 2 }).apply(c3));
+  const p3 = tf.layers.averagePooling3d({ poolSize: [2, 3, 2], strides: 1, padding: "same" }).apply(t3);
+  const im = tf.input({ shape: [6, 7, 2] });
+  // TF.js's CenterCrop.computeOutputShape writes its size into its input's shape (so it crops a copy); its
+  // upsizing branch and Resizing fail inside a model (they resize the list of inputs): host tests cover them
+  const crop = tf.layers.reshape({ targetShape: [6, 7, 2] }).apply(im);
+  const cc = tf.layers.centerCrop({ height: 3, width: 4 }).apply(crop);
+  const cl = tf.layers.convLstm2d({ filters: 2, kernelSize: 2, padding: "same", returnSequences: true }).apply(v);
+  const cl2 = tf.layers.convLstm2d({ filters: 1, kernelSize: [2, 3], strides: 2, activation: "relu",
+    recurrentActivation: "sigmoid" }).apply(v);
+  const model = tf.model({ inputs: [s, v, im], outputs: [d1, d2, p3, cc, cl, cl2] });
+  const inputs = [[2, 7, 3], [2, 4, 4, 4, 2], [2, 6, 7, 2]];
+""",
 }
 
 SMALL_JS = (

@@ -12,20 +12,28 @@ from .activation import ACTIVATIONS, apply_fused_activation
 from .arrays import cast_values, fill_kernels, filled, scalar_as
 from .concat import concat_bands, concat_shape, join_kernels, pack_shape, split_sizes
 from .conv_info import (
+    Conv3DInfo,
     ConvInfo,
     check_conv_args,
     check_data_format,
     check_pad,
+    check_pad_3d,
+    compute_conv3d_info,
     compute_conv_info,
+    compute_pool3d_info,
     compute_pool_info,
+    conv3d_info_from_attrs,
     conv_info_from_attrs,
     conv_kernels,
     flipped_conv_pads,
     is_identity_pool,
+    parse_ints,
     parse_pair,
+    parse_triple,
     pool_info_from_attrs,
     trim_pool_window,
     window_counts,
+    window_taps,
 )
 from .gather import GatherInfo, check_gather_indices, check_gather_nd_indices, gather_info
 from .image import (
@@ -90,4 +98,12 @@ __all__ = [
     "slice_info_from_size",
     "split_sizes",
     "trim_pool_window",
+    "Conv3DInfo",
+    "check_pad_3d",
+    "compute_conv3d_info",
+    "compute_pool3d_info",
+    "conv3d_info_from_attrs",
+    "parse_ints",
+    "parse_triple",
+    "window_taps",
 ]

@@ -7,6 +7,7 @@ explicit pad are rounded by `dim_rounding_mode` ('floor', 'round', 'ceil'; None 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -83,16 +84,27 @@ def _int_like(v: Any) -> bool:
 
 def parse_pair(value: Any, op: str, arg: str) -> tuple[int, int]:
     """(h, w) from a number or a [h, w] pair of integers."""
-    pair = value if isinstance(value, (list, tuple)) and len(value) == 2 else (value, value)
+    return parse_ints(value, 2, op, arg)  # type: ignore[return-value]
+
+
+def parse_triple(value: Any, op: str, arg: str) -> tuple[int, int, int]:
+    """(d, h, w) from a number or a [d, h, w] triple of integers (the 3-D convs and pools)."""
+    return parse_ints(value, 3, op, arg)  # type: ignore[return-value]
+
+
+def parse_ints(value: Any, n: int, op: str, arg: str) -> tuple[int, ...]:
+    """n integers from a number (repeated) or a sequence of n integers."""
+    seq = tuple(value) if isinstance(value, (list, tuple)) and len(value) == n else (value,) * n
     if (
         isinstance(value, (int, float, list, tuple))
         and not isinstance(value, bool)
-        and all(map(_int_like, pair))
+        and all(map(_int_like, seq))
     ):
-        return int(pair[0]), int(pair[1])
+        return tuple(int(v) for v in seq)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         raise ValueError(f"Error in {op}: {arg} must be integers (within int32), but got {value}")
-    raise TypeError(f"Error in {op}: {arg} must be a number or a [height, width] pair, but got {value!r:.60}")
+    what = "[height, width] pair" if n == 2 else "[depth, height, width] triple"
+    raise TypeError(f"Error in {op}: {arg} must be a number or a {what}, but got {value!r:.60}")
 
 
 def _explicit(pad: Any) -> tuple[int, int, int, int] | None:
@@ -398,3 +410,128 @@ def conv_kernels(conv: ConvImpl) -> dict[str, Callable[[Any, Any, dict[str, Any]
         kn.FusedConv2D: kernel("fused_conv2d", False, True),
         kn.FusedDepthwiseConv2D: kernel("fused_depthwise_conv2d", True, True),
     }
+
+
+@dataclass(frozen=True)
+class Conv3DInfo:
+    """The geometry of one NDHWC convolution or pooling; spatial values are (depth, height, width) tuples."""
+
+    batch: int
+    in_size: tuple[int, int, int]
+    in_channels: int
+    out_size: tuple[int, int, int]
+    out_channels: int
+    filter_size: tuple[int, int, int]
+    strides: tuple[int, int, int]
+    dilations: tuple[int, int, int]
+    pad_before: tuple[int, int, int]  # front, top, left
+    pad_after: tuple[int, int, int]  # back, bottom, right
+    pad_type: str  # 'SAME', 'VALID' or 'NUMBER'
+
+    @property
+    def in_shape(self) -> tuple[int, ...]:
+        """[batch, in_depth, in_height, in_width, in_channels]."""
+        return (self.batch, *self.in_size, self.in_channels)
+
+    @property
+    def out_shape(self) -> tuple[int, ...]:
+        """[batch, out_depth, out_height, out_width, out_channels]."""
+        return (self.batch, *self.out_size, self.out_channels)
+
+
+def check_pad_3d(op: str, pad: Any, dim_rounding_mode: str | None = None) -> None:
+    """check_pad for the 3-D ops: 'same', 'valid' or a number (TF.js has no explicit 3-D padding)."""
+    if isinstance(pad, (list, tuple)):
+        raise ValueError(
+            f"Error in {op}: unknown padding parameter {pad!r:.60}; expected 'same', 'valid' or a number"
+        )
+    check_pad(op, pad, dim_rounding_mode)
+
+
+def compute_conv3d_info(
+    in_shape: Sequence[int],
+    filter_shape: Sequence[int],
+    strides: Any,
+    dilations: Any,
+    pad: Any,
+    dim_rounding_mode: str | None = None,
+    op: str = "conv3d",
+) -> Conv3DInfo:
+    """Geometry of a conv3d (filter [fd, fh, fw, in, out]) over x [b, d, h, w, c] (TF.js computeConv3DInfo)."""
+    batch, *size, in_c = (int(d) for d in in_shape)
+    window = tuple(int(d) for d in filter_shape[:3])
+    st = parse_triple(strides, op, "strides")
+    dil = parse_triple(1 if dilations is None else dilations, op, "dilations")
+    check_pad_3d(op, pad, dim_rounding_mode)
+    if min(window) <= 0:
+        raise ValueError(
+            f"Error in {op}: the filter must be at least 1x1x1, but its shape is {fmt(filter_shape)}"
+        )
+    eff = tuple((f - 1) * d + 1 for f, d in zip(window, dil, strict=True))
+    if pad != "same":
+        p = 0 if pad == "valid" else int(pad)
+        if any(n + 2 * p < e for n, e in zip(size, eff, strict=True)):
+            raise ValueError(
+                f"Error in {op}: the filter ({'x'.join(map(str, eff))} with dilations) is larger than the input "
+                f"{'x'.join(map(str, size))} padded by {p}: the output would be empty (input shape "
+                f"{fmt(in_shape)}, filter shape {fmt(filter_shape)}, pad {pad!r})"
+            )
+    axes = [
+        _pad_and_out(pad, n, s, e, dim_rounding_mode, None) for n, s, e in zip(size, st, eff, strict=True)
+    ]
+    before = tuple(a[0] for a in axes)
+    after = tuple(a[1] for a in axes)
+    pad_type = pad.upper() if isinstance(pad, str) else "VALID" if not any(before + after) else "NUMBER"
+    return Conv3DInfo(
+        batch, tuple(size), in_c, tuple(a[2] for a in axes), int(filter_shape[4]), window, st, dil,  # type: ignore[arg-type]
+        before, after, pad_type,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def compute_pool3d_info(
+    in_shape: Sequence[int], filter_size: Any, strides: Any, pad: Any, dim_rounding_mode: str | None = None,
+    op: str = "max_pool3d",
+) -> Conv3DInfo:  # fmt: skip
+    """Geometry of a 3-D pooling window of `filter_size` (a number or [fd, fh, fw]) over an NDHWC input."""
+    window = parse_triple(filter_size, op, "filter_size")
+    c = int(in_shape[4])
+    return compute_conv3d_info(in_shape, (*window, c, c), strides, 1, pad, dim_rounding_mode, op)
+
+
+def conv3d_info_from_attrs(
+    in_shape: Sequence[int], filter_shape: Sequence[int] | None, attrs: dict[str, Any]
+) -> Conv3DInfo:
+    """The geometry of a 3-D conv kernel (filter_shape given) or pool kernel (None: attrs filter_size)."""
+    if filter_shape is None:
+        return compute_pool3d_info(
+            in_shape,
+            attrs["filter_size"],
+            attrs.get("strides", 1),
+            attrs["pad"],
+            attrs.get("dim_rounding_mode"),
+        )
+    return compute_conv3d_info(
+        in_shape, filter_shape, attrs.get("strides", 1), attrs.get("dilations", 1), attrs["pad"],
+        attrs.get("dim_rounding_mode"),
+    )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=64)
+def window_taps(info: Conv3DInfo) -> tuple[tuple[int, ...], ...]:
+    """Per output position (depth, row, column order) the input position (flat over d, h, w) of each filter
+    tap (fd, fh, fw order), -1 where the tap lands in the padding: every 3-D kernel walks its windows so.
+    Cached: a model calls its kernels (and their gradients) with the same geometry every step."""
+    axes = []
+    for n, out, window, s, dil, before in zip(
+        info.in_size, info.out_size, info.filter_size, info.strides, info.dilations, info.pad_before,
+        strict=True,
+    ):  # fmt: skip
+        axes.append([[o * s - before + k * dil for k in range(window)] for o in range(out)])
+        axes[-1] = [[i if 0 <= i < n else -1 for i in taps] for taps in axes[-1]]
+    _, h, w = info.in_size
+    return tuple(
+        tuple(-1 if min(d, r, c) < 0 else (d * h + r) * w + c for d in td for r in th for c in tw)
+        for td in axes[0]
+        for th in axes[1]
+        for tw in axes[2]
+    )

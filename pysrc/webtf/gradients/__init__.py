@@ -8,6 +8,7 @@ from . import (  # noqa: F401  (register the gradients)
     activation,
     binary,
     conv,
+    conv3d,
     image,
     matmul,
     pool,

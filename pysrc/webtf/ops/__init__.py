@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import binary as _binary
 from . import conv as _conv
+from . import conv3d as _conv3d
 from . import creation as _creation
 from . import extra as _extra
 from . import fused, image
@@ -24,6 +25,7 @@ from . import unary as _unary
 from .binary import *  # noqa: F403
 from .cast import cast
 from .conv import *  # noqa: F403
+from .conv3d import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .extra import *  # noqa: F403
 from .matmul import *  # noqa: F403
@@ -53,3 +55,4 @@ __all__ += _slicing.__all__
 __all__ += image.__all__
 __all__ += _spatial.__all__
 __all__ += _extra.__all__
+__all__ += _conv3d.__all__

@@ -117,6 +117,41 @@ def _pool(fn: Callable[..., Tensor]) -> Handler:
     return run
 
 
+def _dhw(node: Node, key: str) -> list[int]:
+    """[d, h, w] of a 5-entry NDHWC attr (strides, ksize, dilations)."""
+    v = node.ints(key, [1, 1, 1, 1, 1])
+    return v[1:4] if len(v) == 5 else v
+
+
+def _data_format_3d(node: Node) -> str:
+    fmt = node.str("data_format", "NDHWC")
+    if fmt not in ("NDHWC", "NHWC"):  # TF.js's op list defaults Conv3D's to NHWC
+        raise ValueError(f"node '{node.name}' ({node.op}): data_format {fmt} is not supported (NDHWC only)")
+    return "NDHWC"
+
+
+def _conv1d(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    pad = node.str("padding", "VALID").lower()
+    return tf.conv1d(
+        ins[0], ins[1], node.int("stride", 1), pad, node.str("data_format", "NWC"), node.int("dilation", 1)
+    )
+
+
+def _conv3d(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    pad = node.str("padding", "VALID").lower()
+    return tf.conv3d(
+        ins[0], ins[1], _dhw(node, "strides"), pad, _data_format_3d(node), _dhw(node, "dilations")
+    )
+
+
+def _pool3d(fn: Callable[..., Tensor]) -> Handler:
+    def run(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+        _data_format_3d(node)
+        return fn(ins[0], _dhw(node, "ksize"), _dhw(node, "strides"), node.str("padding", "VALID").lower())
+
+    return run
+
+
 def _unary(fn: Callable[[Tensor], Tensor]) -> Handler:
     return lambda node, ins, ctx: fn(ins[0])
 
@@ -403,6 +438,11 @@ def _build() -> dict[str, Handler]:
         "NoOp": lambda node, ins, ctx: [],
         **{name: _dynamic_only for name in ("Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond")},
         **CONTAINER_HANDLERS,
+        # 1-D and 3-D convolution and pooling
+        "Conv1D": _conv1d,
+        kn.Conv3D: _conv3d,
+        kn.AvgPool3D: _pool3d(tf.avg_pool3d),
+        kn.MaxPool3D: _pool3d(tf.max_pool3d),
     }
 
 

@@ -42,13 +42,16 @@ def deconv_length(size: int | None, kernel: int, pad: str, stride: int) -> int |
 
 
 class _Conv(Layer):
-    """What the 2-D convolutions share: kernel size, strides, padding, dilation, bias, activation."""
+    """What the convolutions share: kernel size, strides, padding, dilation, bias, activation (`rank` spatial
+    dims: 2 here, 1 and 3 in conv_nd.py)."""
+
+    rank = 2
 
     def configure(self, config: dict[str, Any]) -> None:
         channels_last(self, config)
-        self.kernel_size = int_tuple(self, config["kernel_size"], 2, "kernel_size")
-        self.strides = int_tuple(self, config.get("strides", 1), 2, "strides")
-        self.dilation = int_tuple(self, config.get("dilation_rate", 1), 2, "dilation_rate")
+        self.kernel_size = int_tuple(self, config["kernel_size"], self.rank, "kernel_size")
+        self.strides = int_tuple(self, config.get("strides", 1), self.rank, "strides")
+        self.dilation = int_tuple(self, config.get("dilation_rate", 1), self.rank, "dilation_rate")
         self.padding = padding_mode(self, config)
         self.use_bias = bool(config.get("use_bias", True))
         self.activation = parse_activation(self, config.get("activation"))
@@ -66,8 +69,8 @@ class _Conv(Layer):
 
     def build(self, input_shape: ShapeArg) -> list[WeightDef]:
         s = single(self, input_shape)
-        need_rank(self, s, 4)
-        c = known(self, s, 3)
+        need_rank(self, s, self.rank + 2)
+        c = known(self, s, self.rank + 1)
         defs = self.kernels(c)
         return defs + (
             [WeightDef("bias", (self.out_channels(c),), initializer="zeros")] if self.use_bias else []
@@ -75,11 +78,12 @@ class _Conv(Layer):
 
     def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
         s = single(self, input_shape)
+        need_rank(self, s, self.rank + 2)
+        spatial = zip(s[1:-1], self.kernel_size, self.strides, self.dilation, strict=True)
         return (
             s[0],
-            conv_length(s[1], self.kernel_size[0], self.padding, self.strides[0], self.dilation[0]),
-            conv_length(s[2], self.kernel_size[1], self.padding, self.strides[1], self.dilation[1]),
-            self.out_channels(s[3]),
+            *(conv_length(n, k, self.padding, st, d) for n, k, st, d in spatial),
+            self.out_channels(s[-1]),
         )
 
     def call_fused(self, fused_op: Any, kernel: str, inputs: Tensor) -> Tensor:
@@ -180,20 +184,22 @@ class Conv2DTranspose(_Conv):
 
 
 class _Pool(Layer):
-    """2-D max / average pooling."""
+    """Max / average pooling over `rank` spatial dims (2 here, 1 and 3 in conv_nd.py)."""
+
+    rank = 2
 
     def configure(self, config: dict[str, Any]) -> None:
         channels_last(self, config)
-        self.pool_size = int_tuple(self, config.get("pool_size", 2), 2, "pool_size")
+        self.pool_size = int_tuple(self, config.get("pool_size", 2), self.rank, "pool_size")
         strides = config.get("strides")
-        self.strides = self.pool_size if strides is None else int_tuple(self, strides, 2, "strides")
+        self.strides = self.pool_size if strides is None else int_tuple(self, strides, self.rank, "strides")
         self.padding = padding_mode(self, config)
 
     def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
         s = single(self, input_shape)
-        need_rank(self, s, 4)
-        (ph, pw), (sh, sw) = self.pool_size, self.strides
-        return (s[0], conv_length(s[1], ph, self.padding, sh), conv_length(s[2], pw, self.padding, sw), s[3])
+        need_rank(self, s, self.rank + 2)
+        spatial = zip(s[1:-1], self.pool_size, self.strides, strict=True)
+        return (s[0], *(conv_length(n, p, self.padding, st) for n, p, st in spatial), s[-1])
 
 
 @register

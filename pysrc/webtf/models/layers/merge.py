@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...ops import binary, reduce, shape, slicing, unary
+from ...ops import binary, matmul, reduce, shape, slicing, unary
 from ...ops.cast import cast
 from ...tensor import Tensor
 from .base import Layer, Shape, ShapeArg, WeightDef, fmt_shape, known, register, single
+from .metrics import l2_normalize
 
 
 def _broadcast(layer: Layer, a: Shape, b: Shape) -> Shape:
@@ -242,3 +243,60 @@ class Embedding(Layer):
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         idx = inputs if inputs.dtype == "int32" else cast(inputs, "int32")
         return slicing.gather(self.vars["embeddings"], idx)
+
+
+@register
+class Dot(Layer):
+    """Batched dot product of two inputs (rank 2 or 3) along `axes` (one for both or one each), with an
+    optional L2 normalization along those axes first."""
+
+    def configure(self, config: dict[str, Any]) -> None:
+        if "axes" not in config or config["axes"] is None:
+            raise self.error("the axes argument is required")
+        axes = config["axes"]
+        self.axes = axes if isinstance(axes, (list, tuple)) else [axes, axes]
+        if len(self.axes) != 2 or not all(isinstance(a, int) and not isinstance(a, bool) for a in self.axes):
+            raise self.error(f"axes must be an int or a list of 2 ints, but got {axes!r}")
+        self.normalize = bool(config.get("normalize", False))
+
+    def _axes(self, shapes: list[Shape]) -> tuple[int, int]:
+        """The contracted axes, made non-negative; checked against the two shapes."""
+        if len(shapes) != 2:
+            raise self.error(f"expects exactly 2 inputs, but got {len(shapes)}")
+        a, b = shapes
+        if not (2 <= len(a) <= 3 and 2 <= len(b) <= 3):
+            raise self.error(
+                f"supports inputs of rank 2 or 3, but got shapes {fmt_shape(a)} and {fmt_shape(b)}"
+            )
+        axes = []
+        for axis, s in zip(self.axes, shapes, strict=True):
+            if not -len(s) <= axis < len(s) or axis % len(s) == 0:
+                raise self.error(
+                    f"axes {self.axes} must name non-batch axes of inputs of shapes {fmt_shape(s)}"
+                )
+            axes.append(axis % len(s))
+        if a[axes[0]] is not None and b[axes[1]] is not None and a[axes[0]] != b[axes[1]]:
+            raise self.error(
+                f"dimension incompatibility: {a[axes[0]]} != {b[axes[1]]} (axes {self.axes} of shapes "
+                f"{fmt_shape(a)} and {fmt_shape(b)})"
+            )
+        return axes[0], axes[1]
+
+    def compute_output_shape(self, input_shape: ShapeArg) -> Shape:
+        shapes = input_shape if isinstance(input_shape, list) else [input_shape]
+        ax, bx = self._axes(shapes)
+        a, b = shapes
+        out = (*(d for i, d in enumerate(a) if i != ax), *(d for i, d in enumerate(b) if i not in (0, bx)))
+        return out if len(out) > 1 else (*out, 1)
+
+    def call(self, inputs: list[Tensor], kwargs: dict[str, Any]) -> Tensor:
+        x, y = inputs
+        ax, bx = self._axes([x.shape, y.shape])
+        if self.normalize:
+            x, y = l2_normalize(x, ax), l2_normalize(y, bx)
+        # x as [batch, rest, n] and y as [batch, n, rest]: one batched matmul contracts n
+        xt = shape.transpose(x, [i for i in range(x.rank) if i != ax] + [ax]) if ax != x.rank - 1 else x
+        yt = shape.transpose(y, [0, bx] + [i for i in range(1, y.rank) if i != bx]) if bx != 1 else y
+        n, batch = x.shape[ax], x.shape[0]
+        prod = matmul.mat_mul(shape.reshape(xt, [batch, -1, n]), shape.reshape(yt, [batch, n, -1]))
+        return shape.reshape(prod, [batch, *self.compute_output_shape([x.shape, y.shape])[1:]])

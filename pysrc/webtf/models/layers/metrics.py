@@ -162,8 +162,9 @@ def poisson(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     return ops.mean(ops.sub(b, ops.mul(a, log_pred)), -1)
 
 
-def _l2_normalize(x: Tensor) -> Tensor:
-    norm = ops.sqrt(ops.maximum(ops.sum(ops.square(x), -1, True), ops.scalar(_eps())))
+def l2_normalize(x: Tensor, axis: int = -1) -> Tensor:
+    """x / its L2 norm along `axis` (at least sqrt(epsilon)), as tfjs-layers's l2Normalize."""
+    norm = ops.sqrt(ops.maximum(ops.sum(ops.square(x), axis, True), ops.scalar(_eps())))
     return ops.div(x, norm)
 
 
@@ -171,7 +172,7 @@ def _l2_normalize(x: Tensor) -> Tensor:
 def cosine_proximity(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """-sum(normalize(y_true) * normalize(y_pred)) over the last axis."""
     a, b = _pair(y_true, y_pred, "cosine_proximity")
-    return ops.neg(ops.sum(ops.mul(_l2_normalize(a), _l2_normalize(b)), -1))
+    return ops.neg(ops.sum(ops.mul(l2_normalize(a), l2_normalize(b)), -1))
 
 
 # --------------------------------------------------------------------------------------------- metrics

@@ -213,6 +213,7 @@ class RNN(Layer):
     """Runs a cell (or a stack of cells) over the time axis of [batch, time, features] inputs."""
 
     supports_masking = True
+    input_rank = 3  # [batch, time, features] (ConvLSTM2D: 5)
 
     def configure(self, config: dict[str, Any]) -> None:
         self.cell = self.make_own_cell(config)
@@ -325,7 +326,7 @@ class RNN(Layer):
         if isinstance(inputs, list):  # [x, *initial states] (TF.js standardizeArgs)
             inputs, given = inputs[0], (inputs[1:] or given)
         x = inputs
-        if x.rank != 3:
+        if x.rank != self.input_rank:
             raise self.error(
                 f"expects inputs of rank 3 [batch, time, features], but got shape {fmt_shape(x.shape)}"
             )
@@ -370,13 +371,13 @@ def run_cells(
         if ci > 0:
             seq_in = shape.stack(outs, 0)  # [time, batch, units]: already time-major
         else:
-            seq_in = shape.transpose(seq_in, [1, 0, 2])
+            seq_in = shape.transpose(seq_in, [1, 0, *range(2, seq_in.rank)])
         d = seq_in.shape[-1]
         drop, rec = cell.masks(batch, d, training)
         if drop is not None:
             seq_in = binary.mul(seq_in, drop)  # [batch, d] broadcast over time
-        xp = cell.project(shape.reshape(seq_in, [steps * batch, d]))
-        xs = shape.unstack(shape.reshape(xp, [steps, batch, xp.shape[-1]]), 0)
+        xp = cell.project(shape.reshape(seq_in, [steps * batch, *seq_in.shape[2:]]))
+        xs = shape.unstack(shape.reshape(xp, [steps, batch, *xp.shape[1:]]), 0)
         st = per_cell[ci]
         outs = []
         for t in range(steps):

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...tensor import Tensor
 from ..runner import Program, Step, compile_steps, run
-from . import conv, core, masking, merge, recurrent, wrappers  # noqa: F401  (register the layer classes)
+from . import conv, conv_nd, conv_recurrent, core, masking, merge, preprocessing, recurrent, wrappers  # noqa: F401  (register the layer classes)
 from .base import LAYERS, Layer, Shape, ShapeArg, fmt_shape
 from .core import InputLayer, batch_shape_of
 from .fusion import find_fusions

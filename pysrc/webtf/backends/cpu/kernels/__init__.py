@@ -7,6 +7,7 @@ from typing import Any
 from . import (
     binary,
     conv,
+    conv3d,
     conv_grad,
     creation,
     image,
@@ -42,6 +43,7 @@ FAMILIES = (
     image_grad,
     spatial,
     optimizers,
+    conv3d,
 )
 
 KERNELS: dict[str, Any] = {}

@@ -15,6 +15,7 @@ from ...cpu import KERNELS as CPU_KERNELS
 from . import (
     binary,
     conv,
+    conv3d,
     conv_grad,
     creation,
     image,
@@ -48,6 +49,7 @@ FAMILIES = (
     image_grad,
     spatial,
     optimizers,
+    conv3d,
 )
 
 NATIVE: dict[str, Any] = {}

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import backprop, elementwise, memory, nn, optimizers, reduce, transform
+from . import backprop, conv3d, elementwise, memory, nn, optimizers, reduce, transform
 from .common import CPU_KERNELS
 
-FAMILIES = (elementwise, nn, reduce, transform, memory, backprop, optimizers)
+FAMILIES = (elementwise, nn, reduce, transform, memory, backprop, optimizers, conv3d)
 
 #: the native kernels for every kernel name the cpu table also has (the binary's others have no op yet)
 NATIVE: dict[str, Any] = {}
