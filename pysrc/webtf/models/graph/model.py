@@ -11,6 +11,7 @@ from ..io.handlers import get_load_handler
 from ..io.weights import decode_weights
 from ..runner import TensorSpec, live_input, named_inputs
 from .executor import Executor
+from .functions import parse_functions
 from .nodes import _DTYPES, parse_input, parse_nodes
 
 
@@ -83,7 +84,7 @@ class GraphModel:
         self.artifacts = artifacts
         self.nodes = parse_nodes(artifacts.model_topology)
         self.weights = weights
-        self.executor = Executor(self.nodes, weights)
+        self.executor = Executor(self.nodes, weights, parse_functions(artifacts.model_topology))
         metadata = artifacts.user_defined_metadata or {}
         signature = metadata.get("signature")
         self.model_signature: dict[str, Any] | None = artifacts.signature if signature is None else signature

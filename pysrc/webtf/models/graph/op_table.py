@@ -10,6 +10,7 @@ from ... import ops as tf
 from ...ops.extra import where_coords
 from ...tensor import Tensor
 from .containers import HANDLERS as CONTAINER_HANDLERS
+from .functions import FUNCTIONAL_OPS
 from .nodes import Node
 
 Handler = Callable[[Node, list[Tensor], Any], Any]
@@ -24,6 +25,7 @@ ASYNC_OPS = {
 #: Ops that only the data-driven executor runs (graph/dynamic.py): control flow and containers.
 CONTROL_FLOW_OPS = {
     "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", *CONTAINER_HANDLERS,
+    *FUNCTIONAL_OPS,
 }  # fmt: skip
 
 
@@ -403,6 +405,7 @@ def _build() -> dict[str, Handler]:
         "NoOp": lambda node, ins, ctx: [],
         **{name: _dynamic_only for name in ("Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond")},
         **CONTAINER_HANDLERS,
+        **{name: _dynamic_only for name in FUNCTIONAL_OPS},
     }
 
 
