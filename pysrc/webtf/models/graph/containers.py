@@ -194,6 +194,21 @@ def _tl_element_shape(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
     return tf.tensor(shape, [len(shape)], "int32")
 
 
+def _tl_empty(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    return _list(ctx, [], _shape_in(ctx, ins[0]), node.dtype("element_dtype"), _int(ctx, ins[1]))
+
+
+def _tl_resize(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    """A new list of `size` elements: the first ones (copies) of the input list, then unset ones."""
+    src, size = ctx.resources.list(ins[0]), _int(ctx, ins[1])
+    if size < 0:
+        raise ValueError(f"TensorListResize expects size to be non-negative. Got: {size}")
+    if src.max_size != -1 and size > src.max_size:
+        raise ValueError(f"TensorListResize input size {size} is greater maxNumElement {src.max_size}.")
+    items = [None if t is None else tf.clone(t) for t in src.items[:size]]
+    return _list(ctx, items + [None] * (size - len(items)), src.element_shape, src.dtype, src.max_size)
+
+
 HANDLERS: dict[str, Handler] = {
     "TensorArrayV3": _ta_new,
     "TensorArrayReadV3": _ta_read,
@@ -219,4 +234,6 @@ HANDLERS: dict[str, Handler] = {
     "TensorListConcat": _tl_concat,
     "TensorListConcatV2": _tl_concat,
     "TensorListElementShape": _tl_element_shape,
+    "EmptyTensorList": _tl_empty,
+    "TensorListResize": _tl_resize,
 }

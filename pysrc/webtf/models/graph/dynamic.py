@@ -106,6 +106,7 @@ class DynamicRun:
         resources: Resources | None = None,
     ) -> None:
         self.executor = executor
+        self.tables = executor.tables
         self.nodes = executor.nodes
         self.weights = executor.weights
         self.plan = plan

@@ -11,6 +11,7 @@ from .dynamic import DynamicPlan, DynamicRun, make_plan
 from .functions import Function
 from .nodes import Node
 from .op_table import ASYNC_OPS, CONTROL_FLOW_OPS, resolve
+from .tables import Tables
 
 
 @dataclass
@@ -27,15 +28,20 @@ class Executor:
     """Executes a graph of Nodes with weights resident; intermediates are freed as soon as they are dead."""
 
     def __init__(
-        self, nodes: dict[str, Node], weights: dict[str, Tensor], functions: dict[str, Function] | None = None
+        self,
+        nodes: dict[str, Node],
+        weights: dict[str, Tensor],
+        functions: dict[str, Function] | None = None,
+        tables: Tables | None = None,
     ) -> None:
         self.nodes = nodes
         self.weights = weights
         self.functions = functions or {}
+        self.tables = Tables(()) if tables is None else tables
         self._function_executors: dict[str, Executor] = {}
         self._plans: dict[tuple[tuple[str, ...], tuple[str, ...]], Plan] = {}
         self._host_values: dict[int, list[Any]] = {}
-        self.protected_ids = {id(t) for t in weights.values()}
+        self.protected_ids = {id(t) for t in weights.values()} | self.tables.handle_ids
         self.weight_data = {t.data_id for t in weights.values()}
 
     def unsupported(self) -> list[Node]:
@@ -50,7 +56,7 @@ class Executor:
             fn = self.functions.get(name)
             if fn is None:
                 raise ValueError(f"the model's function library has no function '{name}'")
-            got = self._function_executors[name] = Executor(fn.nodes, self.weights, self.functions)
+            got = self._function_executors[name] = Executor(fn.nodes, self.weights, self.functions, self.tables)
         return got
 
     def plan(self, feeds: tuple[str, ...], outputs: tuple[str, ...]) -> Plan:

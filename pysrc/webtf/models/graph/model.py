@@ -12,6 +12,7 @@ from ..io.weights import decode_weights
 from ..runner import TensorSpec, live_input, named_inputs
 from .executor import Executor
 from .functions import parse_functions
+from .tables import Tables
 from .nodes import _DTYPES, parse_input, parse_nodes
 
 
@@ -84,7 +85,14 @@ class GraphModel:
         self.artifacts = artifacts
         self.nodes = parse_nodes(artifacts.model_topology)
         self.weights = weights
-        self.executor = Executor(self.nodes, weights, parse_functions(artifacts.model_topology))
+        functions = parse_functions(artifacts.model_topology)
+        init = artifacts.model_initializer
+        init_nodes = parse_nodes(init) if isinstance(init, dict) and init.get("node") else {}
+        body_nodes = (n for f in functions.values() for n in f.nodes.values())
+        self.tables = Tables([*self.nodes.values(), *init_nodes.values(), *body_nodes])
+        self.executor = Executor(self.nodes, weights, functions, self.tables)
+        # the initializer graph (hash tables' contents) runs once, before the first execution, as in TF.js
+        self._initializer = Executor(init_nodes, weights, functions, self.tables) if init_nodes else None
         metadata = artifacts.user_defined_metadata or {}
         signature = metadata.get("signature")
         self.model_signature: dict[str, Any] | None = artifacts.signature if signature is None else signature
@@ -126,7 +134,7 @@ class GraphModel:
 
     def check(self) -> None:
         """Raise if any node's op cannot run (called at load time)."""
-        bad = self.executor.unsupported()
+        bad = self.executor.unsupported() + (self._initializer.unsupported() if self._initializer else [])
         if bad:
             listed = ", ".join(f"'{n.op}' (node '{n.name}')" for n in bad[:10])
             raise ValueError(f"This model uses ops webtf does not support: {listed}")
@@ -176,9 +184,32 @@ class GraphModel:
         if self._disposed:
             raise ValueError("This GraphModel has been disposed")
 
+    def _initializer_outputs(self, init: Executor) -> list[tuple[str, int]]:
+        """The initializer's signature outputs, else the nodes nothing in it consumes."""
+        sig = (self.artifacts.extra.get("initializerSignature") or {}).get("outputs") or {}
+        if sig:
+            return [parse_input(v.get("name", k)) for k, v in sig.items()]
+        consumed = {src for n in init.nodes.values() for src in [*(s for s, _ in n.inputs), *n.controls]}
+        return [(n, 0) for n in init.nodes if n not in consumed]
+
+    def _initialized(self, init: Executor, outs: list[Tensor]) -> None:
+        dispose([t for t in dict.fromkeys(outs) if id(t) not in init.protected_ids])
+        self._initializer = None
+
+    def _initialize(self) -> None:
+        if self._initializer is not None:
+            init = self._initializer
+            self._initialized(init, init.run({}, self._initializer_outputs(init)))
+
+    async def _initialize_async(self) -> None:
+        if self._initializer is not None:
+            init = self._initializer
+            self._initialized(init, await init.run_async({}, self._initializer_outputs(init)))
+
     def execute(self, inputs: Any, outputs: str | list[str] | None = None) -> Tensor | list[Tensor]:
         """Run the graph synchronously (static graphs); returns one tensor or a list."""
         self._check_live()
+        self._initialize()
         feeds = self._feeds(inputs)
         return self._finish(feeds, self.executor.run(feeds, self._outputs(outputs)))
 
@@ -187,6 +218,7 @@ class GraphModel:
     ) -> Tensor | list[Tensor]:
         """Run the graph, allowing dynamic ops (control flow, TensorArray/TensorList, Where, NMS)."""
         self._check_live()
+        await self._initialize_async()
         feeds = self._feeds(inputs)
         return self._finish(feeds, await self.executor.run_async(feeds, self._outputs(outputs)))
 
@@ -227,6 +259,7 @@ class GraphModel:
         """Free the weights."""
         for t in self.weights.values():
             t.dispose()
+        self.tables.dispose()
         self._disposed = True
 
 
@@ -235,12 +268,16 @@ async def load_graph_model(url_or_handler: Any) -> GraphModel:
     handler = get_load_handler(url_or_handler)
     artifacts = await handler.load()
     weights = decode_weights(artifacts.weight_specs, artifacts.weight_data)
+    model = None
     try:
         model = GraphModel(artifacts, weights)
         check_weights(model.nodes, weights)
         model.check()
     except Exception:
-        for t in weights.values():
-            t.dispose()
+        if model is not None:
+            model.dispose()
+        else:
+            for t in weights.values():
+                t.dispose()
         raise
     return model

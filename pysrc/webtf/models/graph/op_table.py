@@ -11,6 +11,8 @@ from ...ops.extra import where_coords
 from ...tensor import Tensor
 from .containers import HANDLERS as CONTAINER_HANDLERS
 from .functions import FUNCTIONAL_OPS
+from .more_ops import HANDLERS as MORE_HANDLERS
+from .tables import HANDLERS as TABLE_HANDLERS
 from .nodes import Node
 
 Handler = Callable[[Node, list[Tensor], Any], Any]
@@ -21,6 +23,7 @@ ASYNC_OPS = {
     "NonMaxSuppressionV4",
     "NonMaxSuppressionV5",
     "Where",
+    *TABLE_HANDLERS,
 }
 #: Ops that only the data-driven executor runs (graph/dynamic.py): control flow and containers.
 CONTROL_FLOW_OPS = {
@@ -406,6 +409,8 @@ def _build() -> dict[str, Handler]:
         **{name: _dynamic_only for name in ("Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond")},
         **CONTAINER_HANDLERS,
         **{name: _dynamic_only for name in FUNCTIONAL_OPS},
+        **MORE_HANDLERS,
+        **TABLE_HANDLERS,
     }
 
 
