@@ -135,7 +135,10 @@ class Graph:
         data = b"".join(v.tobytes() for v in self.weights.values())
         model: dict[str, Any] = {
             "format": "graph-model",
-            "modelTopology": {"node": self.nodes, **({"library": {"function": self.functions}} if self.functions else {})},
+            "modelTopology": {
+                "node": self.nodes,
+                **({"library": {"function": self.functions}} if self.functions else {}),
+            },
             "weightsManifest": [{"paths": ["weights.bin"], "weights": specs}],
         }
         if outputs:

@@ -12,8 +12,8 @@ from ..io.weights import decode_weights
 from ..runner import TensorSpec, live_input, named_inputs
 from .executor import Executor
 from .functions import parse_functions
-from .tables import Tables
 from .nodes import _DTYPES, parse_input, parse_nodes
+from .tables import Tables
 
 
 def dispose(ts: Tensor | list[Tensor]) -> None:

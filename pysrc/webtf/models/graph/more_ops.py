@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import ops as tf
+from ...engine import ENGINE
 from ...tensor import Tensor
 from .nodes import Node
 
@@ -24,7 +25,9 @@ def _fused_batch_norm(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
     """y = (x - mean) * scale / sqrt(variance + epsilon) + offset (TF.js returns y only)."""
     x, scale, offset, mean, variance = ins[:5]
     eps = node.float("epsilon", 0.001)
-    return tf.tidy(lambda: tf.add(tf.mul(tf.sub(x, mean), tf.mul(tf.rsqrt(tf.add(variance, eps)), scale)), offset))
+    return ENGINE.tidy(
+        lambda: tf.add(tf.mul(tf.sub(x, mean), tf.mul(tf.rsqrt(tf.add(variance, eps)), scale)), offset)
+    )
 
 
 def _seed(node: Node) -> int | None:
@@ -60,7 +63,11 @@ HANDLERS: dict[str, Handler] = {
         _ints(ctx, ins[0]), node.float("minval", 0.0), node.float("maxval", 1.0), node.dtype("dtype")
     ),
     "TruncatedNormal": lambda node, ins, ctx: tf.truncated_normal(
-        _ints(ctx, ins[0]), node.float("means", 0.0), node.float("stddev", 1.0), node.dtype("dtype"), _seed(node)
+        _ints(ctx, ins[0]),
+        node.float("means", 0.0),
+        node.float("stddev", 1.0),
+        node.dtype("dtype"),
+        _seed(node),
     ),
     # float32 as in TF.js (its ShapeN makes tensor1d(shape) with the default dtype, unlike its Shape)
     "ShapeN": lambda node, ins, ctx: [tf.tensor(list(t.shape), [t.rank], "float32") for t in ins],

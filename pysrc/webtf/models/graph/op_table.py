@@ -12,8 +12,8 @@ from ...tensor import Tensor
 from .containers import HANDLERS as CONTAINER_HANDLERS
 from .functions import FUNCTIONAL_OPS
 from .more_ops import HANDLERS as MORE_HANDLERS
-from .tables import HANDLERS as TABLE_HANDLERS
 from .nodes import Node
+from .tables import HANDLERS as TABLE_HANDLERS
 
 Handler = Callable[[Node, list[Tensor], Any], Any]
 #: Ops that must run in execute_async (they read data to decide shapes).
