@@ -315,6 +315,80 @@ def nms_v5(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]
     return [backend.adopt(p_indices, (size,), "int32"), backend.adopt(p_scores, (size,), "float32")]
 
 
+def lin_space(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """LinSpace: natively for two or more values (the export steps from start by float32 additions)."""
+    num = int(attrs["num"])
+    if num < 2:
+        return cpu(kn.LinSpace)(backend, inputs, attrs)
+    out = backend.make_output((num,), "float32")
+    backend.abi.LinSpace(out, attrs["start"], attrs["stop"], num)
+    return out
+
+
+def _rotate_fills(fill: Any, channels: int) -> list[int] | None:
+    """The per-channel fill values RotateWithOffset's cpu kernel uses, when all are ints (the export takes
+    int32), else None."""
+    if isinstance(fill, (int, float)):
+        fills = [fill] * channels
+    else:
+        fills = [255 if d == 3 else (fill[d] if d < len(fill) else 0) for d in range(channels)]
+    return [int(v) for v in fills] if all(float(v).is_integer() for v in fills) else None
+
+
+def _quarter_turn(radians: float) -> bool:
+    """Whether radians is a multiple of pi/2, where source coordinates land on exact halves that the export
+    rounds away from zero in float32 (the cpu kernel: up, as JS Math.round)."""
+    return min(abs(math.sin(radians)), abs(math.cos(radians))) < 1e-6 and radians != 0
+
+
+def rotate_with_offset(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """RotateWithOffset: natively for float32 images, integer fill values and turns other than quarter ones."""
+    image = inputs["image"]
+    fills = _rotate_fills(attrs["fill_value"], image.shape[3]) if len(image.shape) == 4 else None
+    if (
+        image.dtype != "float32"
+        or fills is None
+        or not nonempty(image.shape)
+        or _quarter_turn(float(attrs["radians"]))
+    ):
+        return cpu(kn.RotateWithOffset)(backend, inputs, attrs)
+    b, h, w, c = image.shape
+    center = attrs["center"]
+    cx = w * (center if isinstance(center, (int, float)) else center[0])
+    cy = h * (center if isinstance(center, (int, float)) else center[1])
+    out = backend.make_output(image.shape, "float32")
+    backend.abi.RotateWithOffset(image, b, h, w, c, attrs["radians"], cx, cy, fills, out)
+    return out
+
+
+_FILL_MODES = {"constant": 1, "wrap": 3, "nearest": 4}  # (the export's 'reflect', 2, mirrors wrongly)
+
+
+def transform(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Transform: natively for bilinear float32 images with fill modes constant, wrap and nearest (the export
+    rounds nearest-neighbor halves away from zero, the cpu kernel up as JS Math.round)."""
+    image, transforms = inputs["image"], inputs["transforms"]
+    mode = _FILL_MODES.get(attrs["fill_mode"])
+    if (
+        image.dtype != "float32"
+        or transforms.dtype != "float32"
+        or mode is None
+        or attrs["interpolation"] != "bilinear"
+        or not nonempty(image.shape)
+    ):
+        return cpu(kn.Transform)(backend, inputs, attrs)
+    b, h, w, c = image.shape
+    oh, ow = (int(v) for v in attrs["output_shape"] or (h, w))
+    out_shape = (b, oh, ow, c)
+    out = backend.make_output(out_shape, "float32")
+    if nonempty(out_shape):
+        backend.abi.Transform(
+            image, transforms, transforms.shape[0] > 1, b, oh, ow, c, w, h, strides_of(image.shape)[:3],
+            strides_of(out_shape)[:3], 2, mode, attrs["fill_value"], out,
+        )  # fmt: skip
+    return out
+
+
 KERNELS: dict[str, Kernel] = with_fallbacks(
     {
         kn.Tile: tile,
@@ -332,5 +406,8 @@ KERNELS: dict[str, Kernel] = with_fallbacks(
         kn.NonMaxSuppressionV3: nms_v3,
         kn.NonMaxSuppressionV4: nms_v4,
         kn.NonMaxSuppressionV5: nms_v5,
+        kn.LinSpace: lin_space,
+        kn.RotateWithOffset: rotate_with_offset,
+        kn.Transform: transform,
     }
 )
