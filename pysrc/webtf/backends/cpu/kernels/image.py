@@ -215,27 +215,35 @@ def flip_left_right(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
     return backend.output(out, image.shape, image.dtype)
 
 
-def rotate_with_offset(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """RotateWithOffset: pixels from outside get fill_value (an [r, g, b] fill gives 255 in channel 3)."""
-    image = inputs["image"]
-    b, h, w, c = image.shape
-    radians, fill, center = attrs["radians"], attrs["fill_value"], attrs["center"]
+def rotate_fills(fill: Any, c: int) -> list[float]:
+    """RotateWithOffset's per-channel fill values (an [r, g, b] fill gives 255 in channel 3, 0 beyond)."""
+    if isinstance(fill, (int, float)):
+        return [fill] * c
+    return [255 if d == 3 else (fill[d] if d < len(fill) else 0) for d in range(c)]
+
+
+def rotate_sources(h: int, w: int, radians: float, center: Any) -> list[int]:
+    """Per output pixel of RotateWithOffset, its source pixel (y * w + x), or -1 outside the image."""
     cx = w * (center if isinstance(center, (int, float)) else center[0])
     cy = h * (center if isinstance(center, (int, float)) else center[1])
     sin, cos = math.sin(radians), math.cos(radians)
-    vals = backend.values(image)
-    n = len(vals)
-    if isinstance(fill, (int, float)):
-        fills = [fill] * c
-    else:
-        fills = [255 if d == 3 else (fill[d] if d < len(fill) else 0) for d in range(c)]
-    ext = vals.tolist() + fills  # index n + d reads channel d's fill value
     pix = []
     for y in range(h):
         for x in range(w):
             sx = js_round((x - cx) * cos - (y - cy) * sin + cx)
             sy = js_round((x - cx) * sin + (y - cy) * cos + cy)
-            pix.append((sy * w + sx) * c if 0 <= sx < w and 0 <= sy < h else -1)
+            pix.append(sy * w + sx if 0 <= sx < w and 0 <= sy < h else -1)
+    return pix
+
+
+def rotate_with_offset(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """RotateWithOffset: pixels from outside get fill_value (an [r, g, b] fill gives 255 in channel 3)."""
+    image = inputs["image"]
+    b, h, w, c = image.shape
+    vals = backend.values(image)
+    n = len(vals)
+    ext = vals.tolist() + rotate_fills(attrs["fill_value"], c)  # index n + d reads channel d's fill value
+    pix = [p * c for p in rotate_sources(h, w, attrs["radians"], attrs["center"])]
     image_len = h * w * c
     idx = [
         base + p + d if p >= 0 else n + d
@@ -275,6 +283,34 @@ def _map_coord(v: float, n: int, mode: str) -> float:
     return min(max(v, 0), n - 1)
 
 
+def transform_sources(row: Any, h: int, w: int, out_h: int, out_w: int, mode: str, bilinear: bool) -> list[Any]:
+    """Per output pixel of Transform with transform `row`: nearest -> (source pixel,); bilinear -> (4 neighbor
+    pixels, wx0, wx1, wy0, wy1). A pixel is y * w + x, or -1 for the fill value; a point at infinity (k == 0)
+    is filled."""
+    a0, a1, a2, b0, b1, b2, c0, c1 = row
+
+    def at(y: int, x: int) -> int:
+        return y * w + x if 0 <= y < h and 0 <= x < w else -1
+
+    at_infinity = (-1, -1, -1, -1, 1.0, 0.0, 1.0, 0.0) if bilinear else (-1,)
+    pix: list[tuple[Any, ...]] = []
+    for oy in range(out_h):
+        for ox in range(out_w):
+            proj = c0 * ox + c1 * oy + 1
+            if proj == 0:
+                pix.append(at_infinity)
+                continue
+            x = _map_coord((a0 * ox + a1 * oy + a2) / proj, w, mode)
+            y = _map_coord((b0 * ox + b1 * oy + b2) / proj, h, mode)
+            if not bilinear:
+                pix.append((at(js_round(y), js_round(x)),))
+                continue
+            x0, y0 = math.floor(x), math.floor(y)
+            p00, p01, p10, p11 = at(y0, x0), at(y0, x0 + 1), at(y0 + 1, x0), at(y0 + 1, x0 + 1)
+            pix.append((p00, p01, p10, p11, x0 + 1 - x, x - x0, y0 + 1 - y, y - y0))
+    return pix
+
+
 def transform(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Transform: projectively transformed images, same dtype.
 
@@ -290,33 +326,15 @@ def transform(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     ext = vals.tolist() + [fill]  # index n reads the fill value
     image_len = h * w * c
     chans = range(c)
-
-    def at(base: int, y: int, x: int) -> int:
-        return base + (y * w + x) * c if 0 <= y < h and 0 <= x < w else -1
-
-    # per output pixel: nearest -> (source offset,); bilinear -> (4 neighbor offsets, wx0, wx1, wy0, wy1);
-    # offset -1 reads the fill value. A point at infinity (k == 0) is filled.
-    at_infinity = (-1, -1, -1, -1, 1.0, 0.0, 1.0, 0.0) if bilinear else (-1,)
     out: list[float] = []
     for k in range(b):
-        a0, a1, a2, b0, b1, b2, c0, c1 = tv[0:8] if transforms.shape[0] == 1 else tv[8 * k : 8 * k + 8]
+        row = tv[0:8] if transforms.shape[0] == 1 else tv[8 * k : 8 * k + 8]
         base = k * image_len
-        pix: list[tuple[Any, ...]] = []
-        for oy in range(out_h):
-            for ox in range(out_w):
-                proj = c0 * ox + c1 * oy + 1
-                if proj == 0:
-                    pix.append(at_infinity)
-                    continue
-                x = _map_coord((a0 * ox + a1 * oy + a2) / proj, w, mode)
-                y = _map_coord((b0 * ox + b1 * oy + b2) / proj, h, mode)
-                if not bilinear:
-                    pix.append((at(base, js_round(y), js_round(x)),))
-                    continue
-                x0, y0 = math.floor(x), math.floor(y)
-                p00, p01 = at(base, y0, x0), at(base, y0, x0 + 1)
-                p10, p11 = at(base, y0 + 1, x0), at(base, y0 + 1, x0 + 1)
-                pix.append((p00, p01, p10, p11, x0 + 1 - x, x - x0, y0 + 1 - y, y - y0))
+        # source element offsets (-1: the fill value) and, for bilinear, the weights
+        pix = [
+            tuple(base + p * c if p >= 0 else -1 for p in px[:4]) + px[4:]
+            for px in transform_sources(row, h, w, out_h, out_w, mode, bilinear)
+        ]
         if not pix:
             continue
         if not bilinear:

@@ -15,6 +15,7 @@ from .... import kernel_names as kn
 from ....backend_util import ResizeInfo, bilinear_axis, resize_info
 from ....shapes import strides_of
 from ...base import TensorInfo
+from ...cpu.kernels.image import rotate_fills
 from .common import Kernel, call_export, cpu, nonempty, with_fallbacks
 
 _NUMERIC = frozenset({"float32", "int32"})
@@ -325,16 +326,6 @@ def lin_space(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return out
 
 
-def _rotate_fills(fill: Any, channels: int) -> list[int] | None:
-    """The per-channel fill values RotateWithOffset's cpu kernel uses, when all are ints (the export takes
-    int32), else None."""
-    if isinstance(fill, (int, float)):
-        fills = [fill] * channels
-    else:
-        fills = [255 if d == 3 else (fill[d] if d < len(fill) else 0) for d in range(channels)]
-    return [int(v) for v in fills] if all(float(v).is_integer() for v in fills) else None
-
-
 def _quarter_turn(radians: float) -> bool:
     """Whether radians is a multiple of pi/2, where source coordinates land on exact halves that the export
     rounds away from zero in float32 (the cpu kernel: up, as JS Math.round)."""
@@ -344,10 +335,10 @@ def _quarter_turn(radians: float) -> bool:
 def rotate_with_offset(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """RotateWithOffset: natively for float32 images, integer fill values and turns other than quarter ones."""
     image = inputs["image"]
-    fills = _rotate_fills(attrs["fill_value"], image.shape[3]) if len(image.shape) == 4 else None
+    fills = rotate_fills(attrs["fill_value"], image.shape[3])
     if (
         image.dtype != "float32"
-        or fills is None
+        or not all(float(v).is_integer() for v in fills)  # the export takes int32 fill values
         or not nonempty(image.shape)
         or _quarter_turn(float(attrs["radians"]))
     ):
@@ -357,7 +348,7 @@ def rotate_with_offset(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tens
     cx = w * (center if isinstance(center, (int, float)) else center[0])
     cy = h * (center if isinstance(center, (int, float)) else center[1])
     out = backend.make_output(image.shape, "float32")
-    backend.abi.RotateWithOffset(image, b, h, w, c, attrs["radians"], cx, cy, fills, out)
+    backend.abi.RotateWithOffset(image, b, h, w, c, attrs["radians"], cx, cy, [int(v) for v in fills], out)
     return out
 
 
