@@ -38,6 +38,7 @@ from .image import (
 )
 from .nms import NmsResult, non_max_suppression_impl
 from .slice_info import SliceInfo, flat_slice, slice_info, slice_info_from_attrs, slice_info_from_size
+from .warp import map_coord, rotate_fills, rotate_sources, transform_sources
 
 __all__ = [
     "flipped_conv_pads",
@@ -81,4 +82,8 @@ __all__ = [
     "slice_info_from_size",
     "split_sizes",
     "trim_pool_window",
+    "map_coord",
+    "rotate_fills",
+    "rotate_sources",
+    "transform_sources",
 ]

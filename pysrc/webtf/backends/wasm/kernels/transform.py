@@ -12,10 +12,9 @@ from array import array
 from typing import Any
 
 from .... import kernel_names as kn
-from ....backend_util import ResizeInfo, bilinear_axis, resize_info
+from ....backend_util import ResizeInfo, bilinear_axis, resize_info, rotate_fills
 from ....shapes import strides_of
 from ...base import TensorInfo
-from ...cpu.kernels.image import rotate_fills
 from .common import Kernel, call_export, cpu, nonempty, with_fallbacks
 
 _NUMERIC = frozenset({"float32", "int32"})

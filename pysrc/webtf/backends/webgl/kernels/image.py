@@ -8,9 +8,17 @@ from array import array
 from typing import Any
 
 from .... import kernel_names as kn
-from ....backend_util import check_box_ind, crop_coords, js_round, resize_info, resize_ratio
+from ....backend_util import (
+    check_box_ind,
+    crop_coords,
+    js_round,
+    resize_info,
+    resize_ratio,
+    rotate_fills,
+    rotate_sources,
+    transform_sources,
+)
 from ...base import TensorInfo
-from ...cpu.kernels.image import rotate_fills, rotate_sources, transform_sources
 
 
 def _resize(backend: Any, inputs: Any, attrs: dict[str, Any], nearest: bool) -> TensorInfo:
