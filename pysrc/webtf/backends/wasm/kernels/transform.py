@@ -81,15 +81,31 @@ def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     dim = x.shape[axis]
     if (
         x.dtype not in _ANY
-        or batch_dims
         or indices.dtype != "int32"
         or not nonempty(x.shape)
         or not nonempty(indices.shape)
         or not _in_range(backend.values(indices), 0, dim)
     ):
         return cpu(kn.GatherV2)(backend, inputs, attrs)
+    if batch_dims:
+        return _gather_batched(backend, x, indices, axis, batch_dims)
     out = backend.gather(x, indices, axis)
     return TensorInfo(out.data_id, (*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :]), x.dtype)
+
+
+def _gather_batched(backend: Any, x: Any, indices: Any, axis: int, batch_dims: int) -> TensorInfo:
+    """GatherV2 with batch_dims > 0: the binary's Gather over x as [batch, outer, dim, slice]."""
+    batch = math.prod(x.shape[:batch_dims])
+    outer, dim, inner = math.prod(x.shape[batch_dims:axis]), x.shape[axis], math.prod(x.shape[axis + 1 :])
+    per_batch = math.prod(indices.shape) // batch
+    out_shape = (*x.shape[:axis], *indices.shape[batch_dims:], *x.shape[axis + 1 :])
+    out = backend.make_output(out_shape, x.dtype)
+    # the export reads index (b, j) at b * <its batch_size argument> + j: it gets the per-batch count (TF.js
+    # passes the batch size, which only works when the two are equal)
+    x_strides = (outer * dim * inner, dim * inner, inner)
+    out_strides = (outer * per_batch * inner, per_batch * inner, inner)
+    backend.abi.Gather(x, x.dtype, x_strides, indices, per_batch, out_strides, out)
+    return out
 
 
 def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
