@@ -207,6 +207,35 @@ def _tables(with_initializer: bool) -> Case:
     return case
 
 
+def _tables_captured() -> Case:
+    """A TF2-style table: made and filled by the initializer graph, whose signature output (resourceId 5)
+    feeds the main graph's resource input of the same resourceId."""
+    g = Graph()
+    g.placeholder("k", "int32", [4])
+    g.nodes.append({"name": "table_in", "op": "Placeholder", "attr": {"dtype": {"type": "DT_RESOURCE"}}})
+    g.const("keys", [5, 6], "int32")
+    g.const("vals", [0.5, -1.5])
+    g.const("dflt", 9.0)
+    g.op("find", "LookupTableFindV2", "table_in", "k", "dflt")
+    g.op("size", "LookupTableSizeV2", "table_in")
+    case = _case(g, ["find", "size"], {"k": np.array([6, 5, 0, 6], np.int32)})
+    case["model"]["signature"]["inputs"] = {
+        "k": {"name": "k:0", "dtype": "DT_INT32"},
+        "table_in": {"name": "table_in:0", "dtype": "DT_RESOURCE", "resourceId": 5},
+    }
+    table_attrs = {"key_dtype": dtype_attr("int32"), "value_dtype": dtype_attr("float32")}
+    case["model"]["modelInitializer"] = {
+        "node": [
+            {"name": "table", "op": "HashTableV2", "attr": table_attrs},
+            {"name": "keys", "op": "Const", "attr": {"dtype": dtype_attr("int32")}},
+            {"name": "vals", "op": "Const", "attr": {"dtype": dtype_attr("float32")}},
+            {"name": "init", "op": "LookupTableImportV2", "input": ["table", "keys", "vals"]},
+        ]
+    }
+    case["model"]["initializerSignature"] = {"outputs": {"init:0": {"name": "init:0", "resourceId": 5}}}
+    return case
+
+
 def cases() -> dict[str, Case]:
     """Every case by id."""
     return {
@@ -222,4 +251,5 @@ def cases() -> dict[str, Case]:
         "random": _random(),
         "hash-table": _tables(False),
         "hash-table-initializer": _tables(True),
+        "hash-table-captured": _tables_captured(),
     }

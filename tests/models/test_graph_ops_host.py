@@ -68,6 +68,9 @@ def test_hash_tables_with_and_without_initializer():
         find, size = _run(cid)
         np.testing.assert_allclose(find, [[2.5, 0], [0, -7], [1, -1], [9, 4], [2.5, 0]])
         assert size == 3
+    find, size = _run("hash-table-captured")
+    np.testing.assert_allclose(find, [-1.5, 0.5, 9, -1.5])
+    assert size == 2
 
 
 @pytest.mark.parametrize("cid", [c for c in CASES if c not in ("random",)])

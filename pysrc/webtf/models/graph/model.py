@@ -12,7 +12,7 @@ from ..io.weights import decode_weights
 from ..runner import TensorSpec, live_input, named_inputs
 from .executor import Executor
 from .functions import parse_functions
-from .nodes import _DTYPES, parse_input, parse_nodes
+from .nodes import _DTYPES, Node, parse_input, parse_nodes
 from .tables import Tables
 
 
@@ -73,6 +73,11 @@ def check_weights(nodes: dict[str, Any], weights: dict[str, Tensor]) -> None:
             )
 
 
+def _input_dtype(node: Node) -> Any:
+    """A Placeholder's dtype; None (as TF.js's, undefined) for a resource handle (a captured table)."""
+    return None if (node.attr.get("dtype") or {}).get("type") == "DT_RESOURCE" else node.dtype("dtype")
+
+
 class GraphModel:
     """A converted TF graph with resident weights: execute / execute_async / predict / dispose.
 
@@ -93,6 +98,9 @@ class GraphModel:
         self.executor = Executor(self.nodes, weights, functions, self.tables)
         # the initializer graph (hash tables' contents) runs once, before the first execution, as in TF.js
         self._initializer = Executor(init_nodes, weights, functions, self.tables) if init_nodes else None
+        # initializer outputs by resourceId, fed to the signature inputs with that resourceId (TF.js's
+        # resourceIdToCapturedInput: a TF2 model's table handles)
+        self._captured: dict[Any, Tensor] = {}
         metadata = artifacts.user_defined_metadata or {}
         signature = metadata.get("signature")
         self.model_signature: dict[str, Any] | None = artifacts.signature if signature is None else signature
@@ -114,7 +122,7 @@ class GraphModel:
             if named_ins
             else [n for n in self.nodes.values() if n.op.startswith("Placeholder")]
         )
-        self.inputs = [TensorSpec(n.name, n.shape("shape"), n.dtype("dtype")) for n in input_nodes]
+        self.inputs = [TensorSpec(n.name, n.shape("shape"), _input_dtype(n)) for n in input_nodes]
         self._disposed = False
 
     @property
@@ -139,7 +147,24 @@ class GraphModel:
             listed = ", ".join(f"'{n.op}' (node '{n.name}')" for n in bad[:10])
             raise ValueError(f"This model uses ops webtf does not support: {listed}")
 
+    def _with_captured(self, inputs: Any) -> Any:
+        """inputs with the captured initializer outputs added for the resource inputs of the signature."""
+        resources = {k: v["resourceId"] for k, v in self._sig_inputs.items() if v.get("resourceId") is not None}
+        if not resources:
+            return inputs
+        if isinstance(inputs, dict):
+            return {**inputs, **{k: self._captured[r] for k, r in resources.items() if r in self._captured}}
+        given = iter([inputs] if isinstance(inputs, Tensor) else list(inputs))
+        n = len(self.input_nodes) - len(resources)
+        if len([inputs] if isinstance(inputs, Tensor) else inputs) != n:
+            raise ValueError(
+                f"Input tensor count mismatch, the graph model has {n} non-resource placeholders, while there "
+                f"are {len(list(given))} input tensors provided."
+            )
+        return {k: self._captured[resources[k]] if k in resources else next(given) for k in self.input_nodes}
+
     def _feeds(self, inputs: Any) -> dict[str, Tensor]:
+        inputs = self._with_captured(inputs)
         named = named_inputs(
             inputs,
             self.inputs,
@@ -157,7 +182,7 @@ class GraphModel:
                 raise ValueError(
                     f"The shape of input '{key}' must be {fmt(spec.shape)}, but was {fmt(t.shape)}"
                 )
-            if spec is not None and spec.dtype != t.dtype:
+            if spec is not None and spec.dtype is not None and spec.dtype != t.dtype:
                 raise TypeError(f"The dtype of input '{key}' must be {spec.dtype}, but was {t.dtype}")
             feeds[name] = t
         return feeds
@@ -184,16 +209,24 @@ class GraphModel:
         if self._disposed:
             raise ValueError("This GraphModel has been disposed")
 
+    def _init_signature(self) -> dict[str, Any]:
+        return (self.artifacts.extra.get("initializerSignature") or {}).get("outputs") or {}
+
     def _initializer_outputs(self, init: Executor) -> list[tuple[str, int]]:
-        """The initializer's signature outputs, else the nodes nothing in it consumes."""
-        sig = (self.artifacts.extra.get("initializerSignature") or {}).get("outputs") or {}
+        """The initializer's signature outputs (its keys name the nodes, as in TF.js), else the nodes nothing
+        in it consumes."""
+        sig = self._init_signature()
         if sig:
-            return [parse_input(v.get("name", k)) for k, v in sig.items()]
+            return [parse_input(k) for k in sig]
         consumed = {src for n in init.nodes.values() for src in [*(s for s, _ in n.inputs), *n.controls]}
         return [(n, 0) for n in init.nodes if n not in consumed]
 
     def _initialized(self, init: Executor, outs: list[Tensor]) -> None:
-        dispose([t for t in dict.fromkeys(outs) if id(t) not in init.protected_ids])
+        sig = self._init_signature()
+        if sig:
+            self._captured = {v.get("resourceId"): t for v, t in zip(sig.values(), outs, strict=True)}
+        kept = {id(t) for t in self._captured.values()} | init.protected_ids
+        dispose([t for t in dict.fromkeys(outs) if id(t) not in kept])
         self._initializer = None
 
     def _initialize(self) -> None:
@@ -260,6 +293,8 @@ class GraphModel:
         for t in self.weights.values():
             t.dispose()
         self.tables.dispose()
+        dispose([t for t in dict.fromkeys(self._captured.values()) if not t.is_disposed])
+        self._captured = {}
         self._disposed = True
 
 
