@@ -25,7 +25,8 @@ ORACLE_JS = (
     const m = c.model;
     const model = await tf.loadGraphModel(tf.io.fromMemory({
       modelTopology: m.modelTopology, format: m.format, signature: m.signature,
-      modelInitializer: m.modelInitializer, initializerSignature: m.initializerSignature, weightSpecs: m.weightsManifest[0].weights, weightData: bytes.buffer,
+      modelInitializer: m.modelInitializer, initializerSignature: m.initializerSignature,
+      weightSpecs: m.weightsManifest[0].weights, weightData: bytes.buffer,
     }));
     const feeds = {};
     for (const [name, [vals, shape, dtype]] of Object.entries(c.feeds)) feeds[name] = tf.tensor(vals, shape, dtype);
