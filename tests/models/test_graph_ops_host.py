@@ -132,3 +132,28 @@ def test_table_dtype_and_resize_errors_name_the_op():
     finally:
         k.dispose()
         model.dispose()
+
+
+def test_while_arity_and_list_resize_errors_name_the_node():
+    g = Graph()
+    g.placeholder("x", "float32", [2])
+    g.const("shape", [], "int32")
+    g.const("neg", -1, "int32")
+    g.function(
+        "cond1", {"a": "float32", "b": "float32"}, lambda s: s.op("c/lt", "Less", "a", "b"), {"r": "c/lt:z:0"}
+    )
+    g.op("loop", "While", "x", cond=func_attr("cond1"), body=func_attr("cond1"))
+    g.op("list", "TensorListFromTensor", "x", "shape", element_dtype=dtype_attr("float32"))
+    g.op("resized", "TensorListResize", "list", "neg")
+    g.op("len", "TensorListLength", "resized")
+    model = _load(*g.model(["loop", "len"]))
+    x = tf.tensor([1.0, 2.0])
+    try:
+        with pytest.raises(ValueError, match="function 'cond1' takes 2 inputs but got 1") as err:
+            run_sync(model.execute_async({"x": x}, "loop"))
+        assert "Error in node 'loop' (op While)" in err.value.__notes__
+        with pytest.raises(ValueError, match="TensorListResize expects size to be non-negative. Got: -1"):
+            run_sync(model.execute_async({"x": x}, "len"))
+    finally:
+        x.dispose()
+        model.dispose()

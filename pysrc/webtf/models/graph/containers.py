@@ -112,9 +112,9 @@ def _tl_from_tensor(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
         raise TypeError(f"TensorListFromTensor: the tensor is {t.dtype}, but element_dtype is {dtype}")
     if t.rank == 0:
         raise ValueError("TensorListFromTensor: the tensor must have rank >= 1")
-    lst = TensorList([], shape, dtype, -1, ctx.resources.new_handle())
+    lst = TensorList([], shape, dtype, -1, None)  # type: ignore[arg-type]  (the handle once checked)
     lst._check(None, list(t.shape[1:]), "tensor element")
-    lst.items = _owned_rows(t)
+    lst.handle, lst.items = ctx.resources.new_handle(), _owned_rows(t)
     return ctx.resources.add(lst)
 
 
@@ -161,8 +161,9 @@ def _tl_scatter(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
     size = max(indices, default=-1) + 1
     if len(ins) > 3:  # TensorListScatterV2: num_elements
         size = max(size, _int(ctx, ins[3]))
-    lst = TensorList([None] * size, shape, t.dtype, -1, ctx.resources.new_handle())
+    lst = TensorList([None] * size, shape, t.dtype, -1, None)  # type: ignore[arg-type]  (the handle once checked)
     lst._check(None, list(t.shape[1:]), "tensor element")
+    lst.handle = ctx.resources.new_handle()
     for i, row in zip(indices, _owned_rows(t), strict=True):
         if lst.items[i] is not None:
             lst.items[i].dispose()  # type: ignore[union-attr]
