@@ -130,8 +130,13 @@ def rotate_with_offset(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tens
     return _sampled(backend, "RotateWithOffset", image, table, image.shape, (h * w, c), ())
 
 
+_FILL_MODES = {"constant": 1, "reflect": 2, "wrap": 3, "nearest": 4}
+
+
 def transform(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Transform: the source pixels and weights from the cpu kernel's transform_sources, sampled on the GPU."""
+    """Transform: bilinear float32 images entirely on the GPU (shaders/TransformBilinear.glsl); else the source
+    pixels from the cpu kernel's transform_sources (float64: nearest-neighbor ties land as on cpu), sampled on
+    the GPU."""
     image, transforms = inputs["image"], inputs["transforms"]
     b, h, w, c = image.shape
     oh, ow = attrs["output_shape"] or (h, w)
@@ -139,14 +144,20 @@ def transform(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     if not b * oh * ow * c:
         return backend.run(None, (), out_shape, image.dtype)
     bilinear = attrs["interpolation"] == "bilinear"
-    tv = backend.values(transforms)
     rows = 1 if transforms.shape[0] == 1 else b
+    fill = (float(attrs["fill_value"]),)
+    if bilinear and image.dtype == "float32":
+        key = ("TransformBilinear",)
+        prog = backend.programs.get(key) or backend.programs.build(key, "TransformBilinear", ("X", "T"), 7, 1)
+        ints = (h, w, c, oh, ow, _FILL_MODES[attrs["fill_mode"]], int(rows > 1))
+        return backend.run(prog, (image, transforms), out_shape, "float32", ints, fill)
+    tv = backend.values(transforms)
     table = array("f")
     for k in range(rows):
         for px in transform_sources(tv[8 * k : 8 * k + 8], h, w, oh, ow, attrs["fill_mode"], bilinear):
             table.extend(px)
     ints = (h * w, c, oh * ow, 8 if bilinear else 1, int(rows > 1))
-    return _sampled(backend, "Transform", image, table, out_shape, ints, (float(attrs["fill_value"]),))
+    return _sampled(backend, "Transform", image, table, out_shape, ints, fill)
 
 
 KERNELS = {
