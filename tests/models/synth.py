@@ -82,6 +82,7 @@ class Graph:
     def __init__(self) -> None:
         self.nodes: list[dict[str, Any]] = []
         self.weights: dict[str, np.ndarray] = {}
+        self.functions: list[dict[str, Any]] = []
 
     def placeholder(self, name: str, dtype: str = "float32", shape: list[int] | None = None) -> str:
         attr: dict[str, Any] = {"dtype": {"type": _TF_DTYPES[dtype]}}
@@ -112,17 +113,41 @@ class Graph:
     def enter(self, name: str, src: str, frame: str, constant: bool = False) -> str:
         return self.op(name, "Enter", src, frame_name=attr_str(frame), is_constant={"b": constant})
 
+    def function(self, name: str, args: dict[str, str], body: Any, outputs: dict[str, str]) -> str:
+        """Add a library function: args name -> dtype; body(g) adds its nodes to the sub-Graph g (its Consts
+        become the model's weights); outputs name -> 'node:out_name:index' or an arg name."""
+        sub = Graph()
+        body(sub)
+        self.weights.update(sub.weights)
+        self.functions.append({
+            "signature": {
+                "name": name,
+                "inputArg": [{"name": a, "type": _TF_DTYPES[d]} for a, d in args.items()],
+                "outputArg": [{"name": o, "type": "DT_FLOAT"} for o in outputs],
+            },
+            "nodeDef": sub.nodes,
+            "ret": outputs,
+        })  # fmt: skip
+        return name
+
     def model(self, outputs: list[str] | None = None) -> tuple[dict[str, Any], bytes]:
         specs = [{"name": k, "shape": list(v.shape), "dtype": str(v.dtype)} for k, v in self.weights.items()]
         data = b"".join(v.tobytes() for v in self.weights.values())
         model: dict[str, Any] = {
             "format": "graph-model",
-            "modelTopology": {"node": self.nodes},
+            "modelTopology": {
+                "node": self.nodes,
+                **({"library": {"function": self.functions}} if self.functions else {}),
+            },
             "weightsManifest": [{"paths": ["weights.bin"], "weights": specs}],
         }
         if outputs:
             model["signature"] = {"outputs": {o: {"name": o} for o in outputs}}
         return model, data
+
+
+def func_attr(name: str) -> dict[str, Any]:
+    return {"func": {"name": name}}
 
 
 def dtype_attr(dtype: str) -> dict[str, Any]:

@@ -50,6 +50,7 @@ from .image import (
 )
 from .nms import NmsResult, non_max_suppression_impl
 from .slice_info import SliceInfo, flat_slice, slice_info, slice_info_from_attrs, slice_info_from_size
+from .warp import map_coord, rotate_sources, transform_sources
 
 __all__ = [
     "ACTIVATIONS",
@@ -106,4 +107,7 @@ __all__ = [
     "parse_ints",
     "parse_triple",
     "window_taps",
+    "map_coord",
+    "rotate_sources",
+    "transform_sources",
 ]

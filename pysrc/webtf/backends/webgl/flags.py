@@ -57,3 +57,6 @@ ENV.register_flag(
 #: tensors are always packed 4 elements per RGBA texel on webgl2
 ENV.register_flag("WEBGL_PACK", lambda: bool(ENV.get("HAS_WEBGL")))
 ENV.register_flag("WEBGL_MAX_TEXTURE_SIZE", _max_texture_size)
+# TopK runs on the GPU only for rows at least this long and k at most this (TF.js's values)
+ENV.register_flag("TOPK_LAST_DIM_CPU_HANDOFF_SIZE_THRESHOLD", lambda: 100000)
+ENV.register_flag("TOPK_K_CPU_HANDOFF_THRESHOLD", lambda: 128)

@@ -112,9 +112,9 @@ def _tl_from_tensor(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
         raise TypeError(f"TensorListFromTensor: the tensor is {t.dtype}, but element_dtype is {dtype}")
     if t.rank == 0:
         raise ValueError("TensorListFromTensor: the tensor must have rank >= 1")
-    lst = TensorList([], shape, dtype, -1, ctx.resources.new_handle())
+    lst = TensorList([], shape, dtype, -1, None)  # type: ignore[arg-type]  (the handle once checked)
     lst._check(None, list(t.shape[1:]), "tensor element")
-    lst.items = _owned_rows(t)
+    lst.handle, lst.items = ctx.resources.new_handle(), _owned_rows(t)
     return ctx.resources.add(lst)
 
 
@@ -161,8 +161,9 @@ def _tl_scatter(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
     size = max(indices, default=-1) + 1
     if len(ins) > 3:  # TensorListScatterV2: num_elements
         size = max(size, _int(ctx, ins[3]))
-    lst = TensorList([None] * size, shape, t.dtype, -1, ctx.resources.new_handle())
+    lst = TensorList([None] * size, shape, t.dtype, -1, None)  # type: ignore[arg-type]  (the handle once checked)
     lst._check(None, list(t.shape[1:]), "tensor element")
+    lst.handle = ctx.resources.new_handle()
     for i, row in zip(indices, _owned_rows(t), strict=True):
         if lst.items[i] is not None:
             lst.items[i].dispose()  # type: ignore[union-attr]
@@ -194,6 +195,21 @@ def _tl_element_shape(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
     return tf.tensor(shape, [len(shape)], "int32")
 
 
+def _tl_empty(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    return _list(ctx, [], _shape_in(ctx, ins[0]), node.dtype("element_dtype"), _int(ctx, ins[1]))
+
+
+def _tl_resize(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
+    """A new list of `size` elements: the first ones (copies) of the input list, then unset ones."""
+    src, size = ctx.resources.list(ins[0]), _int(ctx, ins[1])
+    if size < 0:
+        raise ValueError(f"TensorListResize expects size to be non-negative. Got: {size}")
+    if src.max_size != -1 and size > src.max_size:
+        raise ValueError(f"TensorListResize input size {size} is greater maxNumElement {src.max_size}.")
+    items = [None if t is None else tf.clone(t) for t in src.items[:size]]
+    return _list(ctx, items + [None] * (size - len(items)), src.element_shape, src.dtype, src.max_size)
+
+
 HANDLERS: dict[str, Handler] = {
     "TensorArrayV3": _ta_new,
     "TensorArrayReadV3": _ta_read,
@@ -219,4 +235,6 @@ HANDLERS: dict[str, Handler] = {
     "TensorListConcat": _tl_concat,
     "TensorListConcatV2": _tl_concat,
     "TensorListElementShape": _tl_element_shape,
+    "EmptyTensorList": _tl_empty,
+    "TensorListResize": _tl_resize,
 }

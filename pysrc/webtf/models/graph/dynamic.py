@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ... import ops as tf
 from ...ops.extra import where_coords
 from ...tensor import Tensor
+from .functions import FUNCTIONAL_OPS, run_functional
 from .nodes import Node, node_error
 from .op_table import resolve
 from .resources import Resources
@@ -97,15 +98,23 @@ class DynamicRun:
     """One execution of a graph with control flow; `await run()` returns the output tensors."""
 
     def __init__(
-        self, executor: Executor, plan: DynamicPlan, feeds: dict[str, Tensor], outputs: list[tuple[str, int]]
+        self,
+        executor: Executor,
+        plan: DynamicPlan,
+        feeds: dict[str, Tensor],
+        outputs: list[tuple[str, int]],
+        resources: Resources | None = None,
     ) -> None:
         self.executor = executor
+        self.tables = executor.tables
         self.nodes = executor.nodes
         self.weights = executor.weights
         self.plan = plan
         self.feeds = feeds
         self.outputs = outputs
-        self.resources = Resources()
+        # a function body shares its caller's containers (and leaves them to the caller to free)
+        self.owns_resources = resources is None
+        self.resources = Resources() if resources is None else resources
         self.protected = set(executor.protected_ids) | {id(t) for t in feeds.values()}
         self.vals: dict[str, list[Any]] = {name: [t] for name, t in feeds.items()}
         self.pending: dict[str, list[int]] = {}
@@ -287,6 +296,8 @@ class DynamicRun:
             elif op == "Switch":
                 pred = (await ins[1].data())[0]
                 outs = [None, ins[0]] if pred else [ins[0], None]
+            elif op in FUNCTIONAL_OPS:
+                outs = await run_functional(self.executor, node, ins, self.resources)
             elif op == "Where":
                 outs = [where_coords(ins[0].shape, await ins[0].data())]
             else:
@@ -349,10 +360,12 @@ class DynamicRun:
 
     def cleanup(self, keep: set[int]) -> None:
         """Free every tensor the run still holds, except `keep`, inputs and weights."""
+        handles = self.resources.handle_ids
         for tid, t in list(self.objs.items()):
-            if tid not in keep and tid not in self.protected:
+            if tid not in keep and tid not in self.protected and tid not in handles:
                 t.dispose()
         self.objs.clear()
         self.refs.clear()
         self.vals.clear()
-        self.resources.dispose(keep)
+        if self.owns_resources:
+            self.resources.dispose(keep)

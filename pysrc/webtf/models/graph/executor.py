@@ -8,8 +8,10 @@ from typing import Any
 from ...tensor import Tensor
 from ..runner import Program, Step, compile_steps, run
 from .dynamic import DynamicPlan, DynamicRun, make_plan
+from .functions import Function
 from .nodes import Node
 from .op_table import ASYNC_OPS, CONTROL_FLOW_OPS, resolve
+from .tables import Tables
 
 
 @dataclass
@@ -25,19 +27,37 @@ class Plan:
 class Executor:
     """Executes a graph of Nodes with weights resident; intermediates are freed as soon as they are dead."""
 
-    def __init__(self, nodes: dict[str, Node], weights: dict[str, Tensor]) -> None:
+    def __init__(
+        self,
+        nodes: dict[str, Node],
+        weights: dict[str, Tensor],
+        functions: dict[str, Function] | None = None,
+        tables: Tables | None = None,
+    ) -> None:
         self.nodes = nodes
         self.weights = weights
+        self.functions = functions or {}
+        self.tables = Tables(()) if tables is None else tables
+        self._function_executors: dict[str, Executor] = {}
         self._plans: dict[tuple[tuple[str, ...], tuple[str, ...]], Plan] = {}
         self._host_values: dict[int, list[Any]] = {}
-        self.protected_ids = {id(t) for t in weights.values()}
+        self.protected_ids = {id(t) for t in weights.values()} | self.tables.handle_ids
         self.weight_data = {t.data_id for t in weights.values()}
 
     def unsupported(self) -> list[Node]:
-        """Nodes whose op webtf cannot run."""
-        return [
-            n for n in self.nodes.values() if n.op not in ("Const", "Placeholder") and resolve(n.op) is None
-        ]
+        """Nodes (of the graph and its functions) whose op webtf cannot run."""
+        every = [*self.nodes.values(), *(n for f in self.functions.values() for n in f.nodes.values())]
+        return [n for n in every if n.op not in ("Const", "Placeholder") and resolve(n.op) is None]
+
+    def function_executor(self, name: str) -> Executor:
+        """The (cached) executor of a library function's body."""
+        got = self._function_executors.get(name)
+        if got is None:
+            fn = self.functions.get(name)
+            if fn is None:
+                raise ValueError(f"the model's function library has no function '{name}'")
+            got = self._function_executors[name] = Executor(fn.nodes, self.weights, self.functions, self.tables)
+        return got
 
     def plan(self, feeds: tuple[str, ...], outputs: tuple[str, ...]) -> Plan:
         """The (cached) execution plan for these fed nodes and wanted output nodes."""
@@ -100,11 +120,15 @@ class Executor:
             )
         return self._run_static(plan, feeds, outputs)
 
-    async def run_async(self, feeds: dict[str, Tensor], outputs: list[tuple[str, int]]) -> list[Tensor]:
-        """Execute any graph: control flow goes through the data-driven executor, the rest as in run()."""
+    async def run_async(
+        self, feeds: dict[str, Tensor], outputs: list[tuple[str, int]], resources: Any = None
+    ) -> list[Tensor]:
+        """Execute any graph: control flow goes through the data-driven executor, the rest as in run().
+
+        resources: the calling run's TensorArrays / TensorLists, for a function body (None: a run's own)."""
         plan = self._plan_for(feeds, outputs)
         if plan.dynamic is not None:
-            return await DynamicRun(self, plan.dynamic, feeds, outputs).run()
+            return await DynamicRun(self, plan.dynamic, feeds, outputs, resources).run()
         return self._run_static(plan, feeds, outputs)
 
     def _run_static(

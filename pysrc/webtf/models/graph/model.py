@@ -11,7 +11,9 @@ from ..io.handlers import get_load_handler
 from ..io.weights import decode_weights
 from ..runner import TensorSpec, live_input, named_inputs
 from .executor import Executor
-from .nodes import _DTYPES, parse_input, parse_nodes
+from .functions import parse_functions
+from .nodes import _DTYPES, Node, parse_input, parse_nodes
+from .tables import Tables
 
 
 def dispose(ts: Tensor | list[Tensor]) -> None:
@@ -71,6 +73,11 @@ def check_weights(nodes: dict[str, Any], weights: dict[str, Tensor]) -> None:
             )
 
 
+def _input_dtype(node: Node) -> Any:
+    """A Placeholder's dtype; None (as TF.js's, undefined) for a resource handle (a captured table)."""
+    return None if (node.attr.get("dtype") or {}).get("type") == "DT_RESOURCE" else node.dtype("dtype")
+
+
 class GraphModel:
     """A converted TF graph with resident weights: execute / execute_async / predict / dispose.
 
@@ -83,7 +90,17 @@ class GraphModel:
         self.artifacts = artifacts
         self.nodes = parse_nodes(artifacts.model_topology)
         self.weights = weights
-        self.executor = Executor(self.nodes, weights)
+        functions = parse_functions(artifacts.model_topology)
+        init = artifacts.model_initializer
+        init_nodes = parse_nodes(init) if isinstance(init, dict) and init.get("node") else {}
+        body_nodes = (n for f in functions.values() for n in f.nodes.values())
+        self.tables = Tables([*self.nodes.values(), *init_nodes.values(), *body_nodes])
+        self.executor = Executor(self.nodes, weights, functions, self.tables)
+        # the initializer graph (hash tables' contents) runs once, before the first execution, as in TF.js
+        self._initializer = Executor(init_nodes, weights, functions, self.tables) if init_nodes else None
+        # initializer outputs by resourceId, fed to the signature inputs with that resourceId (TF.js's
+        # resourceIdToCapturedInput: a TF2 model's table handles)
+        self._captured: dict[Any, Tensor] = {}
         metadata = artifacts.user_defined_metadata or {}
         signature = metadata.get("signature")
         self.model_signature: dict[str, Any] | None = artifacts.signature if signature is None else signature
@@ -105,7 +122,7 @@ class GraphModel:
             if named_ins
             else [n for n in self.nodes.values() if n.op.startswith("Placeholder")]
         )
-        self.inputs = [TensorSpec(n.name, n.shape("shape"), n.dtype("dtype")) for n in input_nodes]
+        self.inputs = [TensorSpec(n.name, n.shape("shape"), _input_dtype(n)) for n in input_nodes]
         self._disposed = False
 
     @property
@@ -125,12 +142,29 @@ class GraphModel:
 
     def check(self) -> None:
         """Raise if any node's op cannot run (called at load time)."""
-        bad = self.executor.unsupported()
+        bad = self.executor.unsupported() + (self._initializer.unsupported() if self._initializer else [])
         if bad:
             listed = ", ".join(f"'{n.op}' (node '{n.name}')" for n in bad[:10])
             raise ValueError(f"This model uses ops webtf does not support: {listed}")
 
+    def _with_captured(self, inputs: Any) -> Any:
+        """inputs with the captured initializer outputs added for the resource inputs of the signature."""
+        resources = {k: v["resourceId"] for k, v in self._sig_inputs.items() if v.get("resourceId") is not None}
+        if not resources:
+            return inputs
+        if isinstance(inputs, dict):
+            return {**inputs, **{k: self._captured[r] for k, r in resources.items() if r in self._captured}}
+        given = iter([inputs] if isinstance(inputs, Tensor) else list(inputs))
+        n = len(self.input_nodes) - len(resources)
+        if len([inputs] if isinstance(inputs, Tensor) else inputs) != n:
+            raise ValueError(
+                f"Input tensor count mismatch, the graph model has {n} non-resource placeholders, while there "
+                f"are {len(list(given))} input tensors provided."
+            )
+        return {k: self._captured[resources[k]] if k in resources else next(given) for k in self.input_nodes}
+
     def _feeds(self, inputs: Any) -> dict[str, Tensor]:
+        inputs = self._with_captured(inputs)
         named = named_inputs(
             inputs,
             self.inputs,
@@ -148,7 +182,7 @@ class GraphModel:
                 raise ValueError(
                     f"The shape of input '{key}' must be {fmt(spec.shape)}, but was {fmt(t.shape)}"
                 )
-            if spec is not None and spec.dtype != t.dtype:
+            if spec is not None and spec.dtype is not None and spec.dtype != t.dtype:
                 raise TypeError(f"The dtype of input '{key}' must be {spec.dtype}, but was {t.dtype}")
             feeds[name] = t
         return feeds
@@ -175,9 +209,40 @@ class GraphModel:
         if self._disposed:
             raise ValueError("This GraphModel has been disposed")
 
+    def _init_signature(self) -> dict[str, Any]:
+        return (self.artifacts.extra.get("initializerSignature") or {}).get("outputs") or {}
+
+    def _initializer_outputs(self, init: Executor) -> list[tuple[str, int]]:
+        """The initializer's signature outputs (its keys name the nodes, as in TF.js), else the nodes nothing
+        in it consumes."""
+        sig = self._init_signature()
+        if sig:
+            return [parse_input(k) for k in sig]
+        consumed = {src for n in init.nodes.values() for src in [*(s for s, _ in n.inputs), *n.controls]}
+        return [(n, 0) for n in init.nodes if n not in consumed]
+
+    def _initialized(self, init: Executor, outs: list[Tensor]) -> None:
+        sig = self._init_signature()
+        if sig:
+            self._captured = {v.get("resourceId"): t for v, t in zip(sig.values(), outs, strict=True)}
+        kept = {id(t) for t in self._captured.values()} | init.protected_ids
+        dispose([t for t in dict.fromkeys(outs) if id(t) not in kept])
+        self._initializer = None
+
+    def _initialize(self) -> None:
+        if self._initializer is not None:
+            init = self._initializer
+            self._initialized(init, init.run({}, self._initializer_outputs(init)))
+
+    async def _initialize_async(self) -> None:
+        if self._initializer is not None:
+            init = self._initializer
+            self._initialized(init, await init.run_async({}, self._initializer_outputs(init)))
+
     def execute(self, inputs: Any, outputs: str | list[str] | None = None) -> Tensor | list[Tensor]:
         """Run the graph synchronously (static graphs); returns one tensor or a list."""
         self._check_live()
+        self._initialize()
         feeds = self._feeds(inputs)
         return self._finish(feeds, self.executor.run(feeds, self._outputs(outputs)))
 
@@ -186,6 +251,7 @@ class GraphModel:
     ) -> Tensor | list[Tensor]:
         """Run the graph, allowing dynamic ops (control flow, TensorArray/TensorList, Where, NMS)."""
         self._check_live()
+        await self._initialize_async()
         feeds = self._feeds(inputs)
         return self._finish(feeds, await self.executor.run_async(feeds, self._outputs(outputs)))
 
@@ -226,6 +292,9 @@ class GraphModel:
         """Free the weights."""
         for t in self.weights.values():
             t.dispose()
+        self.tables.dispose()
+        dispose([t for t in dict.fromkeys(self._captured.values()) if not t.is_disposed])
+        self._captured = {}
         self._disposed = True
 
 
@@ -234,12 +303,16 @@ async def load_graph_model(url_or_handler: Any) -> GraphModel:
     handler = get_load_handler(url_or_handler)
     artifacts = await handler.load()
     weights = decode_weights(artifacts.weight_specs, artifacts.weight_data)
+    model = None
     try:
         model = GraphModel(artifacts, weights)
         check_weights(model.nodes, weights)
         model.check()
     except Exception:
-        for t in weights.values():
-            t.dispose()
+        if model is not None:
+            model.dispose()
+        else:
+            for t in weights.values():
+                t.dispose()
         raise
     return model

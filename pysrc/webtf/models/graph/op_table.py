@@ -10,7 +10,10 @@ from ... import ops as tf
 from ...ops.extra import where_coords
 from ...tensor import Tensor
 from .containers import HANDLERS as CONTAINER_HANDLERS
+from .functions import FUNCTIONAL_OPS
+from .more_ops import HANDLERS as MORE_HANDLERS
 from .nodes import Node
+from .tables import HANDLERS as TABLE_HANDLERS
 
 Handler = Callable[[Node, list[Tensor], Any], Any]
 #: Ops that must run in execute_async (they read data to decide shapes).
@@ -20,10 +23,12 @@ ASYNC_OPS = {
     "NonMaxSuppressionV4",
     "NonMaxSuppressionV5",
     "Where",
+    *TABLE_HANDLERS,
 }
 #: Ops that only the data-driven executor runs (graph/dynamic.py): control flow and containers.
 CONTROL_FLOW_OPS = {
     "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", *CONTAINER_HANDLERS,
+    *FUNCTIONAL_OPS,
 }  # fmt: skip
 
 
@@ -443,6 +448,9 @@ def _build() -> dict[str, Handler]:
         kn.Conv3D: _conv3d,
         kn.AvgPool3D: _pool3d(tf.avg_pool3d),
         kn.MaxPool3D: _pool3d(tf.max_pool3d),
+        **{name: _dynamic_only for name in FUNCTIONAL_OPS},
+        **MORE_HANDLERS,
+        **TABLE_HANDLERS,
     }
 
 

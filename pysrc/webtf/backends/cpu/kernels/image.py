@@ -26,6 +26,8 @@ from ....backend_util import (
     non_max_suppression_impl,
     resize_info,
     rotate_info,
+    rotate_sources,
+    transform_sources,
 )
 from ...base import TensorInfo
 
@@ -220,16 +222,10 @@ def rotate_with_offset(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tens
     """RotateWithOffset: pixels from outside get fill_value (an [r, g, b] fill gives 255 in channel 3)."""
     image = inputs["image"]
     b, h, w, c = image.shape
-    cx, cy, sin, cos, fills = rotate_info(image.shape, attrs)
     vals = backend.values(image)
     n = len(vals)
-    ext = vals.tolist() + fills  # index n + d reads channel d's fill value
-    pix = []
-    for y in range(h):
-        for x in range(w):
-            sx = js_round((x - cx) * cos - (y - cy) * sin + cx)
-            sy = js_round((x - cx) * sin + (y - cy) * cos + cy)
-            pix.append((sy * w + sx) * c if 0 <= sx < w and 0 <= sy < h else -1)
+    ext = vals.tolist() + rotate_info(image.shape, attrs).fills  # index n + d reads channel d's fill value
+    pix = [p * c for p in rotate_sources(image.shape, attrs)]
     image_len = h * w * c
     idx = [
         base + p + d if p >= 0 else n + d
@@ -238,35 +234,6 @@ def rotate_with_offset(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tens
         for d in range(c)
     ]
     return backend.output(_typed(list(map(ext.__getitem__, idx)), image.dtype), image.shape, image.dtype)
-
-
-def _map_coord(v: float, n: int, mode: str) -> float:
-    """Where output coordinate v reads along an axis of length n under a fill mode (TF's image_ops)."""
-    if mode == "reflect":
-        if v < 0:
-            if n <= 1:
-                v = 0.0
-            else:
-                sz2 = 2 * n
-                if v < sz2:
-                    v = sz2 * math.trunc(-v / sz2) + v
-                v = v + sz2 if v < -n else -v - 1
-        elif v > n - 1:
-            if n <= 1:
-                v = 0.0
-            else:
-                sz2 = 2 * n
-                v -= sz2 * math.trunc(v / sz2)
-                if v >= n:
-                    v = sz2 - v - 1
-    elif mode == "wrap":
-        if v < 0:
-            v = 0.0 if n <= 1 else v + n * (math.trunc(-v / (n - 1)) + 1)
-        elif v > n - 1:
-            v = 0.0 if n <= 1 else v - n * math.trunc(v / (n - 1))
-    elif mode != "nearest":
-        return v  # constant
-    return min(max(v, 0), n - 1)
 
 
 def transform(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -284,33 +251,15 @@ def transform(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     ext = vals.tolist() + [fill]  # index n reads the fill value
     image_len = h * w * c
     chans = range(c)
-
-    def at(base: int, y: int, x: int) -> int:
-        return base + (y * w + x) * c if 0 <= y < h and 0 <= x < w else -1
-
-    # per output pixel: nearest -> (source offset,); bilinear -> (4 neighbor offsets, wx0, wx1, wy0, wy1);
-    # offset -1 reads the fill value. A point at infinity (k == 0) is filled.
-    at_infinity = (-1, -1, -1, -1, 1.0, 0.0, 1.0, 0.0) if bilinear else (-1,)
     out: list[float] = []
     for k in range(b):
-        a0, a1, a2, b0, b1, b2, c0, c1 = tv[0:8] if transforms.shape[0] == 1 else tv[8 * k : 8 * k + 8]
+        row = tv[0:8] if transforms.shape[0] == 1 else tv[8 * k : 8 * k + 8]
         base = k * image_len
-        pix: list[tuple[Any, ...]] = []
-        for oy in range(out_h):
-            for ox in range(out_w):
-                proj = c0 * ox + c1 * oy + 1
-                if proj == 0:
-                    pix.append(at_infinity)
-                    continue
-                x = _map_coord((a0 * ox + a1 * oy + a2) / proj, w, mode)
-                y = _map_coord((b0 * ox + b1 * oy + b2) / proj, h, mode)
-                if not bilinear:
-                    pix.append((at(base, js_round(y), js_round(x)),))
-                    continue
-                x0, y0 = math.floor(x), math.floor(y)
-                p00, p01 = at(base, y0, x0), at(base, y0, x0 + 1)
-                p10, p11 = at(base, y0 + 1, x0), at(base, y0 + 1, x0 + 1)
-                pix.append((p00, p01, p10, p11, x0 + 1 - x, x - x0, y0 + 1 - y, y - y0))
+        # source element offsets (-1: the fill value) and, for bilinear, the weights
+        pix = [
+            tuple(base + p * c if p >= 0 else -1 for p in px[:4]) + px[4:]
+            for px in transform_sources(row, h, w, out_h, out_w, mode, bilinear)
+        ]
         if not pix:
             continue
         if not bilinear:

@@ -12,7 +12,7 @@ from array import array
 from typing import Any
 
 from .... import kernel_names as kn
-from ....backend_util import ResizeInfo, bilinear_axis, resize_info
+from ....backend_util import ResizeInfo, bilinear_axis, resize_info, rotate_info
 from ....shapes import strides_of
 from ...base import TensorInfo
 from .common import Kernel, call_export, cpu, nonempty, with_fallbacks
@@ -81,15 +81,31 @@ def gather_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     dim = x.shape[axis]
     if (
         x.dtype not in _ANY
-        or batch_dims
         or indices.dtype != "int32"
         or not nonempty(x.shape)
         or not nonempty(indices.shape)
         or not _in_range(backend.values(indices), 0, dim)
     ):
         return cpu(kn.GatherV2)(backend, inputs, attrs)
+    if batch_dims:
+        return _gather_batched(backend, x, indices, axis, batch_dims)
     out = backend.gather(x, indices, axis)
     return TensorInfo(out.data_id, (*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :]), x.dtype)
+
+
+def _gather_batched(backend: Any, x: Any, indices: Any, axis: int, batch_dims: int) -> TensorInfo:
+    """GatherV2 with batch_dims > 0: the binary's Gather over x as [batch, outer, dim, slice]."""
+    batch = math.prod(x.shape[:batch_dims])
+    outer, dim, inner = math.prod(x.shape[batch_dims:axis]), x.shape[axis], math.prod(x.shape[axis + 1 :])
+    per_batch = math.prod(indices.shape) // batch
+    out_shape = (*x.shape[:axis], *indices.shape[batch_dims:], *x.shape[axis + 1 :])
+    out = backend.make_output(out_shape, x.dtype)
+    # the export reads index (b, j) at b * <its batch_size argument> + j: it gets the per-batch count (TF.js
+    # passes the batch size, which only works when the two are equal)
+    x_strides = (outer * dim * inner, dim * inner, inner)
+    out_strides = (outer * per_batch * inner, per_batch * inner, inner)
+    backend.abi.Gather(x, x.dtype, x_strides, indices, per_batch, out_strides, out)
+    return out
 
 
 def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -315,6 +331,70 @@ def nms_v5(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]
     return [backend.adopt(p_indices, (size,), "int32"), backend.adopt(p_scores, (size,), "float32")]
 
 
+def lin_space(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """LinSpace: natively for two or more values (the export steps from start by float32 additions)."""
+    num = int(attrs["num"])
+    if num < 2:
+        return cpu(kn.LinSpace)(backend, inputs, attrs)
+    out = backend.make_output((num,), "float32")
+    backend.abi.LinSpace(out, attrs["start"], attrs["stop"], num)
+    return out
+
+
+def _quarter_turn(radians: float) -> bool:
+    """Whether radians is a multiple of pi/2, where source coordinates land on exact halves that the export
+    rounds away from zero in float32 (the cpu kernel: up, as JS Math.round)."""
+    return min(abs(math.sin(radians)), abs(math.cos(radians))) < 1e-6 and radians != 0
+
+
+def rotate_with_offset(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """RotateWithOffset: natively for float32 images, integer fill values and turns other than quarter ones."""
+    image = inputs["image"]
+    fills = rotate_info(image.shape, attrs).fills
+    if (
+        image.dtype != "float32"
+        or not all(float(v).is_integer() for v in fills)  # the export takes int32 fill values
+        or not nonempty(image.shape)
+        or _quarter_turn(float(attrs["radians"]))
+    ):
+        return cpu(kn.RotateWithOffset)(backend, inputs, attrs)
+    b, h, w, c = image.shape
+    center = attrs["center"]
+    cx = w * (center if isinstance(center, (int, float)) else center[0])
+    cy = h * (center if isinstance(center, (int, float)) else center[1])
+    out = backend.make_output(image.shape, "float32")
+    backend.abi.RotateWithOffset(image, b, h, w, c, attrs["radians"], cx, cy, [int(v) for v in fills], out)
+    return out
+
+
+_FILL_MODES = {"constant": 1, "wrap": 3, "nearest": 4}  # (the export's 'reflect', 2, mirrors wrongly)
+
+
+def transform(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """Transform: natively for bilinear float32 images with fill modes constant, wrap and nearest (the export
+    rounds nearest-neighbor halves away from zero, the cpu kernel up as JS Math.round)."""
+    image, transforms = inputs["image"], inputs["transforms"]
+    mode = _FILL_MODES.get(attrs["fill_mode"])
+    if (
+        image.dtype != "float32"
+        or transforms.dtype != "float32"
+        or mode is None
+        or attrs["interpolation"] != "bilinear"
+        or not nonempty(image.shape)
+    ):
+        return cpu(kn.Transform)(backend, inputs, attrs)
+    b, h, w, c = image.shape
+    oh, ow = (int(v) for v in attrs["output_shape"] or (h, w))
+    out_shape = (b, oh, ow, c)
+    out = backend.make_output(out_shape, "float32")
+    if nonempty(out_shape):
+        backend.abi.Transform(
+            image, transforms, transforms.shape[0] > 1, b, oh, ow, c, w, h, strides_of(image.shape)[:3],
+            strides_of(out_shape)[:3], 2, mode, attrs["fill_value"], out,
+        )  # fmt: skip
+    return out
+
+
 KERNELS: dict[str, Kernel] = with_fallbacks(
     {
         kn.Tile: tile,
@@ -332,5 +412,8 @@ KERNELS: dict[str, Kernel] = with_fallbacks(
         kn.NonMaxSuppressionV3: nms_v3,
         kn.NonMaxSuppressionV4: nms_v4,
         kn.NonMaxSuppressionV5: nms_v5,
+        kn.LinSpace: lin_space,
+        kn.RotateWithOffset: rotate_with_offset,
+        kn.Transform: transform,
     }
 )

@@ -1,5 +1,5 @@
 """GLSL reductions (Sum, Mean, Prod, Max, Min, All, Any, ArgMax, ArgMin; shaders/Reduce.glsl), Softmax and
-LogSoftmax (shaders/Softmax.glsl), Cumsum and Cumprod (shaders/Cumsum.glsl). TopK uses the cpu kernel.
+LogSoftmax (shaders/Softmax.glsl), Cumsum and Cumprod (shaders/Cumsum.glsl), TopK (topk.py).
 
 Reduced axes that are not one contiguous block of the input are first moved last with a transpose; a long
 reduction with few outputs runs in two passes (chunks of ~sqrt(n), then the chunks) to spread the work.
@@ -15,6 +15,7 @@ from ....shapes import normalize_axes, normalize_axis
 from ...base import TensorInfo
 from .elementwise import _View, fill_value, unary
 from .gather import _src, gather
+from .topk import top_k
 
 _TWO_PASS_N = 8192  # reductions at least this long with at most _TWO_PASS_OUT outputs use two passes
 _TWO_PASS_OUT = 4096
@@ -205,4 +206,5 @@ KERNELS = {
     kn.LogSoftmax: log_softmax,
     kn.Cumsum: cumsum,
     kn.Cumprod: cumprod,
+    kn.TopK: top_k,
 }

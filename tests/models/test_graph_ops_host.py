@@ -1,0 +1,159 @@
+"""Host checks of the converter ops of issue 15 (their TF.js parity is tests/models/test_graph_ops_parity.py):
+hand-computed values for control flow and tables, error cases, and no tensor left behind."""
+
+import base64
+
+import numpy as np
+import pytest
+
+import webtf as tf
+from tests.harness.aio import run_sync
+from tests.models.graph_op_cases import cases
+from tests.models.synth import Graph, dtype_attr, func_attr
+
+CASES = cases()
+
+
+@pytest.fixture(autouse=True)
+def _no_leaks():
+    before = tf.memory().num_tensors
+    yield
+    assert tf.memory().num_tensors == before
+
+
+def _load(model, data):
+    return run_sync(tf.load_graph_model(tf.io.from_memory(model, data)))
+
+
+def _run(case_id):
+    c = CASES[case_id]
+    model = _load(c["model"], base64.b64decode(c["weights"]))
+    feeds = {k: tf.tensor(v, s, d) for k, (v, s, d) in c["feeds"].items()}
+    try:
+        out = run_sync(model.execute_async(feeds, c["outputs"]))
+        out = out if isinstance(out, list) else [out]
+        got = [np.array(t.data_sync().tolist()).reshape(t.shape) for t in out]
+        tf.dispose(out)
+    finally:
+        tf.dispose(list(feeds.values()))
+        model.dispose()
+    return got
+
+
+def test_if_runs_the_branch_the_predicate_picks():
+    y, z = _run("if-then")
+    np.testing.assert_allclose(y, [[2, -6], [6, 13.5]])
+    np.testing.assert_allclose(z, [-4, 19.5])
+    y, z = _run("stateless-if-else")
+    np.testing.assert_allclose(y, [[-1, 2], [-3, -4.5]])
+    np.testing.assert_allclose(z, [[1, -2], [3, 4.5]])
+
+
+def test_while_loops_with_a_tensorlist_in_its_body():
+    count, acc, length, stack = _run("while-tensorlist")
+    want, rows = np.array([1, 2, -4], np.float32), []
+    for i in range(4):
+        want = want * 0.5 + i
+        rows.append(want)
+    assert count == 4 and length == 4
+    np.testing.assert_allclose(acc, want, rtol=1e-6)
+    np.testing.assert_allclose(stack, rows, rtol=1e-6)
+    count, acc, length = _run("stateless-while-zero-trips")
+    assert count == 0 and length == 0
+    np.testing.assert_allclose(acc, [1, 2, -4])
+
+
+def test_hash_tables_with_and_without_initializer():
+    for cid in ("hash-table", "hash-table-initializer"):
+        find, size = _run(cid)
+        np.testing.assert_allclose(find, [[2.5, 0], [0, -7], [1, -1], [9, 4], [2.5, 0]])
+        assert size == 3
+    find, size = _run("hash-table-captured")
+    np.testing.assert_allclose(find, [-1.5, 0.5, 9, -1.5])
+    assert size == 2
+
+
+@pytest.mark.parametrize("cid", [c for c in CASES if c not in ("random",)])
+def test_every_case_runs_on_the_host(cid):
+    assert _run(cid)
+
+
+def test_fused_batch_norm_matches_numpy():
+    c = CASES["fused-batch-norm-v3"]
+    x = np.array(c["feeds"]["x"][0], np.float32).reshape(c["feeds"]["x"][1])
+    raw = np.frombuffer(base64.b64decode(c["weights"]), np.float32)
+    scale, offset, mean, var = raw[:4], raw[4:8], raw[8:12], raw[12:16]
+    (y,) = _run("fused-batch-norm-v3")
+    np.testing.assert_allclose(y, (x - mean) / np.sqrt(var + 0.01) * scale + offset, rtol=1e-5, atol=1e-5)
+
+
+def _if_graph(then_name="then_fn"):
+    g = Graph()
+    g.placeholder("x", "float32", [2])
+    g.placeholder("p", "bool", [])
+    g.function("then_fn", {"a": "float32"}, lambda s: s.op("t/neg", "Neg", "a"), {"y": "t/neg:y:0"})
+    g.op("cond", "If", "p", "x", then_branch=func_attr(then_name), else_branch=func_attr("then_fn"))
+    return g
+
+
+def test_if_needs_execute_async_and_its_functions():
+    model = _load(*_if_graph().model(["cond"]))
+    x, p = tf.tensor([1.0, 2.0]), tf.scalar(True)
+    try:
+        with pytest.raises(ValueError, match="dynamic op 'If'.*execute_async"):
+            model.execute({"x": x, "p": p})
+    finally:
+        tf.dispose([x, p])
+        model.dispose()
+    with pytest.raises(ValueError, match="no function 'nowhere'"):
+        model = _load(*_if_graph("nowhere").model(["cond"]))
+        x, p = tf.tensor([1.0, 2.0]), tf.scalar(True)
+        try:
+            run_sync(model.execute_async({"x": x, "p": p}))
+        finally:
+            tf.dispose([x, p])
+            model.dispose()
+
+
+def test_table_dtype_and_resize_errors_name_the_op():
+    g = Graph()
+    g.placeholder("k", "float32", [2])
+    g.const("keys", [1, 2], "int32")
+    g.const("vals", [1.0, 2.0])
+    g.op("table", "HashTableV2", key_dtype=dtype_attr("int32"), value_dtype=dtype_attr("float32"))
+    g.op("init", "LookupTableImportV2", "table", "keys", "vals")
+    g.op("find", "LookupTableFindV2", "table", "k", "vals", "^init")
+    model = _load(*g.model(["find"]))
+    k = tf.tensor([1.0, 2.0])
+    try:
+        with pytest.raises(TypeError, match="Expect key dtype int32, but got float32") as err:
+            run_sync(model.execute_async({"k": k}))
+        assert "LookupTableFindV2" in str(err.value.__notes__)
+    finally:
+        k.dispose()
+        model.dispose()
+
+
+def test_while_arity_and_list_resize_errors_name_the_node():
+    g = Graph()
+    g.placeholder("x", "float32", [2])
+    g.const("shape", [], "int32")
+    g.const("neg", -1, "int32")
+    g.function(
+        "cond1", {"a": "float32", "b": "float32"}, lambda s: s.op("c/lt", "Less", "a", "b"), {"r": "c/lt:z:0"}
+    )
+    g.op("loop", "While", "x", cond=func_attr("cond1"), body=func_attr("cond1"))
+    g.op("list", "TensorListFromTensor", "x", "shape", element_dtype=dtype_attr("float32"))
+    g.op("resized", "TensorListResize", "list", "neg")
+    g.op("len", "TensorListLength", "resized")
+    model = _load(*g.model(["loop", "len"]))
+    x = tf.tensor([1.0, 2.0])
+    try:
+        with pytest.raises(ValueError, match="function 'cond1' takes 2 inputs but got 1") as err:
+            run_sync(model.execute_async({"x": x}, "loop"))
+        assert "Error in node 'loop' (op While)" in err.value.__notes__
+        with pytest.raises(ValueError, match="TensorListResize expects size to be non-negative. Got: -1"):
+            run_sync(model.execute_async({"x": x}, "len"))
+    finally:
+        x.dispose()
+        model.dispose()
