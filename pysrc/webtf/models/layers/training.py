@@ -63,11 +63,14 @@ class _Compiled:
     loss: Any
     losses: list[LossFn]
     metrics: list[tuple[str, int, LossFn]]
+    output_names: list[str]
+    loss_weights: list[float] | None = None  # one per output; None: all 1
 
     @property
     def names(self) -> list[str]:
-        """Log keys: 'loss', then each metric's."""
-        return ["loss"] + [name for name, _, _ in self.metrics]
+        """Log keys: 'loss', each output's '<output>_loss' when there are several (as TF.js), then each metric's."""
+        per = [f"{n}_loss" for n in self.output_names] if len(self.output_names) > 1 else []
+        return ["loss", *per] + [name for name, _, _ in self.metrics]
 
 
 class Training:
@@ -79,10 +82,13 @@ class Training:
     is_training: bool = False
 
     # ---- compile ----------------------------------------------------------------------------------
-    def compile(self, optimizer: Any = None, loss: Any = None, metrics: Any = None) -> None:
+    def compile(
+        self, optimizer: Any = None, loss: Any = None, metrics: Any = None, loss_weights: Any = None
+    ) -> None:
         """Set the optimizer (an Optimizer or a name: 'sgd', 'adam', ...), the loss (a name such as
         'meanSquaredError' or 'mean_squared_error', a function, or one per output as a list or dict by output
-        name) and metrics (names such as 'accuracy', or functions)."""
+        name), metrics (names such as 'accuracy', or functions) and loss_weights (one factor per output, as a
+        list or dict by output name, scaling its loss in the total; Keras's, TF.js 4.22 has none)."""
         model: Any = self
         if optimizer is None or loss is None:
             missing = "optimizer" if optimizer is None else "loss"
@@ -99,6 +105,7 @@ class Training:
             raise TypeError(f"compile: optimizer must be a tf.train Optimizer or a name, got {optimizer!r}")
         names = [s.name for s in model.outputs]
         losses = [get_loss(f, f"loss[{i}]") for i, f in enumerate(_per_output(loss, names, "loss"))]
+        weights = None if loss_weights is None else _loss_weights(loss_weights, names)
         found: list[tuple[str, int, LossFn]] = []
         for i, out_name in enumerate(names):
             prefix = f"{out_name}_" if len(names) > 1 else ""
@@ -106,7 +113,7 @@ class Training:
                 found.append(self._metric(m, prefix, i, losses[i]))
         if self.compiled is not None and self.compiled.owned and self.compiled.optimizer is not optimizer:
             self.compiled.optimizer.dispose()
-        self.compiled = _Compiled(optimizer, owned, loss, losses, found)
+        self.compiled = _Compiled(optimizer, owned, loss, losses, found, names, weights)
         self._metric_args = metrics
 
     def _metric(self, m: Any, prefix: str, i: int, loss_fn: LossFn) -> tuple[str, int, LossFn]:
@@ -157,9 +164,33 @@ class Training:
         return feeds, ys
 
     def _sample_weights(
-        self, ys: list[Tensor], class_weight: Any, where: str, made: list[Tensor]
+        self, ys: list[Tensor], class_weight: Any, where: str, made: list[Tensor], sample_weight: Any = None
     ) -> list[Any]:
-        """Per-output sample weights from class_weight ({class index: weight}, or one dict per output)."""
+        """Per-output sample weights: class_weight's ({class index: weight}, or one dict per output) times
+        sample_weight's (a [samples] array, or one per output as a list or dict by output name)."""
+        from_class = self._class_weights(ys, class_weight, where, made)
+        if sample_weight is None:
+            return from_class
+        model: Any = self
+        names = [s.name for s in model.outputs]
+        per = _as_list(sample_weight, names, "sample_weight", where, made)
+        out: list[Any] = []
+        for t, sw, cw, name in zip(ys, per, from_class, names, strict=True):
+            if tuple(sw.shape) != (t.shape[0],):
+                raise ValueError(
+                    f"{where}: sample_weight for output '{name}' must have shape [{t.shape[0]}] (one weight per "
+                    f"sample), but got {fmt(sw.shape)}"
+                )
+            if sw.dtype != "float32":
+                sw = ops.cast(sw, "float32")
+                made.append(sw)
+            if cw is not None:
+                sw = ops.mul(sw, cw)
+                made.append(sw)
+            out.append(sw)
+        return out
+
+    def _class_weights(self, ys: list[Tensor], class_weight: Any, where: str, made: list[Tensor]) -> list[Any]:
         if class_weight is None:
             return [None] * len(ys)
         model: Any = self
@@ -194,13 +225,19 @@ class Training:
         self, c: _Compiled, outs: list[Tensor], ys: list[Tensor], sws: list[Any]
     ) -> tuple[Tensor, list[Tensor]]:
         total: Tensor | None = None
-        for fn, out, y, sw in zip(c.losses, outs, ys, sws, strict=True):
+        per: list[Tensor] = []
+        weights = c.loss_weights or [1.0] * len(outs)
+        for fn, out, y, sw, lw in zip(c.losses, outs, ys, sws, weights, strict=True):
             loss = fn(y, out)
             if sw is not None:
-                loss = ops.mul(loss, sw)
+                loss = ops.mul(loss, sw if loss.rank <= 1 else ops.reshape(sw, [-1] + [1] * (loss.rank - 1)))
+            if len(outs) > 1:
+                per.append(ops.mean(loss))
+            if lw != 1.0:
+                loss = ops.mul(loss, lw)
             total = loss if total is None else ops.add(total, loss)
         assert total is not None
-        values = [ops.mean(fn(ys[i], outs[i])) for _, i, fn in c.metrics]
+        values = per + [ops.mean(fn(ys[i], outs[i])) for _, i, fn in c.metrics]
         return ops.mean(total), values
 
     def _train_step(
@@ -209,12 +246,14 @@ class Training:
         """One optimizer step on one batch; returns [loss, metrics...] as scalars the caller frees."""
         model: Any = self
         metrics: list[Tensor] = []
+        activity: list[Tensor] = []
 
         def total() -> Tensor:
             outs = self._forward(feeds, True)
+            activity.extend(model.take_activity_losses())
             loss, values = self._losses_and_metrics(c, outs, ys, sws)
             metrics.extend(_keep(v) for v in values)
-            reg = _regularization_loss(model)
+            reg = _regularization_loss(model, activity)
             return loss if reg is None else ops.add(loss, reg)
 
         try:
@@ -223,6 +262,9 @@ class Training:
             for t in metrics:
                 t.dispose()
             raise
+        finally:
+            for t in activity + model.take_activity_losses():
+                t.dispose()
         _apply_constraints(model)
         return [loss, *metrics]
 
@@ -256,10 +298,6 @@ class Training:
         """Train for `epochs` epochs on x (inputs) and y (targets) in batches of batch_size (32); returns the
         History of the epoch logs ({'loss': [...], 'acc': [...], 'val_loss': [...]})."""
         c = self._need_compiled("fit")
-        if sample_weight is not None:
-            raise NotImplementedError(
-                "fit: sample_weight is not supported yet (TF.js neither); use class_weight"
-            )
         if self.is_training:
             raise RuntimeError("fit: cannot start training because another fit() call is ongoing")
         batch = _batch_size(batch_size, "fit")
@@ -269,7 +307,7 @@ class Training:
         self.is_training = True
         try:
             feeds, ys = self._standardize(x, y, "fit", made)
-            sws = self._sample_weights(ys, class_weight, "fit", made)
+            sws = self._sample_weights(ys, class_weight, "fit", made, sample_weight)
             val: tuple[list[Tensor], list[Tensor], list[Any]] | None = None
             if validation_data is not None:
                 if not isinstance(validation_data, (list, tuple)) or len(validation_data) not in (2, 3):
@@ -279,7 +317,8 @@ class Training:
                 vx, vy = self._standardize(
                     validation_data[0], validation_data[1], "fit(validation_data)", made
                 )
-                val = (vx, vy, [None] * len(vy))
+                vsw = validation_data[2] if len(validation_data) == 3 else None
+                val = (vx, vy, self._sample_weights(vy, None, "fit(validation_data)", made, vsw))
             elif validation_split:
                 n = feeds[0].shape[0]
                 split = math.floor(n * (1 - float(validation_split)))
@@ -291,7 +330,7 @@ class Training:
                 rest = iter(parts[k + len(ys) :])
                 sws_parts = [None if s is None else next(rest) for s in sws]
                 sws = [None if p is None else p[0] for p in sws_parts]
-                val = (vx, vy, [None] * len(vy))
+                val = (vx, vy, [None if p is None else p[1] for p in sws_parts])
             n = feeds[0].shape[0]
             steps = math.ceil(n / batch)
 
@@ -521,15 +560,15 @@ class Training:
         self, x: Any, y: Any, batch_size: int | None = None, verbose: int = 0, sample_weight: Any = None,
         steps: int | None = None,
     ) -> Tensor | list[Tensor]:  # fmt: skip
-        """The loss (and metrics) on x, y in batches of batch_size (32): a scalar, or a list [loss, metrics...]."""
+        """The loss (and metrics) on x, y in batches of batch_size (32): a scalar, or a list [loss, metrics...];
+        sample_weight weights each sample's loss (a [samples] array, or one per output)."""
         c = self._need_compiled("evaluate")
-        if sample_weight is not None:
-            raise NotImplementedError("evaluate: sample_weight is not supported yet")
         batch = _batch_size(batch_size, "evaluate")
         made: list[Tensor] = []
         try:
             feeds, ys = self._standardize(x, y, "evaluate", made)
-            sums = self._test_sums(c, feeds, ys, [None] * len(ys), batch)
+            sws = self._sample_weights(ys, None, "evaluate", made, sample_weight)
+            sums = self._test_sums(c, feeds, ys, sws, batch)
         finally:
             for t in made:
                 t.dispose()
@@ -557,13 +596,15 @@ class Training:
                 t.dispose()
         return out[0] if len(out) == 1 else out
 
-    async def train_on_batch(self, x: Any, y: Any, class_weight: Any = None) -> float | list[float]:
+    async def train_on_batch(
+        self, x: Any, y: Any, class_weight: Any = None, sample_weight: Any = None
+    ) -> float | list[float]:
         """One optimizer step on one batch; the loss (a number), or [loss, metrics...]."""
         c = self._need_compiled("train_on_batch")
         made: list[Tensor] = []
         try:
             feeds, ys = self._standardize(x, y, "train_on_batch", made)
-            sws = self._sample_weights(ys, class_weight, "train_on_batch", made)
+            sws = self._sample_weights(ys, class_weight, "train_on_batch", made, sample_weight)
             outs = self._train_step(c, feeds, ys, sws)
         finally:
             for t in made:
@@ -592,7 +633,7 @@ class Training:
 
     def compile_from_config(self, config: dict[str, Any]) -> None:
         """compile() from a trainingConfig (TF.js loadTrainingConfig)."""
-        for key in ("weighted_metrics", "loss_weights", "sample_weight_mode"):
+        for key in ("weighted_metrics", "sample_weight_mode"):
             if config.get(key) is not None:
                 raise ValueError(f"trainingConfig: loading {key} is not supported")
         opt = config.get("optimizer_config") or {}
@@ -601,7 +642,10 @@ class Training:
         cls = classes.get(opt.get("class_name"))
         if cls is None:
             raise ValueError(f"trainingConfig: unknown optimizer class {opt.get('class_name')!r}")
-        self.compile(cls.from_config(opt.get("config") or {}), config.get("loss"), config.get("metrics"))
+        self.compile(
+            cls.from_config(opt.get("config") or {}), config.get("loss"), config.get("metrics"),
+            config.get("loss_weights"),
+        )  # fmt: skip
         assert self.compiled is not None
         self.compiled.owned = True
 
@@ -663,6 +707,16 @@ def _per_output(value: Any, names: list[str], arg: str) -> list[Any]:
             )
         return list(value)
     return [value] * len(names)
+
+
+def _loss_weights(value: Any, names: list[str]) -> list[float]:
+    got = _per_output(value, names, "loss_weights") if isinstance(value, (list, tuple, dict)) else None
+    if got is None or not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in got):
+        raise ValueError(
+            f"compile: loss_weights must be a list of numbers (one per output) or a dict by output name "
+            f"{names}, got {value!r}"
+        )
+    return [float(w) for w in got]
 
 
 def _metrics_for(metrics: Any, names: list[str], i: int) -> list[Any]:
@@ -777,9 +831,9 @@ def _element(element: Any, where: str) -> tuple[Any, Any]:
     )
 
 
-def _regularization_loss(model: Any) -> Tensor | None:
-    """The summed regularization losses of the layers (None when no weight is regularized)."""
-    losses = model.regularization_losses()
+def _regularization_loss(model: Any, activity: list[Tensor]) -> Tensor | None:
+    """The summed regularization losses of the layers' weights and outputs (None when there are none)."""
+    losses = model.regularization_losses() + activity
     return ops.add_n(losses) if len(losses) > 1 else (losses[0] if losses else None)
 
 
