@@ -1,0 +1,105 @@
+"""Models built and trained in webtf in the page, saved to indexeddb:// with their optimizer, load in TF.js 4.22
+(tf.loadLayersModel from the same IndexedDB store), predict as webtf does and continue training as webtf does.
+
+Two models in one page call: a functional model with a nested Sequential (and sample weights in fit), and a
+Sequential LSTM with unit_forget_bias. TF.js runs on its cpu backend; webtf on each backend.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import LOAD_TFJS_JS
+
+TOLERANCE = {"cpu": 1e-4, "wasm": 1e-4, "webgl": 1e-2}
+
+BUILD_PY = """
+import math
+from webtf import layers
+ok = await tf.set_backend(BACKEND)
+assert ok, BACKEND
+before = tf.memory().num_tensors
+
+def data(shape, seed):
+    n = math.prod(shape)
+    return tf.tensor([math.sin(seed + 0.7 * i) for i in range(n)], shape)
+
+def nested():
+    inner = tf.sequential(name="inner_seq", layers=[tf.layers.dense(units=8, activation="relu", input_shape=[6],
+                                                                     kernel_initializer=tf.initializers.glorot_uniform(seed=1))])
+    inp = tf.input(shape=[6], name="in_a")
+    out = tf.layers.dense(units=3, activation="softmax", name="head_a",
+                          kernel_initializer=tf.initializers.glorot_uniform(seed=2)).apply(inner.apply(inp))
+    return tf.model(inputs=inp, outputs=out, name="nested_a"), [16, 6]
+
+def recurrent():
+    return tf.sequential(name="lstm_b", layers=[
+        tf.layers.lstm(units=4, input_shape=[5, 3], unit_forget_bias=True,
+                       kernel_initializer=tf.initializers.glorot_uniform(seed=3),
+                       recurrent_initializer=tf.initializers.orthogonal(seed=4)),
+        tf.layers.dense(units=3, activation="softmax", kernel_initializer=tf.initializers.glorot_uniform(seed=5)),
+    ]), [12, 5, 3]
+
+out = {}
+for key, make in (("nested", nested), ("lstm", recurrent)):
+    model, shape = make()
+    x = data(shape, 1.0)
+    labels = tf.tensor([i % 3 for i in range(shape[0])], None, "int32")
+    y = tf.one_hot(labels, 3)
+    sw = tf.tensor([1.0 + (i % 4) * 0.25 for i in range(shape[0])]) if key == "nested" else None
+    opt = tf.train.adam(0.01, 0.9, 0.999, 1e-7)
+    model.compile(opt, "categoricalCrossentropy", ["accuracy"])
+    h = await model.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0, sample_weight=sw)
+    await model.save("indexeddb://webtf-built-" + key, include_optimizer=True)
+    p = model.predict(x)
+    more = await model.fit(x, y, batch_size=4, epochs=1, shuffle=False, verbose=0)
+    out[key] = {"x": x.data_sync().tolist(), "shape": shape, "y": y.data_sync().tolist(), "history": h.history,
+                "pred": p.data_sync().tolist(), "more": more.history["loss"][0]}
+    tf.dispose([x, labels, y, p] + ([sw] if sw is not None else []))
+    model.dispose()
+    opt.dispose()
+out["leak"] = tf.memory().num_tensors - before
+out
+"""
+
+TFJS_LOADS_JS = (
+    "async (mine) => {"
+    + LOAD_TFJS_JS
+    + """
+  await tf.setBackend("cpu");
+  const result = {};
+  for (const key of ["nested", "lstm"]) {
+    const m = mine[key];
+    const model = await tf.loadLayersModel("indexeddb://webtf-built-" + key);
+    const x = tf.tensor(m.x, m.shape), y = tf.tensor(m.y, [m.shape[0], 3]);
+    const pred = await model.predict(x).data();
+    let err = 0;
+    m.pred.forEach((v, i) => { err = Math.max(err, Math.abs(v - pred[i])); });
+    const h = await model.fit(x, y, { batchSize: 4, epochs: 1, shuffle: false, verbose: 0 });
+    result[key] = { err, more: h.history.loss[0], layers: model.layers.map((l) => l.getClassName()),
+                    iterations: model.optimizer.iterations };
+    tf.dispose([x, y]);
+    model.dispose();
+    await tf.io.removeModel("indexeddb://webtf-built-" + key);
+  }
+  return result;
+}"""
+)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "webgl"])
+def test_webtf_built_model_loads_and_trains_in_tfjs(webtf_page, py, backend):
+    mine = py(f"BACKEND = {backend!r}\n" + BUILD_PY)
+    assert mine.pop("leak") == 0
+    theirs = webtf_page.evaluate(TFJS_LOADS_JS, mine)
+    tol = TOLERANCE[backend]
+    assert theirs["nested"]["layers"] == ["InputLayer", "Sequential", "Dense"]
+    assert theirs["lstm"]["layers"] == ["LSTM", "Dense"]
+    for key in ("nested", "lstm"):
+        assert mine[key]["history"]["loss"][1] < mine[key]["history"]["loss"][0]
+        assert theirs[key]["err"] <= tol, (key, theirs[key])
+        # TF.js continues from webtf's weights and Adam state: its next epoch's loss is webtf's
+        assert abs(theirs[key]["more"] - mine[key]["more"]) <= tol * max(1.0, abs(mine[key]["more"])), (
+            key, theirs[key], mine[key]["more"])  # fmt: skip
+        # the optimizer's step count came along: 2 saved epochs + the one TF.js ran
+        assert theirs[key]["iterations"] == 3 * (mine[key]["shape"][0] // 4), theirs[key]
