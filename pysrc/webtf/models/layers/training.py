@@ -393,56 +393,61 @@ class Training:
         last_yield = time.perf_counter()
         self.stop_training = False
         await runner.call("on_train_begin", {})
-        for epoch in range(initial_epoch, epochs):
-            await runner.call("on_epoch_begin", epoch, {})
-            sums: list[Tensor] | None = None
-            seen = 0
-            index = 0
-            source = batches(epoch)
-            while True:
-                if async_batches:
+        scales: dict[int, Tensor] = {}
+        try:
+            for epoch in range(initial_epoch, epochs):
+                await runner.call("on_epoch_begin", epoch, {})
+                sums: list[Tensor] | None = None
+                seen = 0
+                index = 0
+                source = batches(epoch)
+                while True:
+                    if async_batches:
+                        try:
+                            item = await source.__anext__()
+                        except StopAsyncIteration:
+                            break
+                    else:
+                        item = next(source, None)
+                        if item is None:
+                            break
+                    size, pick = item
                     try:
-                        item = await source.__anext__()
-                    except StopAsyncIteration:
-                        break
-                else:
-                    item = next(source, None)
-                    if item is None:
-                        break
-                size, pick = item
-                try:
-                    logs: dict[str, Any] = {"batch": index, "size": size}
+                        logs: dict[str, Any] = {"batch": index, "size": size}
+                        if batch_logs:
+                            await runner.call("on_batch_begin", index, logs)
+                        it = iter(pick[n_in + n_out :])
+                        sws = [next(it) if w else None for w in weighted]
+                        outs = self._train_step(c, pick[:n_in], pick[n_in : n_in + n_out], sws)
+                    finally:
+                        for t in pick:
+                            t.dispose()
                     if batch_logs:
-                        await runner.call("on_batch_begin", index, logs)
-                    it = iter(pick[n_in + n_out :])
-                    sws = [next(it) if w else None for w in weighted]
-                    outs = self._train_step(c, pick[:n_in], pick[n_in : n_in + n_out], sws)
-                finally:
-                    for t in pick:
-                        t.dispose()
-                if batch_logs:
-                    for name, t in zip(c.names, outs, strict=True):
-                        logs[name] = float((await t.data())[0])
-                sums = _accumulate(sums, outs, size)
-                seen += size
-                await runner.call("on_batch_end", index, logs)
-                index += 1
-                now = time.perf_counter()
-                if every is not None and (now - last_yield) * 1000 >= every:
+                        for name, t in zip(c.names, outs, strict=True):
+                            logs[name] = float((await t.data())[0])
+                    sums = _accumulate(sums, outs, size, scales)
+                    seen += size
+                    await runner.call("on_batch_end", index, logs)
+                    index += 1
+                    now = time.perf_counter()
+                    if every is not None and (now - last_yield) * 1000 >= every:
+                        await asyncio.sleep(0)
+                        last_yield = time.perf_counter()
+                    if self.stop_training or (async_batches and steps is not None and index >= steps):
+                        break
+                epoch_logs = await _averages(c.names, sums, seen)
+                if val is not None:
+                    vals = await self._evaluate_lists(c, val[0], val[1], val[2], val_batch)
+                    epoch_logs.update({"val_" + k: v for k, v in zip(c.names, vals, strict=True)})
+                await runner.call("on_epoch_end", epoch, epoch_logs)
+                if every is not None:
                     await asyncio.sleep(0)
                     last_yield = time.perf_counter()
-                if self.stop_training or (async_batches and steps is not None and index >= steps):
+                if self.stop_training:
                     break
-            epoch_logs = await _averages(c.names, sums, seen)
-            if val is not None:
-                vals = await self._evaluate_lists(c, val[0], val[1], val[2], val_batch)
-                epoch_logs.update({"val_" + k: v for k, v in zip(c.names, vals, strict=True)})
-            await runner.call("on_epoch_end", epoch, epoch_logs)
-            if every is not None:
-                await asyncio.sleep(0)
-                last_yield = time.perf_counter()
-            if self.stop_training:
-                break
+        finally:
+            for t in scales.values():
+                t.dispose()
         await runner.call("on_train_end", {})
         return history
 
@@ -541,19 +546,24 @@ class Training:
     ) -> list[Tensor] | None:
         n = feeds[0].shape[0]
         sums: list[Tensor] | None = None
-        for start in range(0, n, batch):
-            size = min(batch, n - start)
-            if size == n:
-                outs = self._test_step(c, feeds, ys, sws)
-            else:
-                part = [_rows(t, start, size) for t in feeds + ys]
-                psw = [None if s is None else _rows(s, start, size) for s in sws]
-                try:
-                    outs = self._test_step(c, part[: len(feeds)], part[len(feeds) :], psw)
-                finally:
-                    for t in part + [s for s in psw if s is not None]:
-                        t.dispose()
-            sums = _accumulate(sums, outs, size)
+        scales: dict[int, Tensor] = {}
+        try:
+            for start in range(0, n, batch):
+                size = min(batch, n - start)
+                if size == n:
+                    outs = self._test_step(c, feeds, ys, sws)
+                else:
+                    part = [_rows(t, start, size) for t in feeds + ys]
+                    psw = [None if s is None else _rows(s, start, size) for s in sws]
+                    try:
+                        outs = self._test_step(c, part[: len(feeds)], part[len(feeds) :], psw)
+                    finally:
+                        for t in part + [s for s in psw if s is not None]:
+                            t.dispose()
+                sums = _accumulate(sums, outs, size, scales)
+        finally:
+            for t in scales.values():
+                t.dispose()
         return sums
 
     def evaluate(
@@ -798,11 +808,17 @@ def _split_at(t: Tensor, at: int) -> tuple[Tensor, Tensor]:
     return _rows(t, 0, at), _rows(t, at, n - at)
 
 
-def _accumulate(sums: list[Tensor] | None, outs: list[Tensor], size: int) -> list[Tensor]:
-    """sums + outs * size, freeing outs and the old sums."""
+def _accumulate(
+    sums: list[Tensor] | None, outs: list[Tensor], size: int, scales: dict[int, Tensor]
+) -> list[Tensor]:
+    """sums + outs * size, freeing outs and the old sums; `scales` caches the size scalars (one upload per
+    batch size, not per batch: the caller frees them)."""
+    scale = scales.get(size)
+    if scale is None:
+        scale = scales[size] = ops.scalar(float(size))
 
     def add() -> list[Tensor]:
-        scaled = [ops.mul(t, ops.scalar(float(size))) for t in outs]
+        scaled = [ops.mul(t, scale) for t in outs]
         return scaled if sums is None else [ops.add(a, b) for a, b in zip(sums, scaled, strict=True)]
 
     new = ENGINE.tidy(add)
