@@ -61,7 +61,9 @@ def two_outputs() -> Any:
 
 def test_loss_weights_and_per_output_losses():
     model = two_outputs()
-    model.compile(tf.train.sgd(0.01), ["meanSquaredError", "meanAbsoluteError"], loss_weights={"a": 0.5, "b": 2.0})
+    model.compile(
+        tf.train.sgd(0.01), ["meanSquaredError", "meanAbsoluteError"], loss_weights={"a": 0.5, "b": 2.0}
+    )
     ya = np.arange(20, dtype=np.float32).reshape(10, 2) / 10
     yb = np.ones((10, 1), np.float32)
     x, ta, tb = tf.tensor(X), tf.tensor(ya), tf.tensor(yb)
@@ -86,7 +88,9 @@ def test_loss_weights_and_per_output_losses():
 
 def test_activity_regularizer_adds_its_loss():
     inp = tf.input(shape=[4])
-    out = tf.layers.dense(units=3, kernel_initializer="ones", activity_regularizer=tf.regularizers.l2(0.1)).apply(inp)
+    out = tf.layers.dense(
+        units=3, kernel_initializer="ones", activity_regularizer=tf.regularizers.l2(0.1)
+    ).apply(inp)
     model = tf.model(inputs=inp, outputs=out)
     model.compile(tf.train.sgd(0.0), "meanSquaredError")
     y = np.zeros((10, 3), np.float32)
@@ -159,6 +163,18 @@ def test_more_bad_input():
         tf.layers.dense(units=-1, name="bad")
     with pytest.raises(ValueError, match=r"Layer 'bad2' \(Dense\): unknown argument\(s\) 'unitz'"):
         tf.layers.dense(units=2, unitz=3, name="bad2")
-    with pytest.raises(ValueError, match="Unknown regularizer 'l3'"):
-        tf.layers.dense(units=2, activity_regularizer="l3")
+    with pytest.raises(
+        ValueError, match=r"Layer 'a' \(Dense\): activity_regularizer: Unknown regularizer 'l3'"
+    ):
+        tf.layers.dense(units=2, activity_regularizer="l3", name="a")
+    with pytest.raises(
+        ValueError, match=r"Layer 'k' \(Dense\): kernel_initializer: Unknown initializer 'foo'"
+    ):
+        tf.layers.dense(units=2, kernel_initializer="foo", name="k")
+    x, y = tf.tensor(X), tf.tensor(Y[:, :2])
+    with pytest.raises(
+        ValueError, match=r"fit: expected target \(y\) of output 'd2' to have shape \[null,3\]"
+    ):
+        run_sync(model.fit(x, y))
+    tf.dispose([x, y])
     model.dispose()

@@ -8,6 +8,7 @@ from typing import Any
 
 from ...engine import ENGINE
 from ...tensor import Tensor
+from . import constraints, initializers, regularizers
 from .base import LAYERS, Layer, Shape, fmt_shape
 from .core import InputLayer, batch_shape_of
 from .model import LayersModel
@@ -71,8 +72,24 @@ def create_layer(class_name: str, config: dict[str, Any]) -> Layer:
         raise ValueError(
             f"Layer '{name}' ({class_name}): unknown argument(s) {', '.join(map(repr, unknown))}"
         )
+    _check_weight_args(layer, config)
     layer.config = dict(tracked)
     return layer
+
+
+def _check_weight_args(layer: Layer, config: dict[str, Any]) -> None:
+    """Resolve each `<weight>_initializer / _regularizer / _constraint` argument now, so that a bad one is
+    named with its layer at creation rather than at build."""
+    for key, value in config.items():
+        kind = _WEIGHT_KEY.match(key)
+        if kind is None or value is None:
+            continue
+        resolve = {"initializer": initializers.get, "regularizer": regularizers.get,
+                   "constraint": constraints.get}[kind.group(1)]  # fmt: skip
+        try:
+            resolve(value)
+        except (ValueError, TypeError) as e:
+            raise layer.error(f"{key}: {e}") from None
 
 
 def factory(class_name: str) -> Callable[..., Layer]:
@@ -238,7 +255,11 @@ class Sequential(LayersModel):
             if isinstance(layer, InputLayer):
                 self._input = self._output = SymbolicTensor(input_node(layer))
                 return
-            shape = layer.network.input_shapes[0] if isinstance(layer, ModelLayer) else batch_shape_of(layer.config)
+            shape = (
+                layer.network.input_shapes[0]
+                if isinstance(layer, ModelLayer)
+                else batch_shape_of(layer.config)
+            )
             if shape is None:
                 raise ValueError(
                     f"The first layer in a Sequential model must get an input_shape or batch_input_shape "

@@ -82,7 +82,10 @@ class Layer:
         self.regularizers: dict[str, regularizers.Regularizer] = {}
         self.constraints: dict[str, constraints.Constraint] = {}
         self._trainable = bool(config.get("trainable", True))
-        self.activity_regularizer = regularizers.get(config.get("activity_regularizer"))
+        try:
+            self.activity_regularizer = regularizers.get(config.get("activity_regularizer"))
+        except ValueError as e:
+            raise self.error(f"activity_regularizer: {e}") from None
         self.activity_losses: list[Tensor] = []  # penalties of this layer's outputs in the current step
         self.built = False
         self.input_shapes: list[ShapeArg] = []  # per call (inbound node)

@@ -24,6 +24,7 @@ from ...engine import ENGINE
 from ...ops.op import convert_to_tensor
 from ...shapes import fmt
 from ...tensor import Tensor
+from .base import fmt_shape
 from .callbacks import CallbackList, History, ProgressLogger, standardize
 from .metrics import (
     LossFn,
@@ -155,6 +156,7 @@ class Training:
         xs = _as_list(x, [s.name for s in model.inputs], "x", where, made)
         ys = _as_list(y, [s.name for s in model.outputs], "y", where, made)
         feeds = model._feeds(xs)
+        ys = self._check_targets(ys, where, made)
         counts = {t.shape[0] if t.rank else None for t in feeds + ys}
         if len(counts) != 1 or None in counts:
             raise ValueError(
@@ -162,6 +164,29 @@ class Training:
                 f"x shapes {', '.join(fmt(t.shape) for t in feeds)} and y shapes {', '.join(fmt(t.shape) for t in ys)}"
             )
         return feeds, ys
+
+    def _check_targets(self, ys: list[Tensor], where: str, made: list[Tensor]) -> list[Tensor]:
+        """Targets of a built-in loss (other than the sparse one) have their output's shape; a 1-D target of a
+        [batch, 1] output becomes [batch, 1] (TF.js standardizeInputData)."""
+        model: Any = self
+        c = self.compiled
+        out = []
+        for y, spec, fn in zip(ys, model.outputs, c.losses if c else [None] * len(ys), strict=True):
+            want = spec.shape
+            if y.rank == 1 and len(want) == 2 and want[1] == 1:
+                y = ops.reshape(y, [-1, 1])
+                made.append(y)
+            out.append(y)
+            if fn is None or fn is sparse_categorical_crossentropy or not _builtin_loss(fn):
+                continue
+            if y.rank != len(want) or any(
+                w is not None and w != g for w, g in zip(want[1:], y.shape[1:], strict=False)
+            ):
+                raise ValueError(
+                    f"{where}: expected target (y) of output '{spec.name}' to have shape {fmt_shape(want)}, but got "
+                    f"array with shape {fmt(y.shape)}"
+                )
+        return out
 
     def _sample_weights(
         self, ys: list[Tensor], class_weight: Any, where: str, made: list[Tensor], sample_weight: Any = None
@@ -190,7 +215,9 @@ class Training:
             out.append(sw)
         return out
 
-    def _class_weights(self, ys: list[Tensor], class_weight: Any, where: str, made: list[Tensor]) -> list[Any]:
+    def _class_weights(
+        self, ys: list[Tensor], class_weight: Any, where: str, made: list[Tensor]
+    ) -> list[Any]:
         if class_weight is None:
             return [None] * len(ys)
         model: Any = self
@@ -717,6 +744,14 @@ def _per_output(value: Any, names: list[str], arg: str) -> list[Any]:
             )
         return list(value)
     return [value] * len(names)
+
+
+def _builtin_loss(fn: LossFn) -> bool:
+    return (
+        get_loss(getattr(fn, "__name__", "")) is fn
+        if isinstance(getattr(fn, "__name__", None), str)
+        else False
+    )
 
 
 def _loss_weights(value: Any, names: list[str]) -> list[float]:
