@@ -1,8 +1,9 @@
 """Models built and trained in webtf in the page, saved to indexeddb:// with their optimizer, load in TF.js 4.22
 (tf.loadLayersModel from the same IndexedDB store), predict as webtf does and continue training as webtf does.
 
-Two models in one page call: a functional model with a nested Sequential (and sample weights in fit), and a
-Sequential LSTM with unit_forget_bias. TF.js runs on its cpu backend; webtf on each backend.
+Three models in one page call: a functional model with a nested Sequential (and sample weights in fit), a
+Sequential LSTM with unit_forget_bias, and a two-output model (per-output losses logged as TF.js does). TF.js runs
+on its cpu backend; webtf on each backend.
 """
 
 from __future__ import annotations
@@ -40,22 +41,36 @@ def recurrent():
         tf.layers.dense(units=3, activation="softmax", kernel_initializer=tf.initializers.glorot_uniform(seed=5)),
     ]), [12, 5, 3]
 
+def two_heads():
+    inp = tf.input(shape=[6], name="in_c")
+    glorot = tf.initializers.glorot_uniform
+    hidden = tf.layers.dense(units=5, activation="tanh", kernel_initializer=glorot(seed=6)).apply(inp)
+    cls = tf.layers.dense(units=3, activation="softmax", name="cls",
+                          kernel_initializer=tf.initializers.glorot_uniform(seed=7)).apply(hidden)
+    reg = tf.layers.dense(units=1, name="reg", kernel_initializer=tf.initializers.glorot_uniform(seed=8)).apply(hidden)
+    return tf.model(inputs=inp, outputs=[cls, reg], name="heads_c"), [16, 6]
+
 out = {}
-for key, make in (("nested", nested), ("lstm", recurrent)):
+for key, make in (("nested", nested), ("lstm", recurrent), ("heads", two_heads)):
     model, shape = make()
     x = data(shape, 1.0)
     labels = tf.tensor([i % 3 for i in range(shape[0])], None, "int32")
     y = tf.one_hot(labels, 3)
+    ys = [y, data([shape[0], 1], 2.0)] if key == "heads" else [y]
     sw = tf.tensor([1.0 + (i % 4) * 0.25 for i in range(shape[0])]) if key == "nested" else None
     opt = tf.train.adam(0.01, 0.9, 0.999, 1e-7)
-    model.compile(opt, "categoricalCrossentropy", ["accuracy"])
-    h = await model.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0, sample_weight=sw)
+    loss = ["categoricalCrossentropy", "meanSquaredError"] if key == "heads" else "categoricalCrossentropy"
+    model.compile(opt, loss, ["accuracy"] if key != "heads" else None)
+    target = ys if key == "heads" else y
+    h = await model.fit(x, target, batch_size=4, epochs=2, shuffle=False, verbose=0, sample_weight=sw)
     await model.save("indexeddb://webtf-built-" + key, include_optimizer=True)
-    p = model.predict(x)
-    more = await model.fit(x, y, batch_size=4, epochs=1, shuffle=False, verbose=0)
-    out[key] = {"x": x.data_sync().tolist(), "shape": shape, "y": y.data_sync().tolist(), "history": h.history,
-                "pred": p.data_sync().tolist(), "more": more.history["loss"][0]}
-    tf.dispose([x, labels, y, p] + ([sw] if sw is not None else []))
+    preds = model.predict(x)
+    preds = preds if isinstance(preds, list) else [preds]
+    more = await model.fit(x, target, batch_size=4, epochs=1, shuffle=False, verbose=0)
+    out[key] = {"x": x.data_sync().tolist(), "shape": shape, "ys": [t.data_sync().tolist() for t in ys],
+                "history": h.history, "pred": [v for p in preds for v in p.data_sync().tolist()],
+                "more": {k: v[0] for k, v in more.history.items()}}
+    tf.dispose([x, labels] + ys + preds + ([sw] if sw is not None else []))
     model.dispose()
     opt.dispose()
 out["leak"] = tf.memory().num_tensors - before
@@ -68,17 +83,20 @@ TFJS_LOADS_JS = (
     + """
   await tf.setBackend("cpu");
   const result = {};
-  for (const key of ["nested", "lstm"]) {
+  for (const key of ["nested", "lstm", "heads"]) {
     const m = mine[key];
     const model = await tf.loadLayersModel("indexeddb://webtf-built-" + key);
-    const x = tf.tensor(m.x, m.shape), y = tf.tensor(m.y, [m.shape[0], 3]);
-    const pred = await model.predict(x).data();
-    let err = 0;
+    const x = tf.tensor(m.x, m.shape);
+    const ys = m.ys.map((v) => tf.tensor(v, [m.shape[0], v.length / m.shape[0]]));
+    const outs = [model.predict(x)].flat();
+    const pred = (await Promise.all(outs.map((t) => t.data()))).flatMap((d) => Array.from(d));
+    let err = pred.length === m.pred.length ? 0 : Infinity;
     m.pred.forEach((v, i) => { err = Math.max(err, Math.abs(v - pred[i])); });
-    const h = await model.fit(x, y, { batchSize: 4, epochs: 1, shuffle: false, verbose: 0 });
-    result[key] = { err, more: h.history.loss[0], layers: model.layers.map((l) => l.getClassName()),
+    const h = await model.fit(x, ys.length > 1 ? ys : ys[0], { batchSize: 4, epochs: 1, shuffle: false, verbose: 0 });
+    const more = Object.fromEntries(Object.entries(h.history).map(([k, v]) => [k, v[0]]));
+    result[key] = { err, more, layers: model.layers.map((l) => l.getClassName()),
                     iterations: model.optimizer.iterations };
-    tf.dispose([x, y]);
+    tf.dispose([x, ...ys, ...outs]);
     model.dispose();
     await tf.io.removeModel("indexeddb://webtf-built-" + key);
   }
@@ -95,11 +113,19 @@ def test_webtf_built_model_loads_and_trains_in_tfjs(webtf_page, py, backend):
     tol = TOLERANCE[backend]
     assert theirs["nested"]["layers"] == ["InputLayer", "Sequential", "Dense"]
     assert theirs["lstm"]["layers"] == ["LSTM", "Dense"]
-    for key in ("nested", "lstm"):
+    # several outputs: TF.js logs each output's loss as '<output>_loss', and so does webtf
+    assert (
+        sorted(theirs["heads"]["more"]) == sorted(mine["heads"]["more"]) == ["cls_loss", "loss", "reg_loss"]
+    )
+    for key in ("nested", "lstm", "heads"):
         assert mine[key]["history"]["loss"][1] < mine[key]["history"]["loss"][0]
         assert theirs[key]["err"] <= tol, (key, theirs[key])
-        # TF.js continues from webtf's weights and Adam state: its next epoch's loss is webtf's
-        assert abs(theirs[key]["more"] - mine[key]["more"]) <= tol * max(1.0, abs(mine[key]["more"])), (
-            key, theirs[key], mine[key]["more"])  # fmt: skip
+        # TF.js continues from webtf's weights and Adam state: its next epoch's losses are webtf's
+        for name, ref in mine[key]["more"].items():
+            assert abs(theirs[key]["more"][name] - ref) <= tol * max(1.0, abs(ref)), (
+                key,
+                theirs[key],
+                mine[key],
+            )
         # the optimizer's step count came along: 2 saved epochs + the one TF.js ran
         assert theirs[key]["iterations"] == 3 * (mine[key]["shape"][0] // 4), theirs[key]
