@@ -21,37 +21,46 @@ ok = await tf.set_backend(BACKEND)
 assert ok, BACKEND
 before = tf.memory().num_tensors
 
+glorot = tf.initializers.glorot_uniform
+
 def data(shape, seed):
     n = math.prod(shape)
     return tf.tensor([math.sin(seed + 0.7 * i) for i in range(n)], shape)
 
 def nested():
     inner = tf.sequential(name="inner_seq", layers=[tf.layers.dense(units=8, activation="relu", input_shape=[6],
-                                                                     kernel_initializer=tf.initializers.glorot_uniform(seed=1))])
+                                                                     kernel_initializer=glorot(seed=1))])
     inp = tf.input(shape=[6], name="in_a")
     out = tf.layers.dense(units=3, activation="softmax", name="head_a",
-                          kernel_initializer=tf.initializers.glorot_uniform(seed=2)).apply(inner.apply(inp))
+                          kernel_initializer=glorot(seed=2)).apply(inner.apply(inp))
     return tf.model(inputs=inp, outputs=out, name="nested_a"), [16, 6]
 
 def recurrent():
     return tf.sequential(name="lstm_b", layers=[
         tf.layers.lstm(units=4, input_shape=[5, 3], unit_forget_bias=True,
-                       kernel_initializer=tf.initializers.glorot_uniform(seed=3),
+                       kernel_initializer=glorot(seed=3),
                        recurrent_initializer=tf.initializers.orthogonal(seed=4)),
-        tf.layers.dense(units=3, activation="softmax", kernel_initializer=tf.initializers.glorot_uniform(seed=5)),
+        tf.layers.dense(units=3, activation="softmax", kernel_initializer=glorot(seed=5)),
     ]), [12, 5, 3]
+
+def seq_in_seq():
+    inner = tf.sequential(name="inner_seq2", layers=[tf.layers.dense(units=4, activation="relu", input_shape=[6],
+                                                                     kernel_initializer=glorot(seed=9))])
+    outer = tf.sequential(name="outer_seq")
+    outer.add(inner)
+    outer.add(tf.layers.dense(units=3, activation="softmax", kernel_initializer=glorot(seed=10)))
+    return outer, [8, 6]
 
 def two_heads():
     inp = tf.input(shape=[6], name="in_c")
-    glorot = tf.initializers.glorot_uniform
     hidden = tf.layers.dense(units=5, activation="tanh", kernel_initializer=glorot(seed=6)).apply(inp)
     cls = tf.layers.dense(units=3, activation="softmax", name="cls",
-                          kernel_initializer=tf.initializers.glorot_uniform(seed=7)).apply(hidden)
-    reg = tf.layers.dense(units=1, name="reg", kernel_initializer=tf.initializers.glorot_uniform(seed=8)).apply(hidden)
+                          kernel_initializer=glorot(seed=7)).apply(hidden)
+    reg = tf.layers.dense(units=1, name="reg", kernel_initializer=glorot(seed=8)).apply(hidden)
     return tf.model(inputs=inp, outputs=[cls, reg], name="heads_c"), [16, 6]
 
 out = {}
-for key, make in (("nested", nested), ("lstm", recurrent), ("heads", two_heads)):
+for key, make in (("nested", nested), ("lstm", recurrent), ("heads", two_heads), ("seqnest", seq_in_seq)):
     model, shape = make()
     x = data(shape, 1.0)
     labels = tf.tensor([i % 3 for i in range(shape[0])], None, "int32")
@@ -83,7 +92,7 @@ TFJS_LOADS_JS = (
     + """
   await tf.setBackend("cpu");
   const result = {};
-  for (const key of ["nested", "lstm", "heads"]) {
+  for (const key of ["nested", "lstm", "heads", "seqnest"]) {
     const m = mine[key];
     const model = await tf.loadLayersModel("indexeddb://webtf-built-" + key);
     const x = tf.tensor(m.x, m.shape);
@@ -117,7 +126,8 @@ def test_webtf_built_model_loads_and_trains_in_tfjs(webtf_page, py, backend):
     assert (
         sorted(theirs["heads"]["more"]) == sorted(mine["heads"]["more"]) == ["cls_loss", "loss", "reg_loss"]
     )
-    for key in ("nested", "lstm", "heads"):
+    assert theirs["seqnest"]["layers"] == ["Sequential", "Dense"]
+    for key in ("nested", "lstm", "heads", "seqnest"):
         assert mine[key]["history"]["loss"][1] < mine[key]["history"]["loss"][0]
         assert theirs[key]["err"] <= tol, (key, theirs[key])
         # TF.js continues from webtf's weights and Adam state: its next epoch's losses are webtf's
