@@ -147,6 +147,22 @@ def test_nested_models_build_fit_save_load():
     functional.get_layer("f_d").dispose_weights()
 
 
+def test_custom_loss_function_takes_its_own_target_shape():
+    model = mlp()
+
+    def first_column_mse(y_true, y_pred):  # targets [batch, 1] for a [batch, 3] output
+        return tf.mean(tf.square(tf.sub(tf.slice(y_pred, [0, 0], [-1, 1]), y_true)), -1)
+
+    model.compile(tf.train.sgd(0.0), first_column_mse)
+    x, y = tf.tensor(X), tf.tensor(Y[:, :1])
+    loss = model.evaluate(x, y)
+    p = model.predict(x)
+    ref = ((np.array(p.data_sync()).reshape(10, 3)[:, 0] - Y[:, 0]) ** 2).mean()
+    assert abs(loss.data_sync()[0] - ref) < 1e-6
+    tf.dispose([x, y, loss, p])
+    model.dispose()
+
+
 def test_more_bad_input():
     model = mlp()
     model.compile("sgd", "mse")

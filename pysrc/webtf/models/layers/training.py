@@ -747,11 +747,12 @@ def _per_output(value: Any, names: list[str], arg: str) -> list[Any]:
 
 
 def _builtin_loss(fn: LossFn) -> bool:
-    return (
-        get_loss(getattr(fn, "__name__", "")) is fn
-        if isinstance(getattr(fn, "__name__", None), str)
-        else False
-    )
+    """Whether fn is one of tf.metrics' losses (a user's function may take targets of any shape)."""
+    name = getattr(fn, "__name__", None)
+    try:
+        return isinstance(name, str) and get_loss(name) is fn
+    except ValueError:
+        return False
 
 
 def _loss_weights(value: Any, names: list[str]) -> list[float]:
