@@ -420,11 +420,10 @@ class Training:
         last_yield = time.perf_counter()
         self.stop_training = False
         await runner.call("on_train_begin", {})
-        scales: dict[int, Tensor] = {}
+        sums = _Sums()
         try:
             for epoch in range(initial_epoch, epochs):
                 await runner.call("on_epoch_begin", epoch, {})
-                sums: list[Tensor] | None = None
                 seen = 0
                 index = 0
                 source = batches(epoch)
@@ -452,7 +451,7 @@ class Training:
                     if batch_logs:
                         for name, t in zip(c.names, outs, strict=True):
                             logs[name] = float((await t.data())[0])
-                    sums = _accumulate(sums, outs, size, scales)
+                    sums.add(outs, size)
                     seen += size
                     await runner.call("on_batch_end", index, logs)
                     index += 1
@@ -462,7 +461,7 @@ class Training:
                         last_yield = time.perf_counter()
                     if self.stop_training or (async_batches and steps is not None and index >= steps):
                         break
-                epoch_logs = await _averages(c.names, sums, seen)
+                epoch_logs = await _averages(c.names, sums.totals(), seen)
                 if val is not None:
                     vals = await self._evaluate_lists(c, val[0], val[1], val[2], val_batch)
                     epoch_logs.update({"val_" + k: v for k, v in zip(c.names, vals, strict=True)})
@@ -473,8 +472,7 @@ class Training:
                 if self.stop_training:
                     break
         finally:
-            for t in scales.values():
-                t.dispose()
+            sums.dispose()
         await runner.call("on_train_end", {})
         return history
 
@@ -572,8 +570,7 @@ class Training:
         self, c: _Compiled, feeds: list[Tensor], ys: list[Tensor], sws: list[Any], batch: int
     ) -> list[Tensor] | None:
         n = feeds[0].shape[0]
-        sums: list[Tensor] | None = None
-        scales: dict[int, Tensor] = {}
+        sums = _Sums()
         try:
             for start in range(0, n, batch):
                 size = min(batch, n - start)
@@ -587,11 +584,10 @@ class Training:
                     finally:
                         for t in part + [s for s in psw if s is not None]:
                             t.dispose()
-                sums = _accumulate(sums, outs, size, scales)
+                sums.add(outs, size)
+            return sums.totals()
         finally:
-            for t in scales.values():
-                t.dispose()
-        return sums
+            sums.dispose()
 
     def evaluate(
         self, x: Any, y: Any, batch_size: int | None = None, verbose: int = 0, sample_weight: Any = None,
@@ -844,23 +840,49 @@ def _split_at(t: Tensor, at: int) -> tuple[Tensor, Tensor]:
     return _rows(t, 0, at), _rows(t, at, n - at)
 
 
-def _accumulate(
-    sums: list[Tensor] | None, outs: list[Tensor], size: int, scales: dict[int, Tensor]
-) -> list[Tensor]:
-    """sums + outs * size, freeing outs and the old sums; `scales` caches the size scalars (one upload per
-    batch size, not per batch: the caller frees them)."""
-    scale = scales.get(size)
-    if scale is None:
-        scale = scales[size] = ops.scalar(float(size))
+class _Sums:
+    """Sums of per-batch [loss, metrics...] weighted by batch size, kept on the device: batches of one size are
+    added as they are (one kernel per value and batch) and scaled by their size once, in totals()."""
 
-    def add() -> list[Tensor]:
-        scaled = [ops.mul(t, scale) for t in outs]
-        return scaled if sums is None else [ops.add(a, b) for a, b in zip(sums, scaled, strict=True)]
+    def __init__(self) -> None:
+        self.groups: dict[int, list[Tensor]] = {}
 
-    new = ENGINE.tidy(add)
-    for t in outs + (sums or []):
-        t.dispose()
-    return new  # type: ignore[no-any-return]
+    def add(self, outs: list[Tensor], size: int) -> None:
+        """Add one batch's values (taken over: freed here or later)."""
+        old = self.groups.get(size)
+        if old is None:
+            self.groups[size] = outs
+            return
+        self.groups[size] = ENGINE.tidy(lambda: [ops.add(a, b) for a, b in zip(old, outs, strict=True)])
+        for t in old + outs:
+            t.dispose()
+
+    def totals(self) -> list[Tensor] | None:
+        """The size-weighted sums (the caller frees them; None before any batch); starts over."""
+        groups, self.groups = self.groups, {}
+        if not groups:
+            return None
+
+        def total() -> list[Tensor]:
+            out: list[Tensor] = []
+            for size, values in groups.items():
+                scaled = [ops.mul(t, float(size)) for t in values]
+                out = scaled if not out else [ops.add(a, b) for a, b in zip(out, scaled, strict=True)]
+            return out
+
+        try:
+            return ENGINE.tidy(total)  # type: ignore[no-any-return]
+        finally:
+            for values in groups.values():
+                for t in values:
+                    t.dispose()
+
+    def dispose(self) -> None:
+        """Free what add() holds (after an error)."""
+        for values in self.groups.values():
+            for t in values:
+                t.dispose()
+        self.groups = {}
 
 
 async def _averages(names: list[str], sums: list[Tensor] | None, n: int) -> dict[str, float]:
