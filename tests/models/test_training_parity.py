@@ -30,7 +30,13 @@ MODELS_JS = {
   ]});
   const xShape = [12, 8, 8, 2], classes = 3;
 """,
-    # "lstm": added once layers-rnn lands (tf.layers.lstm + dense, the same procedure)
+    "lstm": """
+  const model = tf.sequential({ layers: [
+    tf.layers.lstm({ inputShape: [5, 3], units: 4 }),
+    tf.layers.dense({ units: 3, activation: "softmax" }),
+  ]});
+  const xShape = [12, 5, 3], classes = 3;
+""",
 }
 
 FIT_JS = (
@@ -149,6 +155,7 @@ CASES = {
     "mlp-adam-sparse": ("mlp", "adam", "sparseCategoricalCrossentropy", ["accuracy"], 6, 3),
     "mlp-rmsprop-mse": ("mlp", "rmsprop", "meanSquaredError", ["mse"], 7, 2),
     "convnet-adam-cce": ("convnet", "adam", "categoricalCrossentropy", ["accuracy"], 5, 2),
+    "lstm-adam-cce": ("lstm", "adam", "categoricalCrossentropy", ["accuracy"], 5, 2),
 }
 
 

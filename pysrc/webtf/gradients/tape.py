@@ -19,7 +19,6 @@ from .. import kernel_names as kn
 from ..engine import ENGINE
 from ..ops.binary import add
 from ..ops.creation import clone, ones, zeros
-from ..ops.op import op
 from ..shapes import fmt
 from ..tensor import Tensor
 from .registry import GradFunc, get_gradient
@@ -119,7 +118,15 @@ def path(nodes: list[TapeNode], xs: list[Tensor], y: Tensor) -> list[tuple[TapeN
 
 def scoped(fn: Callable[[], Any]) -> Any:
     """fn() in its own scope (tidy): tensors it makes are freed unless returned, also when it raises."""
-    return op(fn)()
+    engine = ENGINE
+    engine.start_scope()
+    try:
+        result = fn()
+    except BaseException:
+        engine.end_scope(None)
+        raise
+    engine.end_scope(result)
+    return result
 
 
 def backprop(

@@ -8,10 +8,11 @@ from typing import Any
 
 from ...engine import ENGINE
 from ...tensor import Tensor
+from . import constraints, initializers, regularizers
 from .base import LAYERS, Layer, Shape, fmt_shape
 from .core import InputLayer, batch_shape_of
 from .model import LayersModel
-from .topology import Network, Node, call_node, construct, input_node, named_error
+from .topology import ModelLayer, Network, Node, call_node, construct, input_node, named_error
 
 _UIDS: dict[str, int] = {}
 # class names whose snake_case is not the mechanical one (TF.js: tf.layers.reLU, leakyReLU, pReLU, ...)
@@ -71,8 +72,24 @@ def create_layer(class_name: str, config: dict[str, Any]) -> Layer:
         raise ValueError(
             f"Layer '{name}' ({class_name}): unknown argument(s) {', '.join(map(repr, unknown))}"
         )
+    _check_weight_args(layer, config)
     layer.config = dict(tracked)
     return layer
+
+
+def _check_weight_args(layer: Layer, config: dict[str, Any]) -> None:
+    """Resolve each `<weight>_initializer / _regularizer / _constraint` argument now, so that a bad one is
+    named with its layer at creation rather than at build."""
+    for key, value in config.items():
+        kind = _WEIGHT_KEY.match(key)
+        if kind is None or value is None:
+            continue
+        resolve = {"initializer": initializers.get, "regularizer": regularizers.get,
+                   "constraint": constraints.get}[kind.group(1)]  # fmt: skip
+        try:
+            resolve(value)
+        except (ValueError, TypeError) as e:
+            raise layer.error(f"{key}: {e}") from None
 
 
 def factory(class_name: str) -> Callable[..., Layer]:
@@ -225,8 +242,11 @@ class Sequential(LayersModel):
         for layer in layers or []:
             self.add(layer)
 
-    def add(self, layer: Layer) -> None:
-        """Append a layer; the first one needs input_shape (or batch_input_shape), or is an InputLayer."""
+    def add(self, layer: Layer | LayersModel) -> None:
+        """Append a layer (or a model, used as one layer); the first one needs input_shape (or
+        batch_input_shape), or is an InputLayer or a model."""
+        if isinstance(layer, LayersModel):
+            layer = layer.as_layer()
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add expects a layer, got {type(layer).__name__}")
         if any(existing.name == layer.name for existing in self.layers):
@@ -235,7 +255,11 @@ class Sequential(LayersModel):
             if isinstance(layer, InputLayer):
                 self._input = self._output = SymbolicTensor(input_node(layer))
                 return
-            shape = batch_shape_of(layer.config)
+            shape = (
+                layer.network.input_shapes[0]
+                if isinstance(layer, ModelLayer)
+                else batch_shape_of(layer.config)
+            )
             if shape is None:
                 raise ValueError(
                     f"The first layer in a Sequential model must get an input_shape or batch_input_shape "

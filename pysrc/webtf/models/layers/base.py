@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from ...engine import ENGINE
+from ...ops.binary import div as ops_div
 from ...ops.cast import cast
 from ...tensor import Tensor, Variable
 from . import constraints, initializers, regularizers
@@ -81,6 +82,11 @@ class Layer:
         self.regularizers: dict[str, regularizers.Regularizer] = {}
         self.constraints: dict[str, constraints.Constraint] = {}
         self._trainable = bool(config.get("trainable", True))
+        try:
+            self.activity_regularizer = regularizers.get(config.get("activity_regularizer"))
+        except ValueError as e:
+            raise self.error(f"activity_regularizer: {e}") from None
+        self.activity_losses: list[Tensor] = []  # penalties of this layer's outputs in the current step
         self.built = False
         self.input_shapes: list[ShapeArg] = []  # per call (inbound node)
         self.output_shapes: list[ShapeArg] = []
@@ -151,8 +157,7 @@ class Layer:
             raise self.error(f"weight '{d.name}' already exists")
         key = d.config_key
         if value is None:
-            init = initializers.get(self.config.get(f"{key}_initializer") or d.initializer)
-            value = init(d.shape, "float32")
+            value = self.initial_value(d)
         elif tuple(value.shape) != d.shape:
             raise self.error(
                 f"weight '{d.name}' needs shape {fmt_shape(d.shape)}, got {fmt_shape(value.shape)}"
@@ -172,6 +177,11 @@ class Layer:
         if con is not None:
             self.constraints[d.name] = con
         return var
+
+    def initial_value(self, d: WeightDef) -> Tensor:
+        """A new value for weight `d` from the initializer the config names (else d's default)."""
+        init = initializers.get(self.config.get(f"{d.config_key}_initializer") or d.initializer)
+        return init(d.shape, "float32")
 
     def init_weights(self) -> None:
         """Create every declared weight that has no variable yet from its initializer."""
@@ -208,6 +218,23 @@ class Layer:
     def regularization_losses(self) -> list[Tensor]:
         """The regularizer penalty of each regularized weight (scalars)."""
         return [reg(self.vars[name]) for name, reg in self.regularizers.items() if name in self.vars]
+
+    def add_activity_loss(self, outputs: Any) -> None:
+        """Record the activity regularizer's penalty of one training call's outputs: regularizer(output) over the
+        batch size, summed over outputs (as Keras; TF.js 4.22 rejects activity regularizers). The tensors are
+        kept until the training step takes them (take_activity_losses)."""
+        reg = self.activity_regularizer
+        assert reg is not None
+        for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
+            batch = out.shape[0] if out.rank else 1
+            t = ENGINE.tidy(lambda o=out, n=batch, r=reg: ops_div(r.apply(o), float(n)))
+            t.kept = True
+            self.activity_losses.append(t)
+
+    def take_activity_losses(self) -> list[Tensor]:
+        """The activity penalties recorded since the last call (the caller frees them)."""
+        got, self.activity_losses = self.activity_losses, []
+        return got
 
     def apply_constraints(self) -> None:
         """Project each constrained weight back into its allowed set (called after an optimizer step)."""

@@ -60,6 +60,8 @@ class Dense(Layer):
 
     def configure(self, config: dict[str, Any]) -> None:
         self.units = int(config["units"])
+        if self.units <= 0:
+            raise self.error(f"units must be a positive integer, but got {config['units']!r}")
         self.use_bias = bool(config.get("use_bias", True))
         self.activation = parse_activation(self, config.get("activation"))
 

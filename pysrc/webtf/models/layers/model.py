@@ -16,7 +16,7 @@ from ..io.handlers import get_load_handler, get_save_handler
 from ..io.weights import decode_weights, encode_weights
 from ..runner import TensorSpec, live_input, named_inputs
 from .base import Layer, LayerVariable, WeightDef, assign_all, fmt_shape
-from .topology import Network, Node, unwrap_topology
+from .topology import ModelLayer, Network, Node, unwrap_topology
 from .training import Training
 
 DEFAULT_BATCH_SIZE = 32  # TF.js predict()'s default batchSize
@@ -152,12 +152,28 @@ class LayersModel(Training):
         """Each regularized weight's penalty (scalars) for the training loss (TF.js model.losses)."""
         return [t for layer in self.network.leaf_layers for t in layer.regularization_losses()]
 
+    def take_activity_losses(self) -> list[Tensor]:
+        """The activity-regularizer penalties of the last training forward pass (the caller frees them)."""
+        return [t for layer in self.network.leaf_layers for t in layer.take_activity_losses()]
+
     def apply_constraints(self) -> None:
         """Project constrained weights back into their sets (the fit loop calls this after each step)."""
         for layer in self.network.leaf_layers:
             layer.apply_constraints()
 
     # ---- running -----------------------------------------------------------------------------
+    def as_layer(self) -> Layer:
+        """This model as a layer of another model (one per model; it shares this model's weights)."""
+        layer = self.__dict__.get("_as_layer")
+        if layer is None:
+            layer = self._as_layer = ModelLayer.of(self.network)
+        return layer
+
+    def apply(self, inputs: Any, training: bool = False, **kwargs: Any) -> Any:
+        """Call the model as a layer: on SymbolicTensors it adds a nested-model call to the model being built,
+        on Tensors it computes (TF.js model.apply)."""
+        return self.as_layer().apply(inputs, training, **kwargs)
+
     def _feeds(self, inputs: Any) -> list[Tensor]:
         if self._disposed:
             raise ValueError("This LayersModel has been disposed")

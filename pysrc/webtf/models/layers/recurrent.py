@@ -8,9 +8,10 @@ from typing import Any
 from ...engine import ENGINE
 from ...ops import binary, fused, shape
 from ...ops.cast import cast
-from ...ops.creation import clone, random_uniform, zeros
+from ...ops.creation import clone, ones, random_uniform, zeros
 from ...ops.matmul import mat_mul
 from ...tensor import Tensor
+from . import initializers
 from .base import LAYERS, Layer, Shape, ShapeArg, WeightDef, fmt_shape, known, register, single
 from .core import activate, parse_activation
 
@@ -51,9 +52,9 @@ class RNNCell(Layer):
         n = self.gates * self.units
         defs = [
             WeightDef("kernel", (known(self, s, -1, "last"), n)),
-            WeightDef("recurrent_kernel", (self.units, n)),
+            WeightDef("recurrent_kernel", (self.units, n), initializer="orthogonal"),
         ]
-        return defs + ([WeightDef("bias", (n,))] if self.use_bias else [])
+        return defs + ([WeightDef("bias", (n,), initializer="zeros")] if self.use_bias else [])
 
     def compute_output_shape(self, input_shape: ShapeArg) -> ShapeArg:
         s = input_shape[0] if isinstance(input_shape, list) else input_shape
@@ -256,6 +257,19 @@ class RNN(Layer):
             ]
             step = (s[0], cell.units)
         return defs
+
+    def initial_value(self, d: WeightDef) -> Tensor:
+        """An LSTM cell with unit_forget_bias starts its forget-gate bias at one (TF.js LSTMCell.build)."""
+        for cell in self.cells:
+            if isinstance(cell, LSTMCell) and cell.unit_forget_bias and d.name == cell.prefix + "bias":
+                init = initializers.get(cell.config.get("bias_initializer") or d.initializer)
+                u = cell.units
+                parts = [init([u], "float32"), ones([u]), init([2 * u], "float32")]
+                out = shape.concat(parts, 0)
+                for t in parts:
+                    t.dispose()
+                return out
+        return super().initial_value(d)
 
     def compute_output_shape(self, input_shape: ShapeArg) -> ShapeArg:
         s = single(self, input_shape)

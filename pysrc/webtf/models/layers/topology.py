@@ -151,7 +151,10 @@ class LayerStep(Step):
         if self.mask_layer is not None:
             kwargs = {**kwargs, "mask": masking.make_mask(self.mask_layer, ins[-1])}
             ins = ins[:-1]
-        return self.layer.call(ins[0] if len(ins) == 1 else ins, kwargs)
+        out = self.layer.call(ins[0] if len(ins) == 1 else ins, kwargs)
+        if kwargs.get("training") and getattr(self.layer, "activity_regularizer", None) is not None:
+            self.layer.add_activity_loss(out)
+        return out
 
 
 class Network:
@@ -335,19 +338,23 @@ class Network:
         local: dict[int, int] = {}  # node -> its index among its layer's calls in this network
         counts: dict[int, int] = {}
         for node in [n for n, _ in self.input_refs] + self.nodes:
-            local[id(node)] = counts.get(id(node.layer), 0)
-            counts[id(node.layer)] = local[id(node)] + 1
+            n = counts.get(id(node.layer), 0)
+            counts[id(node.layer)] = n + 1
+            local[id(node)] = n + isinstance(node.layer, ModelLayer)  # a nested model's node 0 is its own
 
         def entry(layer: Layer) -> dict[str, Any]:
             config = {k: jsonable(v) for k, v in layer.config.items() if k != "name"}
             if isinstance(layer, InputLayer):
                 config = {"batch_input_shape": list(layer.batch_shape), "dtype": layer.dtype, "sparse": False}
+            if isinstance(layer, ModelLayer):
+                config = {k: v for k, v in layer.network.to_config()["config"].items() if k != "name"}
             return {"class_name": layer.class_name, "config": {"name": layer.name, **config}}
 
         if self.sequential:
             specs = [entry(layer) for layer in self.layers]
             inp = self.input_layers[0]
-            specs[0]["config"]["batch_input_shape"] = list(inp.batch_shape)  # type: ignore[attr-defined]
+            if not isinstance(self.layers[0], ModelLayer):
+                specs[0]["config"]["batch_input_shape"] = list(inp.batch_shape)  # type: ignore[attr-defined]
             return {"class_name": "Sequential", "config": {"name": self.name, "layers": specs}}
         specs = []
         for layer in self.layers:
@@ -448,8 +455,17 @@ class Network:
 class ModelLayer(Layer):
     """A Sequential or functional model used as a layer of another model."""
 
+    @classmethod
+    def of(cls, network: Network) -> ModelLayer:
+        """A model built in Python used as a layer of another model: it shares the model's layers and weights."""
+        layer = cls.__new__(cls)
+        layer.network = network
+        Layer.__init__(layer, network.name, {"name": network.name}, network.class_name)
+        return layer
+
     def configure(self, config: dict[str, Any]) -> None:
-        self.network = Network(self.class_name, config)
+        if "network" not in self.__dict__:  # loaded from its config (of() sets it first)
+            self.network = Network(self.class_name, config)
 
     @property
     def leaf_layers(self) -> list[Layer]:

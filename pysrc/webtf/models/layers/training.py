@@ -24,6 +24,7 @@ from ...engine import ENGINE
 from ...ops.op import convert_to_tensor
 from ...shapes import fmt
 from ...tensor import Tensor
+from .base import fmt_shape
 from .callbacks import CallbackList, History, ProgressLogger, standardize
 from .metrics import (
     LossFn,
@@ -63,11 +64,14 @@ class _Compiled:
     loss: Any
     losses: list[LossFn]
     metrics: list[tuple[str, int, LossFn]]
+    output_names: list[str]
+    loss_weights: list[float] | None = None  # one per output; None: all 1
 
     @property
     def names(self) -> list[str]:
-        """Log keys: 'loss', then each metric's."""
-        return ["loss"] + [name for name, _, _ in self.metrics]
+        """Log keys: 'loss', each output's '<output>_loss' when there are several (as TF.js), then each metric's."""
+        per = [f"{n}_loss" for n in self.output_names] if len(self.output_names) > 1 else []
+        return ["loss", *per] + [name for name, _, _ in self.metrics]
 
 
 class Training:
@@ -79,10 +83,13 @@ class Training:
     is_training: bool = False
 
     # ---- compile ----------------------------------------------------------------------------------
-    def compile(self, optimizer: Any = None, loss: Any = None, metrics: Any = None) -> None:
+    def compile(
+        self, optimizer: Any = None, loss: Any = None, metrics: Any = None, loss_weights: Any = None
+    ) -> None:
         """Set the optimizer (an Optimizer or a name: 'sgd', 'adam', ...), the loss (a name such as
         'meanSquaredError' or 'mean_squared_error', a function, or one per output as a list or dict by output
-        name) and metrics (names such as 'accuracy', or functions)."""
+        name), metrics (names such as 'accuracy', or functions) and loss_weights (one factor per output, as a
+        list or dict by output name, scaling its loss in the total; Keras's, TF.js 4.22 has none)."""
         model: Any = self
         if optimizer is None or loss is None:
             missing = "optimizer" if optimizer is None else "loss"
@@ -99,6 +106,7 @@ class Training:
             raise TypeError(f"compile: optimizer must be a tf.train Optimizer or a name, got {optimizer!r}")
         names = [s.name for s in model.outputs]
         losses = [get_loss(f, f"loss[{i}]") for i, f in enumerate(_per_output(loss, names, "loss"))]
+        weights = None if loss_weights is None else _loss_weights(loss_weights, names)
         found: list[tuple[str, int, LossFn]] = []
         for i, out_name in enumerate(names):
             prefix = f"{out_name}_" if len(names) > 1 else ""
@@ -106,7 +114,7 @@ class Training:
                 found.append(self._metric(m, prefix, i, losses[i]))
         if self.compiled is not None and self.compiled.owned and self.compiled.optimizer is not optimizer:
             self.compiled.optimizer.dispose()
-        self.compiled = _Compiled(optimizer, owned, loss, losses, found)
+        self.compiled = _Compiled(optimizer, owned, loss, losses, found, names, weights)
         self._metric_args = metrics
 
     def _metric(self, m: Any, prefix: str, i: int, loss_fn: LossFn) -> tuple[str, int, LossFn]:
@@ -148,6 +156,7 @@ class Training:
         xs = _as_list(x, [s.name for s in model.inputs], "x", where, made)
         ys = _as_list(y, [s.name for s in model.outputs], "y", where, made)
         feeds = model._feeds(xs)
+        ys = self._check_targets(ys, where, made)
         counts = {t.shape[0] if t.rank else None for t in feeds + ys}
         if len(counts) != 1 or None in counts:
             raise ValueError(
@@ -156,10 +165,59 @@ class Training:
             )
         return feeds, ys
 
+    def _check_targets(self, ys: list[Tensor], where: str, made: list[Tensor]) -> list[Tensor]:
+        """Targets of a built-in loss (other than the sparse one) have their output's shape; a 1-D target of a
+        [batch, 1] output becomes [batch, 1] (TF.js standardizeInputData)."""
+        model: Any = self
+        c = self.compiled
+        out = []
+        for y, spec, fn in zip(ys, model.outputs, c.losses if c else [None] * len(ys), strict=True):
+            want = spec.shape
+            if y.rank == 1 and len(want) == 2 and want[1] == 1:
+                y = ops.reshape(y, [-1, 1])
+                made.append(y)
+            out.append(y)
+            if fn is None or fn is sparse_categorical_crossentropy or not _builtin_loss(fn):
+                continue
+            if y.rank != len(want) or any(
+                w is not None and w != g for w, g in zip(want[1:], y.shape[1:], strict=False)
+            ):
+                raise ValueError(
+                    f"{where}: expected target (y) of output '{spec.name}' to have shape {fmt_shape(want)}, but got "
+                    f"array with shape {fmt(y.shape)}"
+                )
+        return out
+
     def _sample_weights(
+        self, ys: list[Tensor], class_weight: Any, where: str, made: list[Tensor], sample_weight: Any = None
+    ) -> list[Any]:
+        """Per-output sample weights: class_weight's ({class index: weight}, or one dict per output) times
+        sample_weight's (a [samples] array, or one per output as a list or dict by output name)."""
+        from_class = self._class_weights(ys, class_weight, where, made)
+        if sample_weight is None:
+            return from_class
+        model: Any = self
+        names = [s.name for s in model.outputs]
+        per = _as_list(sample_weight, names, "sample_weight", where, made)
+        out: list[Any] = []
+        for t, sw, cw, name in zip(ys, per, from_class, names, strict=True):
+            if tuple(sw.shape) != (t.shape[0],):
+                raise ValueError(
+                    f"{where}: sample_weight for output '{name}' must have shape [{t.shape[0]}] (one weight per "
+                    f"sample), but got {fmt(sw.shape)}"
+                )
+            if sw.dtype != "float32":
+                sw = ops.cast(sw, "float32")
+                made.append(sw)
+            if cw is not None:
+                sw = ops.mul(sw, cw)
+                made.append(sw)
+            out.append(sw)
+        return out
+
+    def _class_weights(
         self, ys: list[Tensor], class_weight: Any, where: str, made: list[Tensor]
     ) -> list[Any]:
-        """Per-output sample weights from class_weight ({class index: weight}, or one dict per output)."""
         if class_weight is None:
             return [None] * len(ys)
         model: Any = self
@@ -194,13 +252,19 @@ class Training:
         self, c: _Compiled, outs: list[Tensor], ys: list[Tensor], sws: list[Any]
     ) -> tuple[Tensor, list[Tensor]]:
         total: Tensor | None = None
-        for fn, out, y, sw in zip(c.losses, outs, ys, sws, strict=True):
+        per: list[Tensor] = []
+        weights = c.loss_weights or [1.0] * len(outs)
+        for fn, out, y, sw, lw in zip(c.losses, outs, ys, sws, weights, strict=True):
             loss = fn(y, out)
             if sw is not None:
-                loss = ops.mul(loss, sw)
+                loss = ops.mul(loss, sw if loss.rank <= 1 else ops.reshape(sw, [-1] + [1] * (loss.rank - 1)))
+            if len(outs) > 1:
+                per.append(ops.mean(loss))
+            if lw != 1.0:
+                loss = ops.mul(loss, lw)
             total = loss if total is None else ops.add(total, loss)
         assert total is not None
-        values = [ops.mean(fn(ys[i], outs[i])) for _, i, fn in c.metrics]
+        values = per + [ops.mean(fn(ys[i], outs[i])) for _, i, fn in c.metrics]
         return ops.mean(total), values
 
     def _train_step(
@@ -209,12 +273,14 @@ class Training:
         """One optimizer step on one batch; returns [loss, metrics...] as scalars the caller frees."""
         model: Any = self
         metrics: list[Tensor] = []
+        activity: list[Tensor] = []
 
         def total() -> Tensor:
             outs = self._forward(feeds, True)
+            activity.extend(model.take_activity_losses())
             loss, values = self._losses_and_metrics(c, outs, ys, sws)
             metrics.extend(_keep(v) for v in values)
-            reg = _regularization_loss(model)
+            reg = _regularization_loss(model, activity)
             return loss if reg is None else ops.add(loss, reg)
 
         try:
@@ -223,6 +289,9 @@ class Training:
             for t in metrics:
                 t.dispose()
             raise
+        finally:
+            for t in activity + model.take_activity_losses():
+                t.dispose()
         _apply_constraints(model)
         return [loss, *metrics]
 
@@ -256,10 +325,6 @@ class Training:
         """Train for `epochs` epochs on x (inputs) and y (targets) in batches of batch_size (32); returns the
         History of the epoch logs ({'loss': [...], 'acc': [...], 'val_loss': [...]})."""
         c = self._need_compiled("fit")
-        if sample_weight is not None:
-            raise NotImplementedError(
-                "fit: sample_weight is not supported yet (TF.js neither); use class_weight"
-            )
         if self.is_training:
             raise RuntimeError("fit: cannot start training because another fit() call is ongoing")
         batch = _batch_size(batch_size, "fit")
@@ -269,7 +334,7 @@ class Training:
         self.is_training = True
         try:
             feeds, ys = self._standardize(x, y, "fit", made)
-            sws = self._sample_weights(ys, class_weight, "fit", made)
+            sws = self._sample_weights(ys, class_weight, "fit", made, sample_weight)
             val: tuple[list[Tensor], list[Tensor], list[Any]] | None = None
             if validation_data is not None:
                 if not isinstance(validation_data, (list, tuple)) or len(validation_data) not in (2, 3):
@@ -279,7 +344,8 @@ class Training:
                 vx, vy = self._standardize(
                     validation_data[0], validation_data[1], "fit(validation_data)", made
                 )
-                val = (vx, vy, [None] * len(vy))
+                vsw = validation_data[2] if len(validation_data) == 3 else None
+                val = (vx, vy, self._sample_weights(vy, None, "fit(validation_data)", made, vsw))
             elif validation_split:
                 n = feeds[0].shape[0]
                 split = math.floor(n * (1 - float(validation_split)))
@@ -291,7 +357,7 @@ class Training:
                 rest = iter(parts[k + len(ys) :])
                 sws_parts = [None if s is None else next(rest) for s in sws]
                 sws = [None if p is None else p[0] for p in sws_parts]
-                val = (vx, vy, [None] * len(vy))
+                val = (vx, vy, [None if p is None else p[1] for p in sws_parts])
             n = feeds[0].shape[0]
             steps = math.ceil(n / batch)
 
@@ -354,56 +420,59 @@ class Training:
         last_yield = time.perf_counter()
         self.stop_training = False
         await runner.call("on_train_begin", {})
-        for epoch in range(initial_epoch, epochs):
-            await runner.call("on_epoch_begin", epoch, {})
-            sums: list[Tensor] | None = None
-            seen = 0
-            index = 0
-            source = batches(epoch)
-            while True:
-                if async_batches:
+        sums = _Sums()
+        try:
+            for epoch in range(initial_epoch, epochs):
+                await runner.call("on_epoch_begin", epoch, {})
+                seen = 0
+                index = 0
+                source = batches(epoch)
+                while True:
+                    if async_batches:
+                        try:
+                            item = await source.__anext__()
+                        except StopAsyncIteration:
+                            break
+                    else:
+                        item = next(source, None)
+                        if item is None:
+                            break
+                    size, pick = item
                     try:
-                        item = await source.__anext__()
-                    except StopAsyncIteration:
-                        break
-                else:
-                    item = next(source, None)
-                    if item is None:
-                        break
-                size, pick = item
-                try:
-                    logs: dict[str, Any] = {"batch": index, "size": size}
+                        logs: dict[str, Any] = {"batch": index, "size": size}
+                        if batch_logs:
+                            await runner.call("on_batch_begin", index, logs)
+                        it = iter(pick[n_in + n_out :])
+                        sws = [next(it) if w else None for w in weighted]
+                        outs = self._train_step(c, pick[:n_in], pick[n_in : n_in + n_out], sws)
+                    finally:
+                        for t in pick:
+                            t.dispose()
                     if batch_logs:
-                        await runner.call("on_batch_begin", index, logs)
-                    it = iter(pick[n_in + n_out :])
-                    sws = [next(it) if w else None for w in weighted]
-                    outs = self._train_step(c, pick[:n_in], pick[n_in : n_in + n_out], sws)
-                finally:
-                    for t in pick:
-                        t.dispose()
-                if batch_logs:
-                    for name, t in zip(c.names, outs, strict=True):
-                        logs[name] = float((await t.data())[0])
-                sums = _accumulate(sums, outs, size)
-                seen += size
-                await runner.call("on_batch_end", index, logs)
-                index += 1
-                now = time.perf_counter()
-                if every is not None and (now - last_yield) * 1000 >= every:
+                        for name, t in zip(c.names, outs, strict=True):
+                            logs[name] = float((await t.data())[0])
+                    sums.add(outs, size)
+                    seen += size
+                    await runner.call("on_batch_end", index, logs)
+                    index += 1
+                    now = time.perf_counter()
+                    if every is not None and (now - last_yield) * 1000 >= every:
+                        await asyncio.sleep(0)
+                        last_yield = time.perf_counter()
+                    if self.stop_training or (async_batches and steps is not None and index >= steps):
+                        break
+                epoch_logs = await _averages(c.names, sums.totals(), seen)
+                if val is not None:
+                    vals = await self._evaluate_lists(c, val[0], val[1], val[2], val_batch)
+                    epoch_logs.update({"val_" + k: v for k, v in zip(c.names, vals, strict=True)})
+                await runner.call("on_epoch_end", epoch, epoch_logs)
+                if every is not None:
                     await asyncio.sleep(0)
                     last_yield = time.perf_counter()
-                if self.stop_training or (async_batches and steps is not None and index >= steps):
+                if self.stop_training:
                     break
-            epoch_logs = await _averages(c.names, sums, seen)
-            if val is not None:
-                vals = await self._evaluate_lists(c, val[0], val[1], val[2], val_batch)
-                epoch_logs.update({"val_" + k: v for k, v in zip(c.names, vals, strict=True)})
-            await runner.call("on_epoch_end", epoch, epoch_logs)
-            if every is not None:
-                await asyncio.sleep(0)
-                last_yield = time.perf_counter()
-            if self.stop_training:
-                break
+        finally:
+            sums.dispose()
         await runner.call("on_train_end", {})
         return history
 
@@ -501,35 +570,38 @@ class Training:
         self, c: _Compiled, feeds: list[Tensor], ys: list[Tensor], sws: list[Any], batch: int
     ) -> list[Tensor] | None:
         n = feeds[0].shape[0]
-        sums: list[Tensor] | None = None
-        for start in range(0, n, batch):
-            size = min(batch, n - start)
-            if size == n:
-                outs = self._test_step(c, feeds, ys, sws)
-            else:
-                part = [_rows(t, start, size) for t in feeds + ys]
-                psw = [None if s is None else _rows(s, start, size) for s in sws]
-                try:
-                    outs = self._test_step(c, part[: len(feeds)], part[len(feeds) :], psw)
-                finally:
-                    for t in part + [s for s in psw if s is not None]:
-                        t.dispose()
-            sums = _accumulate(sums, outs, size)
-        return sums
+        sums = _Sums()
+        try:
+            for start in range(0, n, batch):
+                size = min(batch, n - start)
+                if size == n:
+                    outs = self._test_step(c, feeds, ys, sws)
+                else:
+                    part = [_rows(t, start, size) for t in feeds + ys]
+                    psw = [None if s is None else _rows(s, start, size) for s in sws]
+                    try:
+                        outs = self._test_step(c, part[: len(feeds)], part[len(feeds) :], psw)
+                    finally:
+                        for t in part + [s for s in psw if s is not None]:
+                            t.dispose()
+                sums.add(outs, size)
+            return sums.totals()
+        finally:
+            sums.dispose()
 
     def evaluate(
         self, x: Any, y: Any, batch_size: int | None = None, verbose: int = 0, sample_weight: Any = None,
         steps: int | None = None,
     ) -> Tensor | list[Tensor]:  # fmt: skip
-        """The loss (and metrics) on x, y in batches of batch_size (32): a scalar, or a list [loss, metrics...]."""
+        """The loss (and metrics) on x, y in batches of batch_size (32): a scalar, or a list [loss, metrics...];
+        sample_weight weights each sample's loss (a [samples] array, or one per output)."""
         c = self._need_compiled("evaluate")
-        if sample_weight is not None:
-            raise NotImplementedError("evaluate: sample_weight is not supported yet")
         batch = _batch_size(batch_size, "evaluate")
         made: list[Tensor] = []
         try:
             feeds, ys = self._standardize(x, y, "evaluate", made)
-            sums = self._test_sums(c, feeds, ys, [None] * len(ys), batch)
+            sws = self._sample_weights(ys, None, "evaluate", made, sample_weight)
+            sums = self._test_sums(c, feeds, ys, sws, batch)
         finally:
             for t in made:
                 t.dispose()
@@ -557,13 +629,15 @@ class Training:
                 t.dispose()
         return out[0] if len(out) == 1 else out
 
-    async def train_on_batch(self, x: Any, y: Any, class_weight: Any = None) -> float | list[float]:
+    async def train_on_batch(
+        self, x: Any, y: Any, class_weight: Any = None, sample_weight: Any = None
+    ) -> float | list[float]:
         """One optimizer step on one batch; the loss (a number), or [loss, metrics...]."""
         c = self._need_compiled("train_on_batch")
         made: list[Tensor] = []
         try:
             feeds, ys = self._standardize(x, y, "train_on_batch", made)
-            sws = self._sample_weights(ys, class_weight, "train_on_batch", made)
+            sws = self._sample_weights(ys, class_weight, "train_on_batch", made, sample_weight)
             outs = self._train_step(c, feeds, ys, sws)
         finally:
             for t in made:
@@ -592,7 +666,7 @@ class Training:
 
     def compile_from_config(self, config: dict[str, Any]) -> None:
         """compile() from a trainingConfig (TF.js loadTrainingConfig)."""
-        for key in ("weighted_metrics", "loss_weights", "sample_weight_mode"):
+        for key in ("weighted_metrics", "sample_weight_mode"):
             if config.get(key) is not None:
                 raise ValueError(f"trainingConfig: loading {key} is not supported")
         opt = config.get("optimizer_config") or {}
@@ -601,7 +675,10 @@ class Training:
         cls = classes.get(opt.get("class_name"))
         if cls is None:
             raise ValueError(f"trainingConfig: unknown optimizer class {opt.get('class_name')!r}")
-        self.compile(cls.from_config(opt.get("config") or {}), config.get("loss"), config.get("metrics"))
+        self.compile(
+            cls.from_config(opt.get("config") or {}), config.get("loss"), config.get("metrics"),
+            config.get("loss_weights"),
+        )  # fmt: skip
         assert self.compiled is not None
         self.compiled.owned = True
 
@@ -663,6 +740,25 @@ def _per_output(value: Any, names: list[str], arg: str) -> list[Any]:
             )
         return list(value)
     return [value] * len(names)
+
+
+def _builtin_loss(fn: LossFn) -> bool:
+    """Whether fn is one of tf.metrics' losses (a user's function may take targets of any shape)."""
+    name = getattr(fn, "__name__", None)
+    try:
+        return isinstance(name, str) and get_loss(name) is fn
+    except ValueError:
+        return False
+
+
+def _loss_weights(value: Any, names: list[str]) -> list[float]:
+    got = _per_output(value, names, "loss_weights") if isinstance(value, (list, tuple, dict)) else None
+    if got is None or not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in got):
+        raise ValueError(
+            f"compile: loss_weights must be a list of numbers (one per output) or a dict by output name "
+            f"{names}, got {value!r}"
+        )
+    return [float(w) for w in got]
 
 
 def _metrics_for(metrics: Any, names: list[str], i: int) -> list[Any]:
@@ -744,17 +840,49 @@ def _split_at(t: Tensor, at: int) -> tuple[Tensor, Tensor]:
     return _rows(t, 0, at), _rows(t, at, n - at)
 
 
-def _accumulate(sums: list[Tensor] | None, outs: list[Tensor], size: int) -> list[Tensor]:
-    """sums + outs * size, freeing outs and the old sums."""
+class _Sums:
+    """Sums of per-batch [loss, metrics...] weighted by batch size, kept on the device: batches of one size are
+    added as they are (one kernel per value and batch) and scaled by their size once, in totals()."""
 
-    def add() -> list[Tensor]:
-        scaled = [ops.mul(t, ops.scalar(float(size))) for t in outs]
-        return scaled if sums is None else [ops.add(a, b) for a, b in zip(sums, scaled, strict=True)]
+    def __init__(self) -> None:
+        self.groups: dict[int, list[Tensor]] = {}
 
-    new = ENGINE.tidy(add)
-    for t in outs + (sums or []):
-        t.dispose()
-    return new  # type: ignore[no-any-return]
+    def add(self, outs: list[Tensor], size: int) -> None:
+        """Add one batch's values (taken over: freed here or later)."""
+        old = self.groups.get(size)
+        if old is None:
+            self.groups[size] = outs
+            return
+        self.groups[size] = ENGINE.tidy(lambda: [ops.add(a, b) for a, b in zip(old, outs, strict=True)])
+        for t in old + outs:
+            t.dispose()
+
+    def totals(self) -> list[Tensor] | None:
+        """The size-weighted sums (the caller frees them; None before any batch); starts over."""
+        groups, self.groups = self.groups, {}
+        if not groups:
+            return None
+
+        def total() -> list[Tensor]:
+            out: list[Tensor] = []
+            for size, values in groups.items():
+                scaled = [ops.mul(t, float(size)) for t in values]
+                out = scaled if not out else [ops.add(a, b) for a, b in zip(out, scaled, strict=True)]
+            return out
+
+        try:
+            return ENGINE.tidy(total)  # type: ignore[no-any-return]
+        finally:
+            for values in groups.values():
+                for t in values:
+                    t.dispose()
+
+    def dispose(self) -> None:
+        """Free what add() holds (after an error)."""
+        for values in self.groups.values():
+            for t in values:
+                t.dispose()
+        self.groups = {}
 
 
 async def _averages(names: list[str], sums: list[Tensor] | None, n: int) -> dict[str, float]:
@@ -777,9 +905,9 @@ def _element(element: Any, where: str) -> tuple[Any, Any]:
     )
 
 
-def _regularization_loss(model: Any) -> Tensor | None:
-    """The summed regularization losses of the layers (None when no weight is regularized)."""
-    losses = model.regularization_losses()
+def _regularization_loss(model: Any, activity: list[Tensor]) -> Tensor | None:
+    """The summed regularization losses of the layers' weights and outputs (None when there are none)."""
+    losses = model.regularization_losses() + activity
     return ops.add_n(losses) if len(losses) > 1 else (losses[0] if losses else None)
 
 
