@@ -112,6 +112,16 @@ def from_4d(res: Tensor, x: Tensor) -> Tensor:
     return reshape(res, res.shape[1:]) if x.rank == 3 else res
 
 
+def run_backprop_input(
+    dy4: Tensor, f: Tensor, input_shape: tuple[int, ...], attrs: dict[str, Any], like: Tensor
+) -> Tensor:
+    """Conv2DBackpropInput of 4-D dy4 and f (conv_attrs' attrs, dilations dropped) to input_shape, without the
+    batch dim to_4d added to `like`."""
+    attrs["input_shape"] = input_shape
+    del attrs["dilations"]
+    return from_4d(ENGINE.run_kernel(kn.Conv2DBackpropInput, {"dy": dy4, "filter": f}, attrs), like)
+
+
 def _conv_op(kernel: str, depthwise: bool, name: str, doc: str) -> Callable[..., Tensor]:
     """The op `name` (docstring `doc`): prepare_conv's checks, then `kernel` on x as 4-D."""
 
@@ -182,9 +192,7 @@ def conv2d_transpose(
             f"Error in {name}: x of shape {fmt(tx.shape)} does not fit output_shape {fmt(out_shape)}: "
             f"a conv2d of that shape with these strides and pad gives {fmt(info.out_shape[4 - tx.rank :])}"
         )
-    attrs["input_shape"] = out4
-    del attrs["dilations"]
-    return from_4d(ENGINE.run_kernel(kn.Conv2DBackpropInput, {"dy": x4, "filter": tf_}, attrs), tx)
+    return run_backprop_input(x4, tf_, out4, attrs, tx)
 
 
 @op
