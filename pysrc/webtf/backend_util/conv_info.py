@@ -416,6 +416,11 @@ def conv_kernels(conv: ConvImpl) -> dict[str, KernelFn]:
     }
 
 
+def pool_kernels(pool: PoolImpl) -> dict[str, KernelFn]:
+    """The MaxPool and AvgPool kernels of a backend's pool(backend, inputs, attrs, is_max) over {x}."""
+    return {kn.MaxPool: _kernel("max_pool", pool, True), kn.AvgPool: _kernel("avg_pool", pool, False)}
+
+
 def pool3d_kernels(pool: PoolImpl, pool_grad: PoolImpl) -> dict[str, KernelFn]:
     """The MaxPool3D, AvgPool3D, MaxPool3DGrad and AvgPool3DGrad kernels of a backend's
     pool(backend, inputs, attrs, is_max) over {x} and pool_grad(backend, inputs, attrs, is_max) over {dy, input}
