@@ -389,26 +389,47 @@ def window_counts(n_out: int, stride: int, pad: int, size: int, window: int) -> 
     return [min(k * stride - pad + window, size) - max(k * stride - pad, 0) for k in range(n_out)]
 
 
+KernelFn = Callable[[Any, Any, dict[str, Any]], Any]
 ConvImpl = Callable[[Any, Any, dict[str, Any], bool, bool], Any]
+PoolImpl = Callable[[Any, Any, dict[str, Any], bool], Any]
 
 
-def conv_kernels(conv: ConvImpl) -> dict[str, Callable[[Any, Any, dict[str, Any]], Any]]:
+def _kernel(name: str, impl: Callable[..., Any], *flags: bool) -> KernelFn:
+    """The kernel function `name` that runs impl(backend, inputs, attrs, *flags)."""
+
+    def run(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+        return impl(backend, inputs, attrs, *flags)
+
+    run.__name__ = run.__qualname__ = name
+    return run
+
+
+def conv_kernels(conv: ConvImpl) -> dict[str, KernelFn]:
     """The Conv2D, DepthwiseConv2dNative, FusedConv2D and FusedDepthwiseConv2D kernels of a backend's
     conv(backend, inputs, attrs, depthwise, fused): fused adds inputs bias and prelu_activation_weights and
     attrs activation and leakyrelu_alpha."""
-
-    def kernel(name: str, depthwise: bool, fused: bool) -> Callable[[Any, Any, dict[str, Any]], Any]:
-        def run(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-            return conv(backend, inputs, attrs, depthwise, fused)
-
-        run.__name__ = run.__qualname__ = name
-        return run
-
     return {
-        kn.Conv2D: kernel("conv2d", False, False),
-        kn.DepthwiseConv2dNative: kernel("depthwise_conv2d", True, False),
-        kn.FusedConv2D: kernel("fused_conv2d", False, True),
-        kn.FusedDepthwiseConv2D: kernel("fused_depthwise_conv2d", True, True),
+        kn.Conv2D: _kernel("conv2d", conv, False, False),
+        kn.DepthwiseConv2dNative: _kernel("depthwise_conv2d", conv, True, False),
+        kn.FusedConv2D: _kernel("fused_conv2d", conv, False, True),
+        kn.FusedDepthwiseConv2D: _kernel("fused_depthwise_conv2d", conv, True, True),
+    }
+
+
+def pool_kernels(pool: PoolImpl) -> dict[str, KernelFn]:
+    """The MaxPool and AvgPool kernels of a backend's pool(backend, inputs, attrs, is_max) over {x}."""
+    return {kn.MaxPool: _kernel("max_pool", pool, True), kn.AvgPool: _kernel("avg_pool", pool, False)}
+
+
+def pool3d_kernels(pool: PoolImpl, pool_grad: PoolImpl) -> dict[str, KernelFn]:
+    """The MaxPool3D, AvgPool3D, MaxPool3DGrad and AvgPool3DGrad kernels of a backend's
+    pool(backend, inputs, attrs, is_max) over {x} and pool_grad(backend, inputs, attrs, is_max) over {dy, input}
+    (MaxPool3DGrad also gets output)."""
+    return {
+        kn.MaxPool3D: _kernel("max_pool3d", pool, True),
+        kn.AvgPool3D: _kernel("avg_pool3d", pool, False),
+        kn.MaxPool3DGrad: _kernel("max_pool3d_grad", pool_grad, True),
+        kn.AvgPool3DGrad: _kernel("avg_pool3d_grad", pool_grad, False),
     }
 
 

@@ -15,7 +15,7 @@ from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
 from .cast import cast
-from .conv import Pad, conv_attrs, from_4d, normalize_pad, to_4d
+from .conv import Pad, conv_attrs, normalize_pad, run_backprop_input, to_4d
 from .op import TensorLike, convert_non_bool, op
 
 __all__: list[str] = []
@@ -110,9 +110,7 @@ def conv2d_backprop_input(
         shape4, f.shape, attrs["strides"], 1, attrs["pad"], dim_rounding_mode, False, name
     )
     _check_dy(dy4, info.out_shape, name, "conv2d")
-    attrs["input_shape"] = shape4
-    del attrs["dilations"]
-    return from_4d(ENGINE.run_kernel(kn.Conv2DBackpropInput, {"dy": dy4, "filter": f}, attrs), tdy)
+    return run_backprop_input(dy4, f, shape4, attrs, tdy)
 
 
 @op

@@ -57,6 +57,12 @@ def check_filter(f: Tensor, op_name: str, arg: str = "filter") -> None:
         )
 
 
+def check_depth(got: int, want: int, op_name: str, what: str, against: str, detail: str = "") -> None:
+    """Raise naming the op when `what` (got) is not `against` (want), e.g. an input depth and the filter's."""
+    if got != want:
+        raise ValueError(f"Error in {op_name}: {what} ({got}) must match {against} {want}{detail}")
+
+
 def conv_attrs(
     strides: Any, pad: Pad, data_format: str, dilations: Any, dim_rounding_mode: str | None, op_name: str
 ) -> dict[str, Any]:
@@ -91,16 +97,12 @@ def prepare_conv(
     attrs = conv_attrs(strides, pad, data_format, dilations, dim_rounding_mode, op_name)
     if tx.rank not in (3, 4):
         to_4d(tx, op_name)
-    if tx.shape[-1] != tf_.shape[2]:
-        mismatch = (
-            f"number of input channels ({tx.shape[-1]}) must match the in_channels dimension in filter"
-            if depthwise
-            else f"depth of input ({tx.shape[-1]}) must match input depth for filter"
-        )
-        raise ValueError(
-            f"Error in {op_name}: {mismatch} {tf_.shape[2]} (x shape {fmt(tx.shape)}, filter shape "
-            f"{fmt(tf_.shape)})"
-        )
+    check_depth(
+        tx.shape[-1], tf_.shape[2], op_name,
+        "number of input channels" if depthwise else "depth of input",
+        "the in_channels dimension in filter" if depthwise else "input depth for filter",
+        f" (x shape {fmt(tx.shape)}, filter shape {fmt(tf_.shape)})",
+    )  # fmt: skip
     x4 = to_4d(tx, op_name)
     info = conv_info_for(x4, tf_, attrs, depthwise, op_name)
     check_size(info.out_shape, op_name, f" (x {fmt(tx.shape)}, filter {fmt(tf_.shape)})")
@@ -110,6 +112,16 @@ def prepare_conv(
 def from_4d(res: Tensor, x: Tensor) -> Tensor:
     """Drop the batch dim to_4d added."""
     return reshape(res, res.shape[1:]) if x.rank == 3 else res
+
+
+def run_backprop_input(
+    dy4: Tensor, f: Tensor, input_shape: tuple[int, ...], attrs: dict[str, Any], like: Tensor
+) -> Tensor:
+    """Conv2DBackpropInput of 4-D dy4 and f (conv_attrs' attrs, dilations dropped) to input_shape, without the
+    batch dim to_4d added to `like`."""
+    attrs["input_shape"] = input_shape
+    del attrs["dilations"]
+    return from_4d(ENGINE.run_kernel(kn.Conv2DBackpropInput, {"dy": dy4, "filter": f}, attrs), like)
 
 
 def _conv_op(kernel: str, depthwise: bool, name: str, doc: str) -> Callable[..., Tensor]:
@@ -164,15 +176,8 @@ def conv2d_transpose(
     check_filter(tf_, name)
     x4 = to_4d(tx, name)
     out4 = (1, *out_shape) if tx.rank == 3 else out_shape
-    if out4[3] != tf_.shape[2]:
-        raise ValueError(
-            f"Error in {name}: depth of output_shape ({out4[3]}) must match input depth for filter "
-            f"{tf_.shape[2]}"
-        )
-    if x4.shape[3] != tf_.shape[3]:
-        raise ValueError(
-            f"Error in {name}: depth of x ({x4.shape[3]}) must match output depth for filter {tf_.shape[3]}"
-        )
+    check_depth(out4[3], tf_.shape[2], name, "depth of output_shape", "input depth for filter")
+    check_depth(x4.shape[3], tf_.shape[3], name, "depth of x", "output depth for filter")
     attrs = conv_attrs(strides, pad, "NHWC", 1, dim_rounding_mode, name)
     info = compute_conv_info(
         out4, tf_.shape, attrs["strides"], 1, attrs["pad"], dim_rounding_mode, False, name
@@ -182,9 +187,7 @@ def conv2d_transpose(
             f"Error in {name}: x of shape {fmt(tx.shape)} does not fit output_shape {fmt(out_shape)}: "
             f"a conv2d of that shape with these strides and pad gives {fmt(info.out_shape[4 - tx.rank :])}"
         )
-    attrs["input_shape"] = out4
-    del attrs["dilations"]
-    return from_4d(ENGINE.run_kernel(kn.Conv2DBackpropInput, {"dy": x4, "filter": tf_}, attrs), tx)
+    return run_backprop_input(x4, tf_, out4, attrs, tx)
 
 
 @op

@@ -3,7 +3,7 @@ max_pool3d; with the backward ops their gradients are made of (not exported, as 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import kernel_names as kn
@@ -21,7 +21,7 @@ from .cast import cast
 from .checks import check_size
 from .checks import output_shape as output_shape_arg
 from .conv import Pad, conv2d, reshape
-from .op import TensorLike, convert_non_bool, op
+from .op import TensorLike, convert_non_bool, named_op, op
 
 __all__ = ["avg_pool3d", "conv1d", "conv3d", "conv3d_transpose", "max_pool3d"]
 
@@ -238,39 +238,36 @@ def _pool_attrs(
     return {"filter_size": window, "strides": st, "pad": pad, "dim_rounding_mode": dim_rounding_mode}
 
 
-@op
-def avg_pool3d(
-    x: TensorLike,
-    filter_size: int | Sequence[int],
-    strides: int | Sequence[int],
-    pad: Pad,
-    dim_rounding_mode: str | None = None,
-    data_format: str = "NDHWC",
-) -> Tensor:
-    """The mean over each filter_size window of NDHWC x, counting only in-bounds elements (kernel AvgPool3D)."""
-    name = "avg_pool3d"
-    tx = convert_non_bool(x, "x", name, "float32")
-    x5 = _to_5d(tx, name)
-    attrs = _pool_attrs(x5, filter_size, strides, pad, dim_rounding_mode, data_format, name)
-    res = ENGINE.run_kernel(kn.AvgPool3D, {"x": x5}, {**attrs, "data_format": "NDHWC"})
-    return _from_5d(res if tx.dtype == res.dtype else cast(res, tx.dtype), tx)
+def _pool3d_op(kernel: str, name: str, doc: str) -> Callable[..., Tensor]:
+    """The op `name` (docstring `doc`): `kernel` over each filter_size window of NDHWC x, in x's dtype."""
+
+    def pool3d_op(
+        x: TensorLike,
+        filter_size: int | Sequence[int],
+        strides: int | Sequence[int],
+        pad: Pad,
+        dim_rounding_mode: str | None = None,
+        data_format: str = "NDHWC",
+    ) -> Tensor:
+        tx = convert_non_bool(x, "x", name, "float32")
+        x5 = _to_5d(tx, name)
+        attrs = _pool_attrs(x5, filter_size, strides, pad, dim_rounding_mode, data_format, name)
+        res = ENGINE.run_kernel(kernel, {"x": x5}, {**attrs, "data_format": "NDHWC"})
+        return _from_5d(res if tx.dtype == res.dtype else cast(res, tx.dtype), tx)
+
+    return named_op(pool3d_op, name, doc)
 
 
-@op
-def max_pool3d(
-    x: TensorLike,
-    filter_size: int | Sequence[int],
-    strides: int | Sequence[int],
-    pad: Pad,
-    dim_rounding_mode: str | None = None,
-    data_format: str = "NDHWC",
-) -> Tensor:
-    """The maximum over each filter_size window of NDHWC x (padding and nan never win; kernel MaxPool3D)."""
-    name = "max_pool3d"
-    tx = convert_non_bool(x, "x", name, "float32")
-    x5 = _to_5d(tx, name)
-    attrs = _pool_attrs(x5, filter_size, strides, pad, dim_rounding_mode, data_format, name)
-    return _from_5d(ENGINE.run_kernel(kn.MaxPool3D, {"x": x5}, {**attrs, "data_format": "NDHWC"}), tx)
+avg_pool3d = _pool3d_op(
+    kn.AvgPool3D,
+    "avg_pool3d",
+    "The mean over each filter_size window of NDHWC x, counting only in-bounds elements (kernel AvgPool3D).",
+)
+max_pool3d = _pool3d_op(
+    kn.MaxPool3D,
+    "max_pool3d",
+    "The maximum over each filter_size window of NDHWC x (padding and nan never win; kernel MaxPool3D).",
+)
 
 
 def _pool_grad_args(

@@ -60,8 +60,8 @@ class _Conv(Layer):
             raise self.error(f"groups={config['groups']} is not supported")
 
     def kernels(self, c: int) -> list[WeightDef]:
-        """The kernel weights for `c` input channels."""
-        raise NotImplementedError
+        """The kernel weights for `c` input channels: one kernel [*kernel_size, c, filters] unless overridden."""
+        return [WeightDef("kernel", (*self.kernel_size, c, self.filters))]
 
     def out_channels(self, c: int | None) -> int | None:
         """Output channels for `c` input channels (also the bias size)."""
@@ -105,9 +105,6 @@ class _Conv(Layer):
 @register
 class Conv2D(_Conv):
     """2-D convolution, fused with its bias and activation."""
-
-    def kernels(self, c: int) -> list[WeightDef]:
-        return [WeightDef("kernel", (*self.kernel_size, c, self.filters))]
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         return self.call_fused(fused.conv2d, "kernel", inputs)

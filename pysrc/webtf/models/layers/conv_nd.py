@@ -18,9 +18,6 @@ class Conv1D(_Conv):
 
     rank = 1
 
-    def kernels(self, c: int) -> list[WeightDef]:
-        return [WeightDef("kernel", (*self.kernel_size, c, self.filters))]
-
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         y = conv1d(inputs, self.vars["kernel"], self.strides[0], self.padding, "NWC", self.dilation[0])
         return self.finish(y)
@@ -31,9 +28,6 @@ class Conv3D(_Conv):
     """3-D convolution (kernel [kd, kh, kw, in_channels, filters]), then bias and activation."""
 
     rank = 3
-
-    def kernels(self, c: int) -> list[WeightDef]:
-        return [WeightDef("kernel", (*self.kernel_size, c, self.filters))]
 
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         y = conv3d(inputs, self.vars["kernel"], self.strides, self.padding, "NDHWC", self.dilation)

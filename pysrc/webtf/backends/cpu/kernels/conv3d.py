@@ -15,7 +15,7 @@ from itertools import chain, product, starmap
 from typing import Any
 
 from .... import kernel_names as kn
-from ....backend_util import Conv3DInfo, conv3d_info_from_attrs, window_taps
+from ....backend_util import Conv3DInfo, conv3d_info_from_attrs, pool3d_kernels, window_taps
 from ...base import TensorInfo
 from .matmul import dot, to_array
 
@@ -119,25 +119,24 @@ def _max(values: list) -> float:
     return max((v for v in values if v == v), default=-math.inf)
 
 
-def max_pool3d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """MaxPool3D: the maximum of each window's in-bounds elements (nan never wins)."""
+def _pool(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -> TensorInfo:
+    """MaxPool3D (the maximum of each window's in-bounds elements, nan never wins) or AvgPool3D (their mean,
+    float32)."""
     x = inputs["x"]
     info = conv3d_info_from_attrs(x.shape, None, attrs)
-    out = [_max(vals) for window in _pool_windows(backend, x, info) for vals in window]
+    windows = _pool_windows(backend, x, info)
+    if not is_max:
+        out = [sum(vals) / max(1, len(vals)) for window in windows for vals in window]
+        return backend.output(to_array(out, "float32"), info.out_shape, "float32")
+    out = [_max(vals) for window in windows for vals in window]
     if x.dtype != "float32":
         out = [int(v) if v != -math.inf else -(2**31) for v in out]
     return backend.output(to_array(out, x.dtype), info.out_shape, x.dtype)
 
 
-def avg_pool3d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """AvgPool3D: the mean of each window's in-bounds elements (float32)."""
-    x = inputs["x"]
-    info = conv3d_info_from_attrs(x.shape, None, attrs)
-    out = [sum(vals) / max(1, len(vals)) for window in _pool_windows(backend, x, info) for vals in window]
-    return backend.output(to_array(out, "float32"), info.out_shape, "float32")
-
-
 def _pool_grad(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -> TensorInfo:
+    """MaxPool3DGrad {dy, input, output} (each window's dy to its last maximum) or AvgPool3DGrad {dy, input}
+    (each window's dy / its in-bounds count, over those elements)."""
     x, dy = inputs["input"], inputs["dy"]
     info = conv3d_info_from_attrs(x.shape, None, attrs)
     c, taps = info.in_channels, window_taps(info)
@@ -169,22 +168,9 @@ def _pool_grad(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -
     return backend.output(to_array(out, "float32"), x.shape, "float32")
 
 
-def max_pool3d_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """MaxPool3DGrad {dy, input, output}: each window's dy to its last maximum."""
-    return _pool_grad(backend, inputs, attrs, True)
-
-
-def avg_pool3d_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """AvgPool3DGrad {dy, input}: each window's dy / its in-bounds count, over those elements."""
-    return _pool_grad(backend, inputs, attrs, False)
-
-
 KERNELS = {
     kn.Conv3D: conv3d,
     kn.Conv3DBackpropInputV2: conv3d_backprop_input,
     kn.Conv3DBackpropFilterV2: conv3d_backprop_filter,
-    kn.MaxPool3D: max_pool3d,
-    kn.AvgPool3D: avg_pool3d,
-    kn.MaxPool3DGrad: max_pool3d_grad,
-    kn.AvgPool3DGrad: avg_pool3d_grad,
+    **pool3d_kernels(_pool, _pool_grad),
 }

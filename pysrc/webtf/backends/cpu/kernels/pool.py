@@ -11,8 +11,7 @@ import operator
 from itertools import chain, repeat
 from typing import Any
 
-from .... import kernel_names as kn
-from ....backend_util import ConvInfo, is_identity_pool, pool_info_from_attrs, window_counts
+from ....backend_util import ConvInfo, is_identity_pool, pool_info_from_attrs, pool_kernels, window_counts
 from ...base import TensorInfo
 from .conv import TapRows, padded_rows
 from .matmul import to_array
@@ -44,6 +43,7 @@ def _pool(backend: Any, x: Any, info: ConvInfo, is_max: bool) -> list:
 
 
 def _run(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -> Any:
+    """MaxPool (the maximum of each window of x [b, h, w, c]) or AvgPool (the mean of its in-bounds elements)."""
     x = inputs["x"]
     info = pool_info_from_attrs(x.shape, attrs)
     if is_identity_pool(info):
@@ -51,14 +51,4 @@ def _run(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -> Any:
     return backend.output(to_array(_pool(backend, x, info, is_max), x.dtype), info.out_shape, x.dtype)
 
 
-def max_pool(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """MaxPool: the maximum of each window of x [b, h, w, c]."""
-    return _run(backend, inputs, attrs, True)
-
-
-def avg_pool(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-    """AvgPool: the mean of each window's in-bounds elements of x [b, h, w, c]."""
-    return _run(backend, inputs, attrs, False)
-
-
-KERNELS = {kn.MaxPool: max_pool, kn.AvgPool: avg_pool}
+KERNELS = pool_kernels(_run)

@@ -12,10 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from .... import kernel_names as kn
 from ....backend_util import Conv3DInfo, conv3d_info_from_attrs, window_taps
 from ...base import TensorInfo
-from .common import as_float, store
+from .common import as_float, mirror_cpu_table, store
 
 
 def _index(info: Conv3DInfo) -> tuple[np.ndarray, np.ndarray]:
@@ -123,12 +122,4 @@ def avg_pool3d_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
     return backend.make(store(_scatter(g * share[None, :, :, None], idx, info), "float32"), "float32")
 
 
-KERNELS = {
-    kn.Conv3D: conv3d,
-    kn.Conv3DBackpropInputV2: conv3d_backprop_input,
-    kn.Conv3DBackpropFilterV2: conv3d_backprop_filter,
-    kn.MaxPool3D: max_pool3d,
-    kn.AvgPool3D: avg_pool3d,
-    kn.MaxPool3DGrad: max_pool3d_grad,
-    kn.AvgPool3DGrad: avg_pool3d_grad,
-}
+KERNELS = mirror_cpu_table(globals())

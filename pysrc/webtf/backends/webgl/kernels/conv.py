@@ -6,7 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from .... import kernel_names as kn
-from ....backend_util import ConvInfo, conv_info_from_attrs, is_identity_pool, pool_info_from_attrs
+from ....backend_util import (
+    ConvInfo,
+    conv_info_from_attrs,
+    is_identity_pool,
+    pool_info_from_attrs,
+    pool_kernels,
+)
 from ...base import TensorInfo
 from .elementwise import _View
 from .fused import Epilogue
@@ -124,6 +130,7 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> T
 
 
 def _pool(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -> TensorInfo:
+    """MaxPool / AvgPool (the mean of each window's in-bounds elements): shaders/Pool.glsl."""
     x = inputs["x"]
     info = pool_info_from_attrs(x.shape, attrs)
     if is_identity_pool(info):
@@ -139,22 +146,11 @@ def _pool(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -> Ten
     return backend.run(prog, (x,), info.out_shape, x.dtype, ints)
 
 
-def max_pool(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """MaxPool: shaders/Pool.glsl."""
-    return _pool(backend, inputs, attrs, True)
-
-
-def avg_pool(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """AvgPool: the mean of each window's in-bounds elements."""
-    return _pool(backend, inputs, attrs, False)
-
-
 KERNELS = {
     kn.Conv2D: conv2d,
     kn.FusedConv2D: fused_conv2d,
     kn.DepthwiseConv2dNative: depthwise_conv2d,
     kn.FusedDepthwiseConv2D: fused_depthwise_conv2d,
     kn.Conv2DBackpropInput: conv2d_backprop_input,
-    kn.MaxPool: max_pool,
-    kn.AvgPool: avg_pool,
+    **pool_kernels(_pool),
 }

@@ -4,10 +4,11 @@ their gradients (shaders/Pool3D.glsl). Each output element gathers over its own 
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from .... import kernel_names as kn
-from ....backend_util import Conv3DInfo, conv3d_info_from_attrs
+from ....backend_util import Conv3DInfo, conv3d_info_from_attrs, pool3d_kernels
 from ...base import TensorInfo
 
 
@@ -50,7 +51,8 @@ def conv3d_backprop_filter(backend: Any, inputs: Any, attrs: dict[str, Any]) -> 
     return _conv(backend, "DW", ("X", "DY"), (x, dy), info, shape, (info.batch,))
 
 
-def _pool(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool, grad: bool) -> TensorInfo:
+def _pool(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool, grad: bool = False) -> TensorInfo:
+    """MaxPool3D / AvgPool3D over {x}, or with grad their gradients over {dy, input}: shaders/Pool3D.glsl."""
     x = inputs["input"] if grad else inputs["x"]
     info = conv3d_info_from_attrs(x.shape, None, attrs)
     ints = (
@@ -73,32 +75,9 @@ def _pool(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool, grad: 
     return backend.run(prog, tensors, shape, dtype, ints)
 
 
-def max_pool3d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """MaxPool3D: shaders/Pool3D.glsl."""
-    return _pool(backend, inputs, attrs, True, False)
-
-
-def avg_pool3d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """AvgPool3D: the mean of each window's in-bounds elements."""
-    return _pool(backend, inputs, attrs, False, False)
-
-
-def max_pool3d_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """MaxPool3DGrad: dy to each window's last maximum."""
-    return _pool(backend, inputs, attrs, True, True)
-
-
-def avg_pool3d_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """AvgPool3DGrad: dy / in-bounds count over each window."""
-    return _pool(backend, inputs, attrs, False, True)
-
-
 KERNELS = {
     kn.Conv3D: conv3d,
     kn.Conv3DBackpropInputV2: conv3d_backprop_input,
     kn.Conv3DBackpropFilterV2: conv3d_backprop_filter,
-    kn.MaxPool3D: max_pool3d,
-    kn.AvgPool3D: avg_pool3d,
-    kn.MaxPool3DGrad: max_pool3d_grad,
-    kn.AvgPool3DGrad: avg_pool3d_grad,
+    **pool3d_kernels(_pool, partial(_pool, grad=True)),
 }
