@@ -17,7 +17,7 @@ from ..engine import ENGINE
 from ..shapes import broadcast_shapes, fmt
 from ..tensor import Tensor
 from .cast import cast
-from .checks import broadcast_output, check_size
+from .checks import broadcast_output, check_alike, check_size
 from .creation import zeros_like
 from .op import TensorLike, convert_bool_only, convert_list, convert_to_tensor, named_op, op
 
@@ -167,19 +167,14 @@ def add_n(tensors: Sequence[TensorLike]) -> Tensor:
     ts = convert_list(tensors, "tensors", "add_n")
     if not ts:
         raise ValueError("Error in add_n: must pass at least one tensor")
-    first = ts[0]
-    for i, t in enumerate(ts[1:], 1):
-        if t.shape != first.shape:
-            raise ValueError(
-                f"Error in add_n: all tensors must have the same shape, but tensors[0] has shape "
-                f"{fmt(first.shape)} and tensors[{i}] has shape {fmt(t.shape)}"
-            )
-        if t.dtype != first.dtype:
-            raise TypeError(
-                f"Error in add_n: all tensors must have the same dtype, but tensors[0] is {first.dtype} "
-                f"and tensors[{i}] is {t.dtype}"
-            )
-    if first.dtype == "bool":
+    check_alike(
+        ts,
+        "Error in add_n: all tensors must have the same shape, but tensors[0] has shape {first_shape} and "
+        "tensors[{i}] has shape {shape}",
+        "Error in add_n: all tensors must have the same dtype, but tensors[0] is {first_dtype} and tensors[{i}] "
+        "is {dtype}",
+    )
+    if ts[0].dtype == "bool":
         ts = [cast(t, "int32") for t in ts]
     return ENGINE.run_kernel(kn.AddN, ts)
 

@@ -136,6 +136,17 @@ def count_arg(value: Any, arg: str, op: str) -> int:
     return n
 
 
+def check_alike(ts: Sequence[Any], shape_msg: str, dtype_msg: str) -> None:
+    """ValueError(shape_msg) / TypeError(dtype_msg) at the first tensors[i] whose shape / dtype differs from
+    tensors[0]'s; the messages are formatted with i, shape, first_shape, dtype and first_dtype."""
+    first = ts[0]
+    for i, t in enumerate(ts):
+        if t.shape != first.shape:
+            raise ValueError(shape_msg.format(i=i, shape=fmt(t.shape), first_shape=fmt(first.shape)))
+        if t.dtype != first.dtype:
+            raise TypeError(dtype_msg.format(i=i, dtype=t.dtype, first_dtype=first.dtype))
+
+
 def check_size(shape: Sequence[int], op: str, detail: str = "") -> None:
     """Raise a ValueError naming the op and the shape when an output of `shape` holds more elements than the
     active backend allows (`detail`, e.g. the input shapes, is added to the message)."""

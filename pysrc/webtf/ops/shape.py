@@ -12,7 +12,7 @@ from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
 from .cast import cast
-from .checks import MAX_DIM, MAX_RANK, axes_arg, axis_arg, check_size, int_arg, int_list
+from .checks import MAX_DIM, MAX_RANK, axes_arg, axis_arg, check_alike, check_size, int_arg, int_list
 from .op import TensorLike, convert_to_tensor, op
 
 __all__ = [
@@ -181,17 +181,13 @@ def stack(tensors: Sequence[TensorLike], axis: int = 0) -> Tensor:
         raise ValueError("Error in stack: pass at least one tensor to stack")
     first = ts[0]
     axis = axis_arg(axis, first.rank + 1, "stack")
-    for i, t in enumerate(ts):
-        if t.shape != first.shape:
-            raise ValueError(
-                f"Error in stack: all tensors passed to stack must have matching shapes, but tensors[{i}] "
-                f"has shape {fmt(t.shape)} and tensors[0] has shape {fmt(first.shape)}"
-            )
-        if t.dtype != first.dtype:
-            raise TypeError(
-                f"Error in stack: all tensors passed to stack must have matching dtypes, but tensors[{i}] "
-                f"has dtype {t.dtype} and tensors[0] has dtype {first.dtype}"
-            )
+    check_alike(
+        ts,
+        "Error in stack: all tensors passed to stack must have matching shapes, but tensors[{i}] has shape "
+        "{shape} and tensors[0] has shape {first_shape}",
+        "Error in stack: all tensors passed to stack must have matching dtypes, but tensors[{i}] has dtype "
+        "{dtype} and tensors[0] has dtype {first_dtype}",
+    )
     check_size((len(ts), *first.shape), "stack")
     return ENGINE.run_kernel(kn.Pack, ts, {"axis": axis})
 

@@ -9,6 +9,7 @@ from .... import kernel_names as kn
 from ....backend_util import (
     ConvInfo,
     conv_info_from_attrs,
+    conv_kernels,
     is_identity_pool,
     pool_info_from_attrs,
     pool_kernels,
@@ -50,10 +51,12 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
     return epi.finish(backend, out)
 
 
-def _conv_out4(backend: Any, inputs: Any, attrs: dict[str, Any], fused: bool) -> TensorInfo:
+def _conv_out4(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fused: bool) -> TensorInfo:
     """Conv2D with out channels % 4 != 0 (e.g. a model's heads): the filter (and per-channel bias and prelu
     weights) padded with zero channels to a multiple of 4 so the 4-channels-per-fragment program runs, then
-    the real channels sliced out. Other cases go straight to _conv."""
+    the real channels sliced out. Other cases (depthwise included) go straight to _conv."""
+    if depthwise:
+        return _conv(backend, inputs, attrs, True, fused)
     f = inputs["filter"]
     co = f.shape[3]
     extra = inputs if fused else {}
@@ -92,26 +95,6 @@ def _conv_out4(backend: Any, inputs: Any, attrs: dict[str, Any], fused: bool) ->
     return res
 
 
-def conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Conv2D: each output loops over its own window."""
-    return _conv_out4(backend, inputs, attrs, False)
-
-
-def fused_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """FusedConv2D: Conv2D + bias + activation."""
-    return _conv_out4(backend, inputs, attrs, True)
-
-
-def depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """DepthwiseConv2dNative: each output loops over its own window."""
-    return _conv(backend, inputs, attrs, True, False)
-
-
-def fused_depthwise_conv2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """FusedDepthwiseConv2D: DepthwiseConv2dNative + bias + activation."""
-    return _conv(backend, inputs, attrs, True, True)
-
-
 def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Conv2DBackpropInput: shaders/Conv2DBackpropInput.glsl."""
     dy, f = inputs["dy"], inputs["filter"]
@@ -147,10 +130,7 @@ def _pool(backend: Any, inputs: Any, attrs: dict[str, Any], is_max: bool) -> Ten
 
 
 KERNELS = {
-    kn.Conv2D: conv2d,
-    kn.FusedConv2D: fused_conv2d,
-    kn.DepthwiseConv2dNative: depthwise_conv2d,
-    kn.FusedDepthwiseConv2D: fused_depthwise_conv2d,
+    **conv_kernels(_conv_out4),
     kn.Conv2DBackpropInput: conv2d_backprop_input,
     **pool_kernels(_pool),
 }
