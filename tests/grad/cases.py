@@ -504,3 +504,11 @@ case("ResizeNearestNeighbor/non-square, align corners", "lambda x: tf.image.resi
 case("Elu", "lambda x: tf.elu(x)", lambda x: np.where(x >= 0, x, np.expm1(np.minimum(x, 0))), away(2, 3),
      js="x => tf.elu(x)")
 # fmt: on
+# ---- issue 15 (ops-math) ---------------------------------------------------------------------------------
+# fmt: off
+case("Acosh", "lambda x: tf.acosh(x)", np.arccosh, r(2, 3, lo=1.2, hi=3.0), js="x => tf.acosh(x)")
+case("Asinh", "lambda x: tf.asinh(x)", np.arcsinh, r(2, 3, lo=-2.0, hi=2.0), js="x => tf.asinh(x)")
+case("Atanh", "lambda x: tf.atanh(x)", np.arctanh, r(2, 3, lo=-0.8, hi=0.8), js="x => tf.atanh(x)")
+case("log_sigmoid", "lambda x: tf.log_sigmoid(x)", lambda x: -np.logaddexp(0, -x), r(2, 3, lo=-3.0, hi=3.0),
+     js="x => tf.logSigmoid(x)")
+# fmt: on

@@ -117,10 +117,10 @@ def _names(text: str) -> set[str]:
 PENDING: dict[str, dict[str, set[str]]] = {
     "op": {
         _MATH: _names(
-            "acosh asinh atanh basicLSTMCell batchNorm batchNorm2d batchNorm3d batchNorm4d bincount bitwiseAnd "
+            "basicLSTMCell batchNorm batchNorm2d batchNorm3d batchNorm4d bincount bitwiseAnd "
             "booleanMaskAsync broadcastArgs buffer concat1d concat2d concat3d concat4d denseBincount deregisterOp "
             "diag dilation2d dot dropout einsum ensureShape euclideanNorm inTopKAsync "
-            "loadGraphModelSync localResponseNormalization logSigmoid lowerBound maxPoolWithArgmax meshgrid "
+            "loadGraphModelSync localResponseNormalization lowerBound maxPoolWithArgmax meshgrid "
             "moments movingAverage multiRNNCell multinomial nextFrame norm op outerProduct pad1d pad2d pad3d "
             "pad4d pool print rand randomGamma randomStandardNormal randomUniformInt registerCallbackConstructor "
             "registerOp reverse1d reverse2d reverse3d reverse4d scatterND searchSorted setdiff1dAsync slice1d "
@@ -160,7 +160,7 @@ PENDING: dict[str, dict[str, set[str]]] = {
     "env": {_MATH: _names("getAsync getString evaluateFlag")},
     "kernel:cpu": {
         _MATH: _names(
-            "Acosh Asinh Atanh Bincount BitwiseAnd BroadcastArgs DenseBincount Diag Dilation2D "
+            "Bincount BitwiseAnd BroadcastArgs DenseBincount Diag Dilation2D "
             "Dilation2DBackpropFilter Dilation2DBackpropInput Einsum FusedBatchNorm LRN LRNGrad MaxPoolWithArgmax "
             "Multinomial ScatterNd SearchSorted TensorScatterUpdate Unique UnsortedSegmentSum"
         ),
@@ -175,7 +175,7 @@ PENDING: dict[str, dict[str, set[str]]] = {
     },
     "kernel:webgl": {
         _MATH: _names(
-            "Acosh Asinh Atanh Bincount BitwiseAnd BroadcastArgs DenseBincount Diag Dilation2D Einsum "
+            "Bincount BitwiseAnd BroadcastArgs DenseBincount Diag Dilation2D Einsum "
             "FusedBatchNorm LRN LRNGrad MaxPoolWithArgmax Multinomial ScatterNd SearchSorted TensorScatterUpdate "
             "Unique UnsortedSegmentSum"
         ),
@@ -190,7 +190,7 @@ PENDING: dict[str, dict[str, set[str]]] = {
     },
     "kernel:wasm": {
         _MATH: _names(
-            "Acosh Asinh Atanh Bincount BitwiseAnd BroadcastArgs DenseBincount Diag Dilation2D "
+            "Bincount BitwiseAnd BroadcastArgs DenseBincount Diag Dilation2D "
             "Dilation2DBackpropFilter Dilation2DBackpropInput FusedBatchNorm LRN LRNGrad MaxPoolWithArgmax "
             "Multinomial ScatterNd SearchSorted TensorScatterUpdate Unique"
         ),
@@ -205,7 +205,7 @@ PENDING: dict[str, dict[str, set[str]]] = {
     },
     "converter": {
         _MATH: _names(
-            "Acosh Asinh Atanh Bincount BitwiseAnd BroadcastArgs DenseBincount Dilation2D Einsum EnsureShape "
+            "Bincount BitwiseAnd BroadcastArgs DenseBincount Dilation2D Einsum EnsureShape "
             "EuclideanNorm LRN LowerBound MatrixBandPart MaxPoolWithArgmax Multinomial Print RandomStandardNormal "
             "RandomUniformInt ScatterNd TensorScatterUpdate Unique UniqueV2 UpperBound ListDiff"
         ),

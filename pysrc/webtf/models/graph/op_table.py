@@ -10,6 +10,7 @@ from ... import ops as tf
 from ...ops.extra import where_coords
 from ...tensor import Tensor
 from .containers import HANDLERS as CONTAINER_HANDLERS
+from .math_ops import handlers as math_handlers
 from .nodes import Node
 
 Handler = Callable[[Node, list[Tensor], Any], Any]
@@ -403,6 +404,7 @@ def _build() -> dict[str, Handler]:
         "NoOp": lambda node, ins, ctx: [],
         **{name: _dynamic_only for name in ("Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond")},
         **CONTAINER_HANDLERS,
+        **math_handlers(),
     }
 
 

@@ -1,0 +1,23 @@
+"""Converter op handlers for the ops of issue 15's math share (unary, norms, linalg, scatter, random, ...)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import kernel_names as kn
+from ... import ops as tf
+from ...tensor import Tensor
+from .nodes import Node  # noqa: F401  (handlers take a Node)
+
+
+def _ints(ctx: Any, t: Tensor) -> list[int]:
+    return [int(v) for v in ctx.values(t)]
+
+
+def handlers() -> dict[str, Any]:
+    """TF op name -> handler(node, inputs, ctx) for this share's ops."""
+    return {
+        kn.Acosh: lambda node, ins, ctx: tf.acosh(ins[0]),
+        kn.Asinh: lambda node, ins, ctx: tf.asinh(ins[0]),
+        kn.Atanh: lambda node, ins, ctx: tf.atanh(ins[0]),
+    }
