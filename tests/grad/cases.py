@@ -512,3 +512,20 @@ case("Atanh", "lambda x: tf.atanh(x)", np.arctanh, r(2, 3, lo=-0.8, hi=0.8), js=
 case("log_sigmoid", "lambda x: tf.log_sigmoid(x)", lambda x: -np.logaddexp(0, -x), r(2, 3, lo=-3.0, hi=3.0),
      js="x => tf.logSigmoid(x)")
 # fmt: on
+# fmt: off
+case("FusedBatchNorm/1-D params", "lambda x, m, v, o, s: tf.batch_norm(x, m, v, o, s, 0.01)",
+     lambda x, m, v, o, s: (x - m) * s / np.sqrt(v + 0.01) + o, r(2, 3, 4), r(4), r(4, lo=0.5, hi=1.5), r(4), r(4),
+     js="(x, m, v, o, s) => tf.batchNorm(x, m, v, o, s, 0.01)")
+case("FusedBatchNorm/full params, no scale", "lambda x, m, v, o: tf.batch_norm(x, m, v, o)",
+     lambda x, m, v, o: (x - m) / np.sqrt(v + 0.001) + o, r(3, 4), r(3, 4), r(3, 4, lo=0.5, hi=1.5), r(3, 4))
+
+
+def _lrn(x, radius, bias, alpha, beta):
+    c = x.shape[-1]
+    sq = np.stack([np.sum(x[..., max(0, i - radius):i + radius + 1] ** 2, -1) for i in range(c)], -1)
+    return x / (bias + alpha * sq) ** beta
+
+
+case("LRN", "lambda x: tf.local_response_normalization(x, 2, 1.5, 0.3, 0.75)",
+     lambda x: _lrn(x, 2, 1.5, 0.3, 0.75), r(1, 2, 3, 6), js="x => tf.localResponseNormalization(x, 2, 1.5, 0.3, 0.75)")
+# fmt: on

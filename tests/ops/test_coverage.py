@@ -117,52 +117,60 @@ def _names(text: str) -> set[str]:
 PENDING: dict[str, dict[str, set[str]]] = {
     "op": {
         _MATH: _names(
-            "basicLSTMCell batchNorm batchNorm2d batchNorm3d batchNorm4d bincount bitwiseAnd "
-            "booleanMaskAsync broadcastArgs buffer concat1d concat2d concat3d concat4d denseBincount deregisterOp "
-            "diag dilation2d dot dropout einsum ensureShape euclideanNorm inTopKAsync "
-            "loadGraphModelSync localResponseNormalization lowerBound maxPoolWithArgmax meshgrid "
-            "moments movingAverage multiRNNCell multinomial nextFrame norm op outerProduct pad1d pad2d pad3d "
-            "pad4d pool print rand randomGamma randomStandardNormal randomUniformInt registerCallbackConstructor "
-            "registerOp reverse1d reverse2d reverse3d reverse4d scatterND searchSorted setdiff1dAsync slice1d "
-            "slice2d slice3d slice4d tensor1d tensor2d tensor3d tensor4d tensor5d tensor6d tensorScatterUpdate "
-            "unique unregisterGradient unsortedSegmentSum upperBound Callback CallbackList CustomCallback "
-            "EarlyStopping History InputSpec LayerVariable RNN TensorBuffer"
+            """
+            basicLSTMCell bincount bitwiseAnd booleanMaskAsync
+            broadcastArgs buffer concat1d concat2d concat3d concat4d denseBincount deregisterOp diag dilation2d
+            dot dropout einsum ensureShape inTopKAsync loadGraphModelSync
+            lowerBound maxPoolWithArgmax meshgrid multiRNNCell
+            multinomial nextFrame op outerProduct pad1d pad2d pad3d pad4d pool print rand randomGamma
+            randomStandardNormal randomUniformInt registerCallbackConstructor registerOp reverse1d reverse2d
+            reverse3d reverse4d scatterND searchSorted setdiff1dAsync slice1d slice2d slice3d slice4d tensor1d
+            tensor2d tensor3d tensor4d tensor5d tensor6d tensorScatterUpdate unique unregisterGradient
+            unsortedSegmentSum upperBound Callback CallbackList CustomCallback EarlyStopping History InputSpec
+            LayerVariable RNN TensorBuffer
+            """
         ),
         _TYPES: _names(
             "complex cosineWindow fft ifft imag irfft raggedGather raggedRange raggedTensorToTensor real rfft"
         ),
         _LAYERS: _names("avgPool3d conv1d conv3d conv3dTranspose maxPool3d"),
     },
-    "image": {_MATH: _names("grayscaleToRGB rgbToGrayscale threshold")},
-    "linalg": {_MATH: _names("bandPart gramSchmidt qr")},
-    "math": {_MATH: _names("confusionMatrix")},
+    "image": {_MATH: _names("""grayscaleToRGB rgbToGrayscale threshold""")},
+    "linalg": {_MATH: _names("""bandPart gramSchmidt qr""")},
+    "math": {_MATH: _names("""confusionMatrix""")},
     "signal": {_TYPES: _names("hammingWindow hannWindow frame stft")},
     "spectral": {_TYPES: _names("fft ifft rfft irfft")},
     "sparse": {_TYPES: _names("sparseFillEmptyRows sparseReshape sparseSegmentMean sparseSegmentSum")},
     "string": {_TYPES: _names("stringNGrams stringSplit stringToHashBucketFast staticRegexReplace")},
     "util": {
         _MATH: _names(
-            "arraysEqual arraysEqualWithNull assert assertNonNegativeIntegerDimensions assertNonNull "
-            "assertShapesMatch bytesPerElement computeStrides createShuffledIndices distSquared flatten "
-            "hasEncodingLoss indexToLoc inferDtype inferFromImplicitShape isScalarShape isValidDtype locToIndex "
-            "nearestDivisor nearestLargerEven parseAxisParam randUniform shuffle shuffleCombo sizeFromShape "
-            "sizeToSquarishShape squeezeShape toNestedArray"
+            """
+            arraysEqual arraysEqualWithNull assert assertNonNegativeIntegerDimensions assertNonNull
+            assertShapesMatch bytesPerElement computeStrides createShuffledIndices distSquared flatten
+            hasEncodingLoss indexToLoc inferDtype inferFromImplicitShape isScalarShape isValidDtype locToIndex
+            nearestDivisor nearestLargerEven parseAxisParam randUniform shuffle shuffleCombo sizeFromShape
+            sizeToSquarishShape squeezeShape toNestedArray
+            """
         )
     },
-    "browser": {_MATH: _names("draw fromPixels fromPixelsAsync toPixels")},
+    "browser": {_MATH: _names("""draw fromPixels fromPixelsAsync toPixels""")},
     "io": {
         _MATH: _names(
-            "CompositeArrayBuffer browserHTTPRequest concatenateArrayBuffers decodeWeightsStream fromMemorySync "
-            "getModelArtifactsForJSON getModelArtifactsForJSONSync getModelArtifactsInfoForJSON getWeightSpecs "
-            "http isHTTPScheme loadWeights weightsLoaderFactory withSaveHandlerSync"
+            """
+            CompositeArrayBuffer browserHTTPRequest concatenateArrayBuffers decodeWeightsStream fromMemorySync
+            getModelArtifactsForJSON getModelArtifactsForJSONSync getModelArtifactsInfoForJSON getWeightSpecs
+            http isHTTPScheme loadWeights weightsLoaderFactory withSaveHandlerSync
+            """
         )
     },
-    "env": {_MATH: _names("getAsync getString evaluateFlag")},
+    "env": {_MATH: _names("""getAsync getString evaluateFlag""")},
     "kernel:cpu": {
         _MATH: _names(
-            "Bincount BitwiseAnd BroadcastArgs DenseBincount Diag Dilation2D "
-            "Dilation2DBackpropFilter Dilation2DBackpropInput Einsum FusedBatchNorm LRN LRNGrad MaxPoolWithArgmax "
-            "Multinomial ScatterNd SearchSorted TensorScatterUpdate Unique UnsortedSegmentSum"
+            """
+            Bincount BitwiseAnd BroadcastArgs DenseBincount Diag Dilation2D Dilation2DBackpropFilter
+            Dilation2DBackpropInput Einsum MaxPoolWithArgmax Multinomial ScatterNd
+            SearchSorted TensorScatterUpdate Unique UnsortedSegmentSum
+            """
         ),
         _TYPES: _names(
             "Complex ComplexAbs FFT IFFT Imag Real RaggedGather RaggedRange RaggedTensorToTensor "
@@ -175,9 +183,10 @@ PENDING: dict[str, dict[str, set[str]]] = {
     },
     "kernel:webgl": {
         _MATH: _names(
-            "Bincount BitwiseAnd BroadcastArgs DenseBincount Diag Dilation2D Einsum "
-            "FusedBatchNorm LRN LRNGrad MaxPoolWithArgmax Multinomial ScatterNd SearchSorted TensorScatterUpdate "
-            "Unique UnsortedSegmentSum"
+            """
+            Bincount BitwiseAnd BroadcastArgs DenseBincount Diag Dilation2D Einsum
+            MaxPoolWithArgmax Multinomial ScatterNd SearchSorted TensorScatterUpdate Unique UnsortedSegmentSum
+            """
         ),
         _TYPES: _names(
             "Complex ComplexAbs FFT IFFT Imag Real RaggedGather RaggedRange RaggedTensorToTensor "
@@ -190,9 +199,11 @@ PENDING: dict[str, dict[str, set[str]]] = {
     },
     "kernel:wasm": {
         _MATH: _names(
-            "Bincount BitwiseAnd BroadcastArgs DenseBincount Diag Dilation2D "
-            "Dilation2DBackpropFilter Dilation2DBackpropInput FusedBatchNorm LRN LRNGrad MaxPoolWithArgmax "
-            "Multinomial ScatterNd SearchSorted TensorScatterUpdate Unique"
+            """
+            Bincount BitwiseAnd BroadcastArgs DenseBincount Diag Dilation2D Dilation2DBackpropFilter
+            Dilation2DBackpropInput MaxPoolWithArgmax Multinomial ScatterNd
+            SearchSorted TensorScatterUpdate Unique
+            """
         ),
         _TYPES: _names(
             "SparseFillEmptyRows SparseReshape SparseSegmentMean SparseSegmentSum SparseToDense StringNGrams "
@@ -205,9 +216,11 @@ PENDING: dict[str, dict[str, set[str]]] = {
     },
     "converter": {
         _MATH: _names(
-            "Bincount BitwiseAnd BroadcastArgs DenseBincount Dilation2D Einsum EnsureShape "
-            "EuclideanNorm LRN LowerBound MatrixBandPart MaxPoolWithArgmax Multinomial Print RandomStandardNormal "
-            "RandomUniformInt ScatterNd TensorScatterUpdate Unique UniqueV2 UpperBound ListDiff"
+            """
+            Bincount BitwiseAnd BroadcastArgs DenseBincount Dilation2D Einsum EnsureShape
+            LowerBound MatrixBandPart MaxPoolWithArgmax Multinomial Print RandomStandardNormal RandomUniformInt
+            ScatterNd TensorScatterUpdate Unique UniqueV2 UpperBound ListDiff
+            """
         ),
         _TYPES: _names(
             "Complex ComplexAbs FFT IFFT IRFFT Imag RFFT Real SparseFillEmptyRows SparseReshape "

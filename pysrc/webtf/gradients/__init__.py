@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (register the gradients)
     conv,
     image,
     matmul,
+    norm,
     pool,
     reduce,
     shape,

@@ -12,6 +12,7 @@ from . import creation as _creation
 from . import extra as _extra
 from . import fused, image
 from . import matmul as _matmul
+from . import norm as _norm
 from . import pool as _pool
 from . import reduce as _reduce
 from . import scan as _scan
@@ -27,6 +28,7 @@ from .conv import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .extra import *  # noqa: F403
 from .matmul import *  # noqa: F403
+from .norm import *  # noqa: F403
 from .pool import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .scan import *  # noqa: F403
@@ -53,3 +55,4 @@ __all__ += _slicing.__all__
 __all__ += image.__all__
 __all__ += _spatial.__all__
 __all__ += _extra.__all__
+__all__ += _norm.__all__

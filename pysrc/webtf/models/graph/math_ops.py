@@ -20,4 +20,14 @@ def handlers() -> dict[str, Any]:
         kn.Acosh: lambda node, ins, ctx: tf.acosh(ins[0]),
         kn.Asinh: lambda node, ins, ctx: tf.asinh(ins[0]),
         kn.Atanh: lambda node, ins, ctx: tf.atanh(ins[0]),
+        kn.LRN: lambda node, ins, ctx: tf.local_response_normalization(
+            ins[0],
+            node.int("depth_radius", 5),
+            node.float("bias", 1.0),
+            node.float("alpha", 1.0),
+            node.float("beta", 0.5),
+        ),
+        "EuclideanNorm": lambda node, ins, ctx: tf.euclidean_norm(
+            ins[0], _ints(ctx, ins[1]), node.bool("keep_dims")
+        ),
     }

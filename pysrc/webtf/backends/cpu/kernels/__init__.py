@@ -12,6 +12,7 @@ from . import (
     image,
     image_grad,
     matmul,
+    normalization,
     optimizers,
     pool,
     reduce,
@@ -42,6 +43,7 @@ FAMILIES = (
     image_grad,
     spatial,
     optimizers,
+    normalization,
 )
 
 KERNELS: dict[str, Any] = {}

@@ -1,0 +1,47 @@
+"""Gradients of FusedBatchNorm (every input, parameters summed back over the axes they broadcast) and LRN."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import kernel_names as kn
+from .. import ops
+from ..engine import ENGINE
+from ..tensor import Tensor
+from .registry import GradConfig, register_gradient
+from .util import Thunks, unbroadcast
+
+
+def _batch_norm(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> Thunks:
+    x, mean, variance, offset, scale = saved
+    inv_std = ops.rsqrt(ops.add(variance, attrs["variance_epsilon"]))
+    centred = ops.sub(x, mean)
+    dy_scaled = dy if scale is None else ops.mul(dy, scale)
+    thunks = {
+        "x": lambda: ops.mul(dy_scaled, inv_std),
+        "mean": lambda: unbroadcast(ops.neg(ops.mul(dy_scaled, inv_std)), mean.shape),
+        "variance": lambda: unbroadcast(
+            ops.mul(ops.mul(ops.pow(inv_std, 3), -0.5), ops.mul(centred, dy_scaled)), variance.shape
+        ),
+    }
+    if offset is not None:
+        thunks["offset"] = lambda: unbroadcast(dy, offset.shape)
+    if scale is not None:
+        thunks["scale"] = lambda: unbroadcast(ops.mul(dy, ops.mul(centred, inv_std)), scale.shape)
+    return thunks
+
+
+def _lrn(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> Thunks:
+    x, y = saved
+    return {"x": lambda: ENGINE.run_kernel(kn.LRNGrad, {"x": x, "y": y, "dy": dy}, dict(attrs))}
+
+
+for config in (
+    GradConfig(
+        kernel_name=kn.FusedBatchNorm,
+        inputs_to_save=("x", "mean", "variance", "offset", "scale"),
+        grad_func=_batch_norm,
+    ),
+    GradConfig(kernel_name=kn.LRN, inputs_to_save=("x",), outputs_to_save=(True,), grad_func=_lrn),
+):
+    register_gradient(config)
