@@ -386,7 +386,6 @@ Einsum = "Einsum"
 FusedBatchNorm = "FusedBatchNorm"
 LRN = "LRN"
 LRNGrad = "LRNGrad"
-MatrixBandPart = "MatrixBandPart"
 Multinomial = "Multinomial"
 ScatterNd = "ScatterNd"
 SearchSorted = "SearchSorted"
@@ -398,7 +397,10 @@ _MATH_SPECS = (
     KernelSpec(BitwiseAnd, ("a", "b"), doc="int32 a & b, same shapes"),
     KernelSpec(BroadcastArgs, ("s0", "s1"), doc="int32 1-D shapes -> their broadcast shape"),
     KernelSpec(
-        Bincount, ("x", "weights"), ("size",), doc="1-D int32 x; counts (or summed weights) of each value < size"
+        Bincount,
+        ("x", "weights"),
+        ("size",),
+        doc="1-D int32 x; counts (or summed weights) of each value < size",
     ),
     KernelSpec(
         DenseBincount,
@@ -417,14 +419,20 @@ _MATH_SPECS = (
     KernelSpec(LRN, ("x",), ("depth_radius", "bias", "alpha", "beta"), doc="x 4-D NHWC, over channels"),
     KernelSpec(LRNGrad, ("x", "y", "dy"), ("depth_radius", "bias", "alpha", "beta")),
     KernelSpec(
-        MatrixBandPart, ("input", "num_lower", "num_upper"), doc="num_lower / num_upper int32 scalars (< 0: all)"
+        Multinomial,
+        ("logits",),
+        ("num_samples", "seed", "normalized"),
+        doc="logits [batch, classes] -> int32",
     ),
     KernelSpec(
-        Multinomial, ("logits",), ("num_samples", "seed", "normalized"), doc="logits [batch, classes] -> int32"
+        ScatterNd, ("indices", "updates"), ("shape",), doc="sums updates at indices into zeros of shape"
     ),
-    KernelSpec(ScatterNd, ("indices", "updates"), ("shape",), doc="sums updates at indices into zeros of shape"),
-    KernelSpec(SearchSorted, ("sorted_sequence", "values"), ("side",), doc="side 'left' | 'right'; int32 out"),
-    KernelSpec(TensorScatterUpdate, ("tensor", "indices", "updates"), doc="tensor with slices at indices replaced"),
+    KernelSpec(
+        SearchSorted, ("sorted_sequence", "values"), ("side",), doc="side 'left' | 'right'; int32 out"
+    ),
+    KernelSpec(
+        TensorScatterUpdate, ("tensor", "indices", "updates"), doc="tensor with slices at indices replaced"
+    ),
     KernelSpec(Unique, ("x",), ("axis",), doc="outputs [values, int32 indices] in order of first appearance"),
     KernelSpec(UnsortedSegmentSum, ("x", "segment_ids"), ("num_segments",)),
 )

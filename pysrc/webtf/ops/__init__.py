@@ -10,10 +10,11 @@ from . import binary as _binary
 from . import conv as _conv
 from . import creation as _creation
 from . import extra as _extra
-from . import fused, image
+from . import fused, image, linalg
 from . import matmul as _matmul
 from . import norm as _norm
 from . import pool as _pool
+from . import products as _products
 from . import reduce as _reduce
 from . import scan as _scan
 from . import shape as _shape
@@ -30,6 +31,7 @@ from .extra import *  # noqa: F403
 from .matmul import *  # noqa: F403
 from .norm import *  # noqa: F403
 from .pool import *  # noqa: F403
+from .products import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .scan import *  # noqa: F403
 from .shape import *  # noqa: F403
@@ -39,7 +41,7 @@ from .sort import *  # noqa: F403
 from .spatial import *  # noqa: F403
 from .unary import *  # noqa: F403
 
-__all__ = ["fused", "image", "cast"]
+__all__ = ["fused", "image", "cast", "linalg"]
 __all__ += _creation.__all__
 __all__ += _unary.__all__
 __all__ += _binary.__all__
@@ -56,3 +58,4 @@ __all__ += image.__all__
 __all__ += _spatial.__all__
 __all__ += _extra.__all__
 __all__ += _norm.__all__
+__all__ += _products.__all__

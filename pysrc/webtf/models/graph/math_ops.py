@@ -27,6 +27,8 @@ def handlers() -> dict[str, Any]:
             node.float("alpha", 1.0),
             node.float("beta", 0.5),
         ),
+        kn.Einsum: lambda node, ins, ctx: tf.einsum(node.str("equation"), *ins),
+        "MatrixBandPart": lambda node, ins, ctx: tf.linalg.band_part(ins[0], ins[1], ins[2]),
         "EuclideanNorm": lambda node, ins, ctx: tf.euclidean_norm(
             ins[0], _ints(ctx, ins[1]), node.bool("keep_dims")
         ),

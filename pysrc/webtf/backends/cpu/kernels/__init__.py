@@ -11,6 +11,7 @@ from . import (
     creation,
     image,
     image_grad,
+    linalg,
     matmul,
     normalization,
     optimizers,
@@ -44,6 +45,7 @@ FAMILIES = (
     spatial,
     optimizers,
     normalization,
+    linalg,
 )
 
 KERNELS: dict[str, Any] = {}

@@ -19,6 +19,7 @@ from . import (
     creation,
     image,
     image_grad,
+    linalg,
     matmul,
     optimizers,
     pool,
@@ -48,6 +49,7 @@ FAMILIES = (
     image_grad,
     spatial,
     optimizers,
+    linalg,
 )
 
 NATIVE: dict[str, Any] = {}
