@@ -529,3 +529,8 @@ def _lrn(x, radius, bias, alpha, beta):
 case("LRN", "lambda x: tf.local_response_normalization(x, 2, 1.5, 0.3, 0.75)",
      lambda x: _lrn(x, 2, 1.5, 0.3, 0.75), r(1, 2, 3, 6), js="x => tf.localResponseNormalization(x, 2, 1.5, 0.3, 0.75)")
 # fmt: on
+# fmt: off
+case("UnsortedSegmentSum", "lambda x, ids: tf.unsorted_segment_sum(x, ids, 3)",
+     lambda x, ids: np.stack([x[ids == k].sum(0) for k in range(3)]), r(5, 2), ints([2, 0, 2, -1, 1]),
+     js="(x, ids) => tf.unsortedSegmentSum(x, ids, 3)")
+# fmt: on

@@ -118,15 +118,15 @@ PENDING: dict[str, dict[str, set[str]]] = {
     "op": {
         _MATH: _names(
             """
-            basicLSTMCell bincount bitwiseAnd booleanMaskAsync
-            broadcastArgs buffer concat1d concat2d concat3d concat4d denseBincount deregisterOp dilation2d
+            basicLSTMCell booleanMaskAsync
+            buffer concat1d concat2d concat3d concat4d deregisterOp dilation2d
             dropout ensureShape inTopKAsync loadGraphModelSync
-            lowerBound maxPoolWithArgmax meshgrid multiRNNCell
+            maxPoolWithArgmax meshgrid multiRNNCell
             multinomial nextFrame op pad1d pad2d pad3d pad4d pool print rand randomGamma
             randomStandardNormal randomUniformInt registerCallbackConstructor registerOp reverse1d reverse2d
-            reverse3d reverse4d scatterND searchSorted setdiff1dAsync slice1d slice2d slice3d slice4d tensor1d
-            tensor2d tensor3d tensor4d tensor5d tensor6d tensorScatterUpdate unique unregisterGradient
-            unsortedSegmentSum upperBound Callback CallbackList CustomCallback EarlyStopping History InputSpec
+            reverse3d reverse4d setdiff1dAsync slice1d slice2d slice3d slice4d tensor1d
+            tensor2d tensor3d tensor4d tensor5d tensor6d unregisterGradient
+            Callback CallbackList CustomCallback EarlyStopping History InputSpec
             LayerVariable RNN TensorBuffer
             """
         ),
@@ -167,9 +167,8 @@ PENDING: dict[str, dict[str, set[str]]] = {
     "kernel:cpu": {
         _MATH: _names(
             """
-            Bincount BitwiseAnd BroadcastArgs DenseBincount Dilation2D Dilation2DBackpropFilter
-            Dilation2DBackpropInput MaxPoolWithArgmax Multinomial ScatterNd
-            SearchSorted TensorScatterUpdate Unique UnsortedSegmentSum
+            Dilation2D Dilation2DBackpropFilter
+            Dilation2DBackpropInput MaxPoolWithArgmax Multinomial
             """
         ),
         _TYPES: _names(
@@ -184,8 +183,8 @@ PENDING: dict[str, dict[str, set[str]]] = {
     "kernel:webgl": {
         _MATH: _names(
             """
-            Bincount BitwiseAnd BroadcastArgs DenseBincount Dilation2D
-            MaxPoolWithArgmax Multinomial ScatterNd SearchSorted TensorScatterUpdate Unique UnsortedSegmentSum
+            Dilation2D
+            MaxPoolWithArgmax Multinomial
             """
         ),
         _TYPES: _names(
@@ -200,9 +199,8 @@ PENDING: dict[str, dict[str, set[str]]] = {
     "kernel:wasm": {
         _MATH: _names(
             """
-            Bincount BitwiseAnd BroadcastArgs DenseBincount Dilation2D Dilation2DBackpropFilter
-            Dilation2DBackpropInput MaxPoolWithArgmax Multinomial ScatterNd
-            SearchSorted TensorScatterUpdate Unique
+            Dilation2D Dilation2DBackpropFilter
+            Dilation2DBackpropInput MaxPoolWithArgmax Multinomial
             """
         ),
         _TYPES: _names(
@@ -217,9 +215,9 @@ PENDING: dict[str, dict[str, set[str]]] = {
     "converter": {
         _MATH: _names(
             """
-            Bincount BitwiseAnd BroadcastArgs DenseBincount Dilation2D EnsureShape
-            LowerBound MaxPoolWithArgmax Multinomial Print RandomStandardNormal RandomUniformInt
-            ScatterNd TensorScatterUpdate Unique UniqueV2 UpperBound ListDiff
+            Dilation2D EnsureShape
+            MaxPoolWithArgmax Multinomial Print RandomStandardNormal RandomUniformInt
+            ListDiff
             """
         ),
         _TYPES: _names(

@@ -1,4 +1,5 @@
-"""Gradients of FusedBatchNorm (every input, parameters summed back over the axes they broadcast) and LRN."""
+"""Gradients of FusedBatchNorm (every input, parameters summed back over the axes they broadcast), LRN and
+UnsortedSegmentSum."""
 
 from __future__ import annotations
 
@@ -45,3 +46,23 @@ for config in (
     GradConfig(kernel_name=kn.LRN, inputs_to_save=("x",), outputs_to_save=(True,), grad_func=_lrn),
 ):
     register_gradient(config)
+
+
+def _unsorted_segment_sum(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> Thunks:
+    (ids,) = saved
+    n = int(attrs["num_segments"])
+
+    def dx() -> Tensor:
+        valid = ops.logical_and(ops.greater_equal(ids, 0), ops.less(ids, n))
+        rows = ops.gather(dy, ops.where(valid, ids, ops.zeros_like(ids)))
+        mask = ops.reshape(ops.cast(valid, rows.dtype), [ids.shape[0]] + [1] * (rows.rank - 1))
+        return ops.mul(rows, mask)
+
+    return {"x": dx, "segment_ids": lambda: ops.zeros_like(ids)}
+
+
+register_gradient(
+    GradConfig(
+        kernel_name=kn.UnsortedSegmentSum, inputs_to_save=("segment_ids",), grad_func=_unsorted_segment_sum
+    )
+)

@@ -17,6 +17,7 @@ from . import pool as _pool
 from . import products as _products
 from . import reduce as _reduce
 from . import scan as _scan
+from . import scatter as _scatter
 from . import shape as _shape
 from . import slicing as _slicing
 from . import softmax as _softmax
@@ -34,6 +35,7 @@ from .pool import *  # noqa: F403
 from .products import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .scan import *  # noqa: F403
+from .scatter import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .slicing import *  # noqa: F403
 from .softmax import *  # noqa: F403
@@ -59,3 +61,4 @@ __all__ += _spatial.__all__
 __all__ += _extra.__all__
 __all__ += _norm.__all__
 __all__ += _products.__all__
+__all__ += _scatter.__all__

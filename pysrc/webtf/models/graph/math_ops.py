@@ -14,6 +14,12 @@ def _ints(ctx: Any, t: Tensor) -> list[int]:
     return [int(v) for v in ctx.values(t)]
 
 
+def _unique(node: Any, ins: list[Tensor], ctx: Any) -> list[Tensor]:
+    axis = _ints(ctx, ins[1])[0] if len(ins) > 1 else 0
+    result = tf.unique(ins[0], axis)
+    return [result["values"], result["indices"]]
+
+
 def handlers() -> dict[str, Any]:
     """TF op name -> handler(node, inputs, ctx) for this share's ops."""
     return {
@@ -29,6 +35,18 @@ def handlers() -> dict[str, Any]:
         ),
         kn.Einsum: lambda node, ins, ctx: tf.einsum(node.str("equation"), *ins),
         "MatrixBandPart": lambda node, ins, ctx: tf.linalg.band_part(ins[0], ins[1], ins[2]),
+        kn.ScatterNd: lambda node, ins, ctx: tf.scatter_nd(ins[0], ins[1], _ints(ctx, ins[2])),
+        kn.TensorScatterUpdate: lambda node, ins, ctx: tf.tensor_scatter_update(ins[0], ins[1], ins[2]),
+        kn.Bincount: lambda node, ins, ctx: tf.bincount(ins[0], ins[2], _ints(ctx, ins[1])[0]),
+        kn.DenseBincount: lambda node, ins, ctx: tf.dense_bincount(
+            ins[0], ins[2], _ints(ctx, ins[1])[0], node.bool("binary_output")
+        ),
+        kn.Unique: _unique,
+        "UniqueV2": _unique,
+        "LowerBound": lambda node, ins, ctx: tf.lower_bound(ins[0], ins[1]),
+        "UpperBound": lambda node, ins, ctx: tf.upper_bound(ins[0], ins[1]),
+        kn.BitwiseAnd: lambda node, ins, ctx: tf.bitwise_and(ins[0], ins[1]),
+        kn.BroadcastArgs: lambda node, ins, ctx: tf.broadcast_args(ins[0], ins[1]),
         "EuclideanNorm": lambda node, ins, ctx: tf.euclidean_norm(
             ins[0], _ints(ctx, ins[1]), node.bool("keep_dims")
         ),

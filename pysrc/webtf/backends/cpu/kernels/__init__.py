@@ -18,6 +18,7 @@ from . import (
     pool,
     reduce,
     scan,
+    scatter,
     shape,
     slicing,
     softmax,
@@ -46,6 +47,7 @@ FAMILIES = (
     optimizers,
     normalization,
     linalg,
+    scatter,
 )
 
 KERNELS: dict[str, Any] = {}
