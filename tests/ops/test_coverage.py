@@ -119,15 +119,15 @@ PENDING: dict[str, dict[str, set[str]]] = {
         _MATH: _names(
             """
             basicLSTMCell booleanMaskAsync
-            buffer concat1d concat2d concat3d concat4d deregisterOp dilation2d
-            dropout ensureShape inTopKAsync loadGraphModelSync
-            maxPoolWithArgmax meshgrid multiRNNCell
-            multinomial nextFrame op pad1d pad2d pad3d pad4d pool print rand randomGamma
-            randomStandardNormal randomUniformInt registerCallbackConstructor registerOp reverse1d reverse2d
-            reverse3d reverse4d setdiff1dAsync slice1d slice2d slice3d slice4d tensor1d
-            tensor2d tensor3d tensor4d tensor5d tensor6d unregisterGradient
+            deregisterOp dilation2d
+            inTopKAsync loadGraphModelSync
+            maxPoolWithArgmax multiRNNCell
+            nextFrame op pool
+            registerCallbackConstructor registerOp
+            setdiff1dAsync
+            unregisterGradient
             Callback CallbackList CustomCallback EarlyStopping History InputSpec
-            LayerVariable RNN TensorBuffer
+            LayerVariable RNN
             """
         ),
         _TYPES: _names(
@@ -168,7 +168,7 @@ PENDING: dict[str, dict[str, set[str]]] = {
         _MATH: _names(
             """
             Dilation2D Dilation2DBackpropFilter
-            Dilation2DBackpropInput MaxPoolWithArgmax Multinomial
+            Dilation2DBackpropInput MaxPoolWithArgmax
             """
         ),
         _TYPES: _names(
@@ -184,7 +184,7 @@ PENDING: dict[str, dict[str, set[str]]] = {
         _MATH: _names(
             """
             Dilation2D
-            MaxPoolWithArgmax Multinomial
+            MaxPoolWithArgmax
             """
         ),
         _TYPES: _names(
@@ -200,7 +200,7 @@ PENDING: dict[str, dict[str, set[str]]] = {
         _MATH: _names(
             """
             Dilation2D Dilation2DBackpropFilter
-            Dilation2DBackpropInput MaxPoolWithArgmax Multinomial
+            Dilation2DBackpropInput MaxPoolWithArgmax
             """
         ),
         _TYPES: _names(
@@ -215,8 +215,8 @@ PENDING: dict[str, dict[str, set[str]]] = {
     "converter": {
         _MATH: _names(
             """
-            Dilation2D EnsureShape
-            MaxPoolWithArgmax Multinomial Print RandomStandardNormal RandomUniformInt
+            Dilation2D
+            MaxPoolWithArgmax
             ListDiff
             """
         ),

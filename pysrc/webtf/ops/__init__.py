@@ -15,6 +15,7 @@ from . import matmul as _matmul
 from . import norm as _norm
 from . import pool as _pool
 from . import products as _products
+from . import random as _random_ops
 from . import reduce as _reduce
 from . import scan as _scan
 from . import scatter as _scatter
@@ -24,6 +25,7 @@ from . import softmax as _softmax
 from . import sort as _sort
 from . import spatial as _spatial
 from . import unary as _unary
+from . import variants as _variants
 from .binary import *  # noqa: F403
 from .cast import cast
 from .conv import *  # noqa: F403
@@ -33,6 +35,7 @@ from .matmul import *  # noqa: F403
 from .norm import *  # noqa: F403
 from .pool import *  # noqa: F403
 from .products import *  # noqa: F403
+from .random import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .scan import *  # noqa: F403
 from .scatter import *  # noqa: F403
@@ -42,6 +45,7 @@ from .softmax import *  # noqa: F403
 from .sort import *  # noqa: F403
 from .spatial import *  # noqa: F403
 from .unary import *  # noqa: F403
+from .variants import *  # noqa: F403
 
 __all__ = ["fused", "image", "cast", "linalg"]
 __all__ += _creation.__all__
@@ -62,3 +66,5 @@ __all__ += _extra.__all__
 __all__ += _norm.__all__
 __all__ += _products.__all__
 __all__ += _scatter.__all__
+__all__ += _variants.__all__
+__all__ += _random_ops.__all__

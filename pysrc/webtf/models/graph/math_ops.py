@@ -20,6 +20,27 @@ def _unique(node: Any, ins: list[Tensor], ctx: Any) -> list[Tensor]:
     return [result["values"], result["indices"]]
 
 
+def _ensure_shape(node: Any, ins: list[Tensor], ctx: Any) -> Tensor:
+    shape = _ints(ctx, ins[1]) if len(ins) > 1 else node.shape("shape")
+    return tf.ensure_shape(ins[0], [None if d < 0 else d for d in shape or []])
+
+
+def _random_uniform_int(node: Any, ins: list[Tensor], ctx: Any) -> Tensor:
+    """TF passes minval / maxval as inputs; TF.js's op list reads them as attrs: take either."""
+    if len(ins) >= 3:
+        lo, hi = _ints(ctx, ins[1])[0], _ints(ctx, ins[2])[0]
+    else:
+        lo, hi = node.int("minval"), node.int("maxval")
+    return tf.random_uniform_int(_ints(ctx, ins[0]), lo, hi, node.int("seed") or None)
+
+
+def _print(node: Any, ins: list[Tensor], ctx: Any) -> Tensor:
+    print(node.str("message"))  # noqa: T201  (TF's Print op logs its message and data)
+    for t in ins[1:]:
+        t.print()
+    return ins[0]
+
+
 def handlers() -> dict[str, Any]:
     """TF op name -> handler(node, inputs, ctx) for this share's ops."""
     return {
@@ -47,6 +68,15 @@ def handlers() -> dict[str, Any]:
         "UpperBound": lambda node, ins, ctx: tf.upper_bound(ins[0], ins[1]),
         kn.BitwiseAnd: lambda node, ins, ctx: tf.bitwise_and(ins[0], ins[1]),
         kn.BroadcastArgs: lambda node, ins, ctx: tf.broadcast_args(ins[0], ins[1]),
+        kn.Multinomial: lambda node, ins, ctx: tf.multinomial(
+            ins[0], _ints(ctx, ins[1])[0], node.int("seed") or None, False
+        ),
+        "RandomStandardNormal": lambda node, ins, ctx: tf.random_standard_normal(
+            _ints(ctx, ins[0]), node.dtype("dtype"), node.int("seed") or None
+        ),
+        "RandomUniformInt": _random_uniform_int,
+        "EnsureShape": _ensure_shape,
+        "Print": _print,
         "EuclideanNorm": lambda node, ins, ctx: tf.euclidean_norm(
             ins[0], _ints(ctx, ins[1]), node.bool("keep_dims")
         ),

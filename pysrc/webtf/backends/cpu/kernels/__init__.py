@@ -16,6 +16,7 @@ from . import (
     normalization,
     optimizers,
     pool,
+    random,
     reduce,
     scan,
     scatter,
@@ -48,6 +49,7 @@ FAMILIES = (
     normalization,
     linalg,
     scatter,
+    random,
 )
 
 KERNELS: dict[str, Any] = {}
