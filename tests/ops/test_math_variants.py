@@ -11,7 +11,8 @@ def test_variants(run):
     out = run(
         "[tf.tensor1d([1, 2, 3]), tf.tensor2d([1, 2, 3, 4], [2, 2]), tf.tensor3d([[[1.5]]]), "
         "tf.tensor4d([0] * 16, [2, 2, 2, 2], 'int32'), tf.tensor5d([[[[[1]]]]]), "
-        "tf.tensor6d([1, 2], [1, 1, 1, 1, 1, 2]), tf.concat1d([v, v]), tf.concat2d([a, a], 1), tf.pad1d(v, [1, 2], 9), tf.pad2d(a, [[1, 0], [0, 2]]), "
+        "tf.tensor6d([1, 2], [1, 1, 1, 1, 1, 2]), tf.concat1d([v, v]), tf.concat2d([a, a], 1), "
+        "tf.pad1d(v, [1, 2], 9), tf.pad2d(a, [[1, 0], [0, 2]]), "
         "tf.reverse1d(v), tf.reverse2d(a, 1), tf.slice1d(v, 1, 3), tf.slice2d(a, [1, 1], [2, -1]), "
         "tf.meshgrid(v, [1.5, 2.5]), tf.meshgrid(v, [1.5, 2.5], 'ij'), tf.ensure_shape(a, [3, None])]",
         a=a,
