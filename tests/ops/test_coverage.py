@@ -118,13 +118,11 @@ PENDING: dict[str, dict[str, set[str]]] = {
     "op": {
         _MATH: _names(
             """
-            basicLSTMCell booleanMaskAsync
             deregisterOp dilation2d
-            inTopKAsync loadGraphModelSync
-            maxPoolWithArgmax multiRNNCell
-            nextFrame op pool
+            loadGraphModelSync
+            maxPoolWithArgmax
+            op pool
             registerCallbackConstructor registerOp
-            setdiff1dAsync
             unregisterGradient
             Callback CallbackList CustomCallback EarlyStopping History InputSpec
             LayerVariable RNN
@@ -135,9 +133,9 @@ PENDING: dict[str, dict[str, set[str]]] = {
         ),
         _LAYERS: _names("avgPool3d conv1d conv3d conv3dTranspose maxPool3d"),
     },
-    "image": {_MATH: _names("""grayscaleToRGB rgbToGrayscale threshold""")},
+    "image": {_MATH: _names("""""")},
     "linalg": {_MATH: _names("""""")},
-    "math": {_MATH: _names("""confusionMatrix""")},
+    "math": {_MATH: _names("""""")},
     "signal": {_TYPES: _names("hammingWindow hannWindow frame stft")},
     "spectral": {_TYPES: _names("fft ifft rfft irfft")},
     "sparse": {_TYPES: _names("sparseFillEmptyRows sparseReshape sparseSegmentMean sparseSegmentSum")},

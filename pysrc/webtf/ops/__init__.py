@@ -11,7 +11,9 @@ from . import conv as _conv
 from . import creation as _creation
 from . import extra as _extra
 from . import fused, image, linalg
+from . import math_ns as math
 from . import matmul as _matmul
+from . import misc as _misc
 from . import norm as _norm
 from . import pool as _pool
 from . import products as _products
@@ -32,6 +34,7 @@ from .conv import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .extra import *  # noqa: F403
 from .matmul import *  # noqa: F403
+from .misc import *  # noqa: F403
 from .norm import *  # noqa: F403
 from .pool import *  # noqa: F403
 from .products import *  # noqa: F403
@@ -47,7 +50,7 @@ from .spatial import *  # noqa: F403
 from .unary import *  # noqa: F403
 from .variants import *  # noqa: F403
 
-__all__ = ["fused", "image", "cast", "linalg"]
+__all__ = ["fused", "image", "cast", "linalg", "math"]
 __all__ += _creation.__all__
 __all__ += _unary.__all__
 __all__ += _binary.__all__
@@ -68,3 +71,4 @@ __all__ += _products.__all__
 __all__ += _scatter.__all__
 __all__ += _variants.__all__
 __all__ += _random_ops.__all__
+__all__ += _misc.__all__
