@@ -437,3 +437,22 @@ _MATH_SPECS = (
     KernelSpec(UnsortedSegmentSum, ("x", "segment_ids"), ("num_segments",)),
 )
 KERNELS.update({spec.name: spec for spec in _MATH_SPECS})
+Dilation2D = "Dilation2D"
+Dilation2DBackpropFilter = "Dilation2DBackpropFilter"
+Dilation2DBackpropInput = "Dilation2DBackpropInput"
+MaxPoolWithArgmax = "MaxPoolWithArgmax"
+_DILATION = ("strides", "pad", "dilations")
+_MATH_SPECS_2 = (
+    KernelSpec(
+        Dilation2D, ("x", "filter"), _DILATION, doc="x NHWC, filter [fh, fw, channels]; max of x + filter"
+    ),
+    KernelSpec(Dilation2DBackpropFilter, ("x", "filter", "dy"), _DILATION),
+    KernelSpec(Dilation2DBackpropInput, ("x", "filter", "dy"), _DILATION),
+    KernelSpec(
+        MaxPoolWithArgmax,
+        ("x",),
+        ("filter_size", "strides", "pad", "include_batch_in_index"),
+        doc="outputs [max, int32 flat index of the max in x (per image unless include_batch_in_index)]",
+    ),
+)
+KERNELS.update({spec.name: spec for spec in _MATH_SPECS_2})

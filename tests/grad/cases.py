@@ -534,3 +534,22 @@ case("UnsortedSegmentSum", "lambda x, ids: tf.unsorted_segment_sum(x, ids, 3)",
      lambda x, ids: np.stack([x[ids == k].sum(0) for k in range(3)]), r(5, 2), ints([2, 0, 2, -1, 1]),
      js="(x, ids) => tf.unsortedSegmentSum(x, ids, 3)")
 # fmt: on
+# fmt: off
+
+
+def _dilation(x, f, stride, dil):
+    fh, fw, _ = f.shape
+    eh, ew = (fh - 1) * dil + 1, (fw - 1) * dil + 1
+    oh, ow = (x.shape[1] - eh) // stride + 1, (x.shape[2] - ew) // stride + 1
+    out = np.full((x.shape[0], oh, ow, x.shape[3]), -np.inf)
+    for ky in range(fh):
+        for kx in range(fw):
+            y0, x0 = ky * dil, kx * dil
+            win = x[:, y0: y0 + (oh - 1) * stride + 1: stride, x0: x0 + (ow - 1) * stride + 1: stride]
+            out = np.maximum(out, win + f[ky, kx])
+    return out
+
+
+case("Dilation2D", "lambda x, f: tf.dilation2d(x, f, 1, 'valid', 2)", lambda x, f: _dilation(x, f, 1, 2),
+     r(1, 5, 5, 2), r(2, 2, 2), js="(x, f) => tf.dilation2d(x, f, 1, 'valid', 2)")
+# fmt: on

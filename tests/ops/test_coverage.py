@@ -118,10 +118,9 @@ PENDING: dict[str, dict[str, set[str]]] = {
     "op": {
         _MATH: _names(
             """
-            deregisterOp dilation2d
+            deregisterOp
             loadGraphModelSync
-            maxPoolWithArgmax
-            op pool
+            op
             registerCallbackConstructor registerOp
             unregisterGradient
             Callback CallbackList CustomCallback EarlyStopping History InputSpec
@@ -165,8 +164,7 @@ PENDING: dict[str, dict[str, set[str]]] = {
     "kernel:cpu": {
         _MATH: _names(
             """
-            Dilation2D Dilation2DBackpropFilter
-            Dilation2DBackpropInput MaxPoolWithArgmax
+
             """
         ),
         _TYPES: _names(
@@ -181,8 +179,7 @@ PENDING: dict[str, dict[str, set[str]]] = {
     "kernel:webgl": {
         _MATH: _names(
             """
-            Dilation2D
-            MaxPoolWithArgmax
+
             """
         ),
         _TYPES: _names(
@@ -197,8 +194,7 @@ PENDING: dict[str, dict[str, set[str]]] = {
     "kernel:wasm": {
         _MATH: _names(
             """
-            Dilation2D Dilation2DBackpropFilter
-            Dilation2DBackpropInput MaxPoolWithArgmax
+
             """
         ),
         _TYPES: _names(
@@ -213,8 +209,6 @@ PENDING: dict[str, dict[str, set[str]]] = {
     "converter": {
         _MATH: _names(
             """
-            Dilation2D
-            MaxPoolWithArgmax
             ListDiff
             """
         ),

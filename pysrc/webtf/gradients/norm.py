@@ -1,5 +1,5 @@
-"""Gradients of FusedBatchNorm (every input, parameters summed back over the axes they broadcast), LRN and
-UnsortedSegmentSum."""
+"""Gradients of FusedBatchNorm (every input, parameters summed back over the axes they broadcast), LRN,
+UnsortedSegmentSum and Dilation2D."""
 
 from __future__ import annotations
 
@@ -65,4 +65,18 @@ register_gradient(
     GradConfig(
         kernel_name=kn.UnsortedSegmentSum, inputs_to_save=("segment_ids",), grad_func=_unsorted_segment_sum
     )
+)
+
+
+def _dilation2d(dy: Tensor, saved: list[Any], attrs: dict[str, Any]) -> Thunks:
+    x, f = saved
+    inputs = {"x": x, "filter": f, "dy": dy}
+    return {
+        "x": lambda: ENGINE.run_kernel(kn.Dilation2DBackpropInput, dict(inputs), dict(attrs)),
+        "filter": lambda: ENGINE.run_kernel(kn.Dilation2DBackpropFilter, dict(inputs), dict(attrs)),
+    }
+
+
+register_gradient(
+    GradConfig(kernel_name=kn.Dilation2D, inputs_to_save=("x", "filter"), grad_func=_dilation2d)
 )

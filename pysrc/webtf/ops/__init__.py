@@ -16,6 +16,7 @@ from . import matmul as _matmul
 from . import misc as _misc
 from . import norm as _norm
 from . import pool as _pool
+from . import pool_more as _pool_more
 from . import products as _products
 from . import random as _random_ops
 from . import reduce as _reduce
@@ -37,6 +38,7 @@ from .matmul import *  # noqa: F403
 from .misc import *  # noqa: F403
 from .norm import *  # noqa: F403
 from .pool import *  # noqa: F403
+from .pool_more import *  # noqa: F403
 from .products import *  # noqa: F403
 from .random import *  # noqa: F403
 from .reduce import *  # noqa: F403
@@ -72,3 +74,4 @@ __all__ += _scatter.__all__
 __all__ += _variants.__all__
 __all__ += _random_ops.__all__
 __all__ += _misc.__all__
+__all__ += _pool_more.__all__

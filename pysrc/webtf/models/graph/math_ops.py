@@ -20,6 +20,18 @@ def _unique(node: Any, ins: list[Tensor], ctx: Any) -> list[Tensor]:
     return [result["values"], result["indices"]]
 
 
+def _hw(values: list[int]) -> tuple[int, int]:
+    return (values[1], values[2]) if len(values) == 4 else (values[0], values[1])
+
+
+def _max_pool_with_argmax(node: Any, ins: list[Tensor], ctx: Any) -> list[Tensor]:
+    r = tf.max_pool_with_argmax(
+        ins[0], _hw(node.ints("ksize", [1, 1, 1, 1])), _hw(node.ints("strides", [1, 1, 1, 1])),
+        node.str("padding", "VALID").lower(), node.bool("include_batch_in_index"),
+    )  # fmt: skip
+    return [r["result"], r["indexes"]]
+
+
 def _ensure_shape(node: Any, ins: list[Tensor], ctx: Any) -> Tensor:
     shape = _ints(ctx, ins[1]) if len(ins) > 1 else node.shape("shape")
     return tf.ensure_shape(ins[0], [None if d < 0 else d for d in shape or []])
@@ -77,6 +89,14 @@ def handlers() -> dict[str, Any]:
         "RandomUniformInt": _random_uniform_int,
         "EnsureShape": _ensure_shape,
         "Print": _print,
+        kn.Dilation2D: lambda node, ins, ctx: tf.dilation2d(
+            ins[0],
+            ins[1],
+            _hw(node.ints("strides", [1, 1, 1, 1])),
+            node.str("padding", "VALID").lower(),
+            _hw(node.ints("rates", [1, 1, 1, 1])),
+        ),
+        kn.MaxPoolWithArgmax: _max_pool_with_argmax,
         "EuclideanNorm": lambda node, ins, ctx: tf.euclidean_norm(
             ins[0], _ints(ctx, ins[1]), node.bool("keep_dims")
         ),

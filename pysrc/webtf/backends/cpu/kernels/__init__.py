@@ -16,6 +16,7 @@ from . import (
     normalization,
     optimizers,
     pool,
+    pool_more,
     random,
     reduce,
     scan,
@@ -50,6 +51,7 @@ FAMILIES = (
     linalg,
     scatter,
     random,
+    pool_more,
 )
 
 KERNELS: dict[str, Any] = {}
