@@ -36,7 +36,7 @@ TFJS_NAMES_JS = """async ([base, namespaces]) => {
 }"""
 
 #: snake_case names the plain rule gets wrong
-RENAMES = {"isNaN": "is_nan", "topk": "top_k"}
+RENAMES = {"isNaN": "is_nan", "topk": "top_k", "assert": "assert_"}
 
 _NODE_ONLY = "Node.js / TF.js-internal plumbing with no Python counterpart"
 _TS_ONLY = "a JS typing or JS-object helper that Python has built in"
@@ -118,13 +118,10 @@ PENDING: dict[str, dict[str, set[str]]] = {
     "op": {
         _MATH: _names(
             """
-            deregisterOp
             loadGraphModelSync
             op
-            registerCallbackConstructor registerOp
-            unregisterGradient
-            Callback CallbackList CustomCallback EarlyStopping History InputSpec
-            LayerVariable RNN
+            registerCallbackConstructor
+            InputSpec
             """
         ),
         _TYPES: _names(
@@ -142,11 +139,7 @@ PENDING: dict[str, dict[str, set[str]]] = {
     "util": {
         _MATH: _names(
             """
-            arraysEqual arraysEqualWithNull assert assertNonNegativeIntegerDimensions assertNonNull
-            assertShapesMatch bytesPerElement computeStrides createShuffledIndices distSquared flatten
-            hasEncodingLoss indexToLoc inferDtype inferFromImplicitShape isScalarShape isValidDtype locToIndex
-            nearestDivisor nearestLargerEven parseAxisParam randUniform shuffle shuffleCombo sizeFromShape
-            sizeToSquarishShape squeezeShape toNestedArray
+
             """
         )
     },
@@ -160,7 +153,7 @@ PENDING: dict[str, dict[str, set[str]]] = {
             """
         )
     },
-    "env": {_MATH: _names("""getAsync getString evaluateFlag""")},
+    "env": {_MATH: _names("""""")},
     "kernel:cpu": {
         _MATH: _names(
             """

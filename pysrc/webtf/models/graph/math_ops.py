@@ -2,12 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 from ... import kernel_names as kn
 from ... import ops as tf
 from ...tensor import Tensor
 from .nodes import Node  # noqa: F401  (handlers take a Node)
+
+#: TF op name -> a custom op function (tf.register_op), consulted before the built-in handlers
+CUSTOM_OPS: dict[str, Callable[[Any], Any]] = {}
+
+
+def register_op(name: str, op_func: Callable[[Any], Any]) -> None:
+    """Run graph nodes of op `name` with op_func(node), node having .inputs (tensors) and .attrs (raw)."""
+    CUSTOM_OPS[name] = op_func
+
+
+def deregister_op(name: str) -> None:
+    """Forget the custom op `name`."""
+    CUSTOM_OPS.pop(name, None)
+
+
+def custom_handler(op: str) -> Any:
+    """The handler running custom op `op`, or None."""
+    fn = CUSTOM_OPS.get(op)
+    if fn is None:
+        return None
+    return lambda node, ins, ctx: fn(
+        SimpleNamespace(inputs=list(ins), attrs=node.attr, name=node.name, op=node.op)
+    )
 
 
 def _ints(ctx: Any, t: Tensor) -> list[int]:

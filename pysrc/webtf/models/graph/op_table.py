@@ -10,6 +10,7 @@ from ... import ops as tf
 from ...ops.extra import where_coords
 from ...tensor import Tensor
 from .containers import HANDLERS as CONTAINER_HANDLERS
+from .math_ops import custom_handler
 from .math_ops import handlers as math_handlers
 from .nodes import Node
 
@@ -425,4 +426,4 @@ def table() -> dict[str, Handler]:
 
 def resolve(op: str) -> Handler | None:
     """The handler for a TF op, or None when unsupported (Const and Placeholder are the executor's)."""
-    return table().get(op)
+    return custom_handler(op) or table().get(op)
