@@ -72,9 +72,10 @@ def test_math_converter_ops():
     g.op("normal", "RandomStandardNormal", g.const("rshape", [2, 3], "int32"), dtype={"type": "DT_FLOAT"})
     g.op("randint", "RandomUniformInt", "rshape", g.const("lo2", 4, "int32"), g.const("hi2", 6, "int32"))
     g.op("printed", "Print", "v", "v", message=attr_str("v is"))
+    g.op("diff", "ListDiff", "v", g.const("drop", [1, 5], "int32"))
     outs = ["acosh", "asinh", "atanh", "lrn", "enorm", "einsum", "band", "scatter", "tsu", "bincount", "dense",
             "unique", "unique:1", "lower", "upper", "band_and", "bargs", "ensured", "dil", "argmax", "argmax:1",
-            "multi", "normal", "randint", "printed"]  # fmt: skip
+            "multi", "normal", "randint", "printed", "diff", "diff:1"]  # fmt: skip
     got = dict(zip(outs, _run(g, {"x": x, "v": v}, outs), strict=True))
     with np.errstate(invalid="ignore"):
         np.testing.assert_allclose(got["acosh"], np.arccosh(x), rtol=1e-5)
@@ -102,6 +103,7 @@ def test_math_converter_ops():
     assert got["multi"].tolist() == [[1, 1, 1]]
     assert got["normal"].shape == (2, 3) and set(got["randint"].ravel().tolist()) <= {4, 5}
     np.testing.assert_array_equal(got["printed"], v)
+    assert got["diff"].tolist() == [3, 3, 2] and got["diff:1"].tolist() == [0, 2, 3]
 
 
 def test_register_op():

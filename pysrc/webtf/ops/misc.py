@@ -169,14 +169,13 @@ def multi_rnn_cell(
 
 
 async def next_frame() -> None:
-    """Wait for the next animation frame in the browser (a zero-delay yield elsewhere), as tf.nextFrame."""
+    """Wait for the next animation frame in the browser (at most 100 ms: a hidden page draws none), a
+    zero-delay yield elsewhere, as tf.nextFrame."""
     from ..environment import ENV
 
     if ENV.get("IS_BROWSER"):
-        import js  # type: ignore[import-not-found]
+        from pyodide.code import run_js  # type: ignore[import-not-found]
 
-        future: asyncio.Future[None] = asyncio.get_event_loop().create_future()
-        js.requestAnimationFrame(lambda *_: future.done() or future.set_result(None))
-        await future
+        await run_js("new Promise((ok) => { requestAnimationFrame(() => ok()); setTimeout(ok, 100); })")
     else:
         await asyncio.sleep(0)

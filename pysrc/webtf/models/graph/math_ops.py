@@ -57,6 +57,16 @@ def _max_pool_with_argmax(node: Any, ins: list[Tensor], ctx: Any) -> list[Tensor
     return [r["result"], r["indexes"]]
 
 
+def _list_diff(node: Any, ins: list[Tensor], ctx: Any) -> list[Tensor]:
+    """ListDiff (setdiff1d_async in TF.js: an async op), computed from the inputs' values."""
+    xs, ys = ctx.values(ins[0]), set(ctx.values(ins[1]))
+    keep = [i for i, v in enumerate(xs) if v not in ys]
+    return [
+        tf.tensor([xs[i] for i in keep], [len(keep)], ins[0].dtype),
+        tf.tensor(keep, [len(keep)], "int32"),
+    ]
+
+
 def _ensure_shape(node: Any, ins: list[Tensor], ctx: Any) -> Tensor:
     shape = _ints(ctx, ins[1]) if len(ins) > 1 else node.shape("shape")
     return tf.ensure_shape(ins[0], [None if d < 0 else d for d in shape or []])
@@ -122,6 +132,7 @@ def handlers() -> dict[str, Any]:
             _hw(node.ints("rates", [1, 1, 1, 1])),
         ),
         kn.MaxPoolWithArgmax: _max_pool_with_argmax,
+        "ListDiff": _list_diff,
         "EuclideanNorm": lambda node, ins, ctx: tf.euclidean_norm(
             ins[0], _ints(ctx, ins[1]), node.bool("keep_dims")
         ),

@@ -22,6 +22,7 @@ ASYNC_OPS = {
     "NonMaxSuppressionV4",
     "NonMaxSuppressionV5",
     "Where",
+    "ListDiff",
 }
 #: Ops that only the data-driven executor runs (graph/dynamic.py): control flow and containers.
 CONTROL_FLOW_OPS = {
