@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import backprop, conv, elementwise, gather, image, matmul, optimizers, reduce
+from . import backprop, conv, elementwise, gather, image, math, matmul, optimizers, reduce
 
-FAMILIES = (elementwise, gather, matmul, conv, image, reduce, backprop, optimizers)
+FAMILIES = (elementwise, gather, matmul, conv, image, reduce, backprop, optimizers, math)
 
 KERNELS: dict[str, Any] = {}
 for _family in FAMILIES:
