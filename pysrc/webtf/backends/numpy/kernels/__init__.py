@@ -20,6 +20,7 @@ from . import (
     image,
     image_grad,
     linalg,
+    math_more,
     matmul,
     optimizers,
     pool,
@@ -50,6 +51,7 @@ FAMILIES = (
     spatial,
     optimizers,
     linalg,
+    math_more,
 )
 
 NATIVE: dict[str, Any] = {}
