@@ -53,6 +53,7 @@ from .models.layers.callbacks import Callback, CallbackList, CustomCallback, Ear
 from .models.layers.recurrent import RNN
 from .ops import *  # noqa: F403
 from .ops.chaining import bind as _bind
+from .ops.pool_more import pool
 from .tensor import Tensor, Variable
 from .train import (
     AdadeltaOptimizer,
@@ -172,5 +173,5 @@ __all__ = [
     "losses", "train", "Reduction", "AdadeltaOptimizer", "AdagradOptimizer", "AdamOptimizer", "AdamaxOptimizer",
     "MomentumOptimizer", "Optimizer", "RMSPropOptimizer", "SGDOptimizer",
     "util", "register_op", "deregister_op", "LayerVariable", "RNN", "Callback", "CallbackList", "CustomCallback",
-    "EarlyStopping", "History", "unregister_gradient",
+    "EarlyStopping", "History", "unregister_gradient", "pool",
 ] + list(_ops.__all__)  # fmt: skip

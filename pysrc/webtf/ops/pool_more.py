@@ -17,7 +17,8 @@ from .op import TensorLike, convert_non_bool, convert_to_tensor, op
 from .pool import avg_pool, max_pool
 from .spatial import batch_to_space_nd, space_to_batch_nd
 
-__all__ = ["max_pool_with_argmax", "pool", "dilation2d"]
+# `pool` is left out of __all__: in webtf.ops that name is the pool module; webtf exports tf.pool itself
+__all__ = ["max_pool_with_argmax", "dilation2d"]
 
 
 @op
