@@ -129,7 +129,8 @@ def bincount(x: TensorLike, weights: TensorLike, size: int) -> Tensor:
 
 @op
 def dense_bincount(x: TensorLike, weights: TensorLike, size: int, binary_output: bool = False) -> Tensor:
-    """bincount of a 1-D x, or of each row of a 2-D x; binary_output marks presence (kernel DenseBincount)."""
+    """bincount of a 1-D x, or of each row of a 2-D x where binary_output marks presence (a 1-D x is counted
+    whatever binary_output says, as in TF.js) (kernel DenseBincount)."""
     tx, tw, n = _bincount_args("dense_bincount", x, weights, size, 2)
     flag = flag_arg(binary_output, "binary_output", "dense_bincount")
     return ENGINE.run_kernel(kn.DenseBincount, {"x": tx, "weights": tw}, {"size": n, "binary_output": flag})

@@ -88,8 +88,8 @@ def dense_bincount(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorIn
     x, w = inputs["x"], inputs["weights"]
     size, binary = int(attrs["size"]), bool(attrs.get("binary_output"))
     xs, ws = backend.values(x), backend.values(w)
-    if len(x.shape) == 1:
-        out, shape = _counts(xs, ws, size, binary, w.dtype), (size,)
+    if len(x.shape) == 1:  # TF.js counts a 1-D x whatever binary_output says
+        out, shape = _counts(xs, ws, size, False, w.dtype), (size,)
     else:
         cols = x.shape[1]
         out = []

@@ -133,8 +133,8 @@ def dense_bincount(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorIn
     xs = backend.nd(inputs["x"]).astype(np.int64)
     ws = backend.nd(w).reshape(xs.shape) if w.shape and backend.nd(w).size else None
     size, binary = int(attrs["size"]), bool(attrs.get("binary_output"))
-    if xs.ndim == 1:
-        out = _bincount_row(xs, ws, size, binary)
+    if xs.ndim == 1:  # TF.js counts a 1-D x whatever binary_output says
+        out = _bincount_row(xs, ws, size, False)
     else:
         out = np.stack(
             [_bincount_row(r, None if ws is None else ws[i], size, binary) for i, r in enumerate(xs)]
