@@ -121,3 +121,29 @@ def test_errors(run):
     for expr, cls, msg in cases:
         with pytest.raises(cls, match=msg):
             run(expr, **f)
+
+
+def test_inputs_made_on_the_device(run):
+    """The same kernels on inputs an earlier kernel made (on webgl: GPU-resident, so the GLSL versions run)."""
+    fi = np.array([[1, 0], [2, 1], [1, 0]], np.float32)
+    upd = _RNG.uniform(-2, 2, size=(3, 4)).astype(np.float32)
+    x = _RNG.uniform(-2, 2, size=(5, 3)).astype(np.float32)
+    fids = np.array([2, 0, 2, -1, 4], np.float32)
+    base = _RNG.uniform(-2, 2, size=(3, 2, 4)).astype(np.float32)
+    out = run(
+        "tf.tidy(lambda: [tf.scatter_nd(tf.cast(fi + 0, 'int32'), upd + 0, [3, 2, 4]), "
+        "tf.tensor_scatter_update(base + 0, tf.cast(fi + 0, 'int32'), upd + 0), "
+        "tf.unsorted_segment_sum(x + 0, tf.cast(fids + 0, 'int32'), 3), "
+        "tf.bitwise_and(tf.cast(fids + 7, 'int32'), tf.cast(fids + 3, 'int32')), tf.diag(tf.cast(fids + 1, 'int32'))])",
+        fi=fi,
+        upd=upd,
+        base=base,
+        x=x,
+        fids=fids,
+    )
+    idx, ids = fi.astype(np.int32), fids.astype(np.int32)
+    np.testing.assert_allclose(out[0], _scatter(idx, upd, (3, 2, 4)), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out[1], _scatter(idx, upd, (3, 2, 4), False, base), rtol=1e-6)
+    np.testing.assert_allclose(out[2], np.stack([x[ids == k].sum(0) for k in range(3)]), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(out[3], (ids + 7) & (ids + 3))
+    np.testing.assert_array_equal(out[4], np.diag(ids + 1))
