@@ -90,6 +90,20 @@ float unary(float x) { return atan(x); }
 float unary(float x) { return 0.5 * (exp(x) - exp(-x)); }
 #elif defined(OP_Cosh)
 float unary(float x) { return 0.5 * (exp(x) + exp(-x)); }
+#elif defined(OP_Acosh)
+float unary(float x) { return x < 1.0 ? NAN : isinf(x) ? x : log(x + sqrt(x * x - 1.0)); }
+#elif defined(OP_Asinh)
+float unary(float x) {
+  if (isinf(x) || isNaN(x)) return x;
+  float a = abs(x);  // log1p form: exact near 0, no cancellation for x < 0
+  return sign(x) * log1pAccurate(a + a * a / (1.0 + sqrt(1.0 + a * a)));
+}
+#elif defined(OP_Atanh)
+float unary(float x) {
+  if (abs(x) > 1.0) return NAN;
+  if (abs(x) == 1.0) return sign(x) * INF;
+  return 0.5 * (log1pAccurate(x) - log1pAccurate(-x));
+}
 #elif defined(OP_Floor)
 float unary(float x) { return floor(x); }
 #elif defined(OP_Ceil)

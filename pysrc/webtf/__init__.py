@@ -13,6 +13,7 @@ from . import (
     layers,  # tf.layers.<name>(**config): a factory per layer class
     losses,
     train,
+    util,  # tf.util: shapes, strides, shuffling, checks
 )
 from . import ops as _ops
 from .backends import cpu as _cpu  # noqa: F401  (registers the cpu backend and its kernels)
@@ -29,6 +30,7 @@ from .gradients import (
     grad,
     grads,
     register_gradient,
+    unregister_gradient,
     value_and_grad,
     value_and_grads,
     variable_grads,
@@ -43,10 +45,15 @@ from .kernel_registry import (
 )
 from .losses import Reduction
 from .models import GraphModel, LayersModel, io, load_graph_model, load_layers_model
+from .models.graph.math_ops import deregister_op, register_op
 from .models.layers import callbacks, constraints, initializers, metrics, regularizers
 from .models.layers.api import Sequential, SymbolicTensor, input, model, sequential  # noqa: A004
+from .models.layers.base import LayerVariable
+from .models.layers.callbacks import Callback, CallbackList, CustomCallback, EarlyStopping, History
+from .models.layers.recurrent import RNN
 from .ops import *  # noqa: F403
 from .ops.chaining import bind as _bind
+from .ops.pool_more import pool
 from .tensor import Tensor, Variable
 from .train import (
     AdadeltaOptimizer,
@@ -165,4 +172,6 @@ __all__ = [
     "SymbolicTensor",
     "losses", "train", "Reduction", "AdadeltaOptimizer", "AdagradOptimizer", "AdamOptimizer", "AdamaxOptimizer",
     "MomentumOptimizer", "Optimizer", "RMSPropOptimizer", "SGDOptimizer",
+    "util", "register_op", "deregister_op", "LayerVariable", "RNN", "Callback", "CallbackList", "CustomCallback",
+    "EarlyStopping", "History", "unregister_gradient", "pool",
 ] + list(_ops.__all__)  # fmt: skip

@@ -51,6 +51,35 @@ class Environment:
             raise TypeError(f"Flag '{name}' is {value!r}, not a number")
         return value
 
+    async def get_async(self, name: str) -> FlagValue:
+        """The value of flag `name`, awaiting its evaluator when that returns an awaitable (TF.js getAsync)."""
+        if name in self._flags:
+            return self._flags[name]
+        if name not in self._registry:
+            raise ValueError(f"Cannot evaluate flag '{name}': no evaluation function found.")
+        value = self._registry[name][0]()
+        if hasattr(value, "__await__"):
+            value = await value
+        self._store(name, value)
+        return value
+
+    def get_string(self, name: str) -> str:
+        """The value of a string flag."""
+        value = self.get(name)
+        if not isinstance(value, str):
+            raise TypeError(f"Flag '{name}' is {value!r}, not a string")
+        return value
+
+    def evaluate_flag(self, name: str) -> FlagValue:
+        """Evaluate flag `name`'s default now (an override is replaced), store and return it."""
+        if name not in self._registry:
+            raise ValueError(f"Cannot evaluate flag '{name}': no evaluation function found.")
+        value = self._registry[name][0]()
+        if hasattr(value, "__await__"):
+            raise ValueError(f"Flag {name} cannot be synchronously evaluated. Please use get_async() instead.")
+        self._store(name, value)
+        return value
+
     def set(self, name: str, value: FlagValue) -> None:
         """Override flag `name`; its set hook (if any) runs first."""
         if name not in self._registry:

@@ -417,3 +417,84 @@ _SPECS += tuple(KernelSpec(name, rule.inputs, rule.scalars) for name, rule in RU
 
 #: kernel name -> its KernelSpec
 KERNELS: dict[str, KernelSpec] = {spec.name: spec for spec in _SPECS}
+
+# ---- issue 15 (ops-math): norms, linalg, scatter / segment, counting, search, random ---------------
+BitwiseAnd = "BitwiseAnd"
+BroadcastArgs = "BroadcastArgs"
+Bincount = "Bincount"
+DenseBincount = "DenseBincount"
+Diag = "Diag"
+Einsum = "Einsum"
+FusedBatchNorm = "FusedBatchNorm"
+LRN = "LRN"
+LRNGrad = "LRNGrad"
+Multinomial = "Multinomial"
+ScatterNd = "ScatterNd"
+SearchSorted = "SearchSorted"
+TensorScatterUpdate = "TensorScatterUpdate"
+Unique = "Unique"
+UnsortedSegmentSum = "UnsortedSegmentSum"
+
+_MATH_SPECS = (
+    KernelSpec(BitwiseAnd, ("a", "b"), doc="int32 a & b, same shapes"),
+    KernelSpec(BroadcastArgs, ("s0", "s1"), doc="int32 1-D shapes -> their broadcast shape"),
+    KernelSpec(
+        Bincount,
+        ("x", "weights"),
+        ("size",),
+        doc="1-D int32 x; counts (or summed weights) of each value < size",
+    ),
+    KernelSpec(
+        DenseBincount,
+        ("x", "weights"),
+        ("size", "binary_output"),
+        doc="1-D or 2-D (per row) int32 x; weights [] or x's shape; binary_output: 1 where present",
+    ),
+    KernelSpec(Diag, ("x",), doc="x of shape S -> shape S + S with x on the diagonal"),
+    KernelSpec(Einsum, (), ("equation",), variadic=True, doc="1 or 2 operands, at most one of them repeated"),
+    KernelSpec(
+        FusedBatchNorm,
+        ("x", "mean", "variance", "offset", "scale"),
+        ("variance_epsilon",),
+        doc="x 4-D; mean / variance / offset / scale (offset, scale may be None) read modulo their size",
+    ),
+    KernelSpec(LRN, ("x",), ("depth_radius", "bias", "alpha", "beta"), doc="x 4-D NHWC, over channels"),
+    KernelSpec(LRNGrad, ("x", "y", "dy"), ("depth_radius", "bias", "alpha", "beta")),
+    KernelSpec(
+        Multinomial,
+        ("logits",),
+        ("num_samples", "seed", "normalized"),
+        doc="logits [batch, classes] -> int32",
+    ),
+    KernelSpec(
+        ScatterNd, ("indices", "updates"), ("shape",), doc="sums updates at indices into zeros of shape"
+    ),
+    KernelSpec(
+        SearchSorted, ("sorted_sequence", "values"), ("side",), doc="side 'left' | 'right'; int32 out"
+    ),
+    KernelSpec(
+        TensorScatterUpdate, ("tensor", "indices", "updates"), doc="tensor with slices at indices replaced"
+    ),
+    KernelSpec(Unique, ("x",), ("axis",), doc="outputs [values, int32 indices] in order of first appearance"),
+    KernelSpec(UnsortedSegmentSum, ("x", "segment_ids"), ("num_segments",)),
+)
+KERNELS.update({spec.name: spec for spec in _MATH_SPECS})
+Dilation2D = "Dilation2D"
+Dilation2DBackpropFilter = "Dilation2DBackpropFilter"
+Dilation2DBackpropInput = "Dilation2DBackpropInput"
+MaxPoolWithArgmax = "MaxPoolWithArgmax"
+_DILATION = ("strides", "pad", "dilations")
+_MATH_SPECS_2 = (
+    KernelSpec(
+        Dilation2D, ("x", "filter"), _DILATION, doc="x NHWC, filter [fh, fw, channels]; max of x + filter"
+    ),
+    KernelSpec(Dilation2DBackpropFilter, ("x", "filter", "dy"), _DILATION),
+    KernelSpec(Dilation2DBackpropInput, ("x", "filter", "dy"), _DILATION),
+    KernelSpec(
+        MaxPoolWithArgmax,
+        ("x",),
+        ("filter_size", "strides", "pad", "include_batch_in_index"),
+        doc="outputs [max, int32 flat index of the max in x (per image unless include_batch_in_index)]",
+    ),
+)
+KERNELS.update({spec.name: spec for spec in _MATH_SPECS_2})

@@ -552,4 +552,52 @@ case("AvgPool3D/valid 2 stride 1", "lambda x: tf.avg_pool3d(x, 2, 1, 'valid')",
      lambda x: _pool3d(x, 2, 1, "valid", False), r(1, 3, 3, 4, 2), js="x => tf.avgPool3d(x, 2, 1, 'valid')")
 case("AvgPool3D/same 3 stride 2 (clipped windows)", "lambda x: tf.avg_pool3d(x, 3, 2, 'same')",
      lambda x: _pool3d(x, 3, 2, "same", False), r(1, 3, 4, 3, 1))
+# ---- issue 15 (ops-math) ---------------------------------------------------------------------------------
+# fmt: off
+case("Acosh", "lambda x: tf.acosh(x)", np.arccosh, r(2, 3, lo=1.2, hi=3.0), js="x => tf.acosh(x)")
+case("Asinh", "lambda x: tf.asinh(x)", np.arcsinh, r(2, 3, lo=-2.0, hi=2.0), js="x => tf.asinh(x)")
+case("Atanh", "lambda x: tf.atanh(x)", np.arctanh, r(2, 3, lo=-0.8, hi=0.8), js="x => tf.atanh(x)")
+case("log_sigmoid", "lambda x: tf.log_sigmoid(x)", lambda x: -np.logaddexp(0, -x), r(2, 3, lo=-3.0, hi=3.0),
+     js="x => tf.logSigmoid(x)")
+# fmt: on
+# fmt: off
+case("FusedBatchNorm/1-D params", "lambda x, m, v, o, s: tf.batch_norm(x, m, v, o, s, 0.01)",
+     lambda x, m, v, o, s: (x - m) * s / np.sqrt(v + 0.01) + o, r(2, 3, 4), r(4), r(4, lo=0.5, hi=1.5), r(4), r(4),
+     js="(x, m, v, o, s) => tf.batchNorm(x, m, v, o, s, 0.01)")
+case("FusedBatchNorm/full params, no scale", "lambda x, m, v, o: tf.batch_norm(x, m, v, o)",
+     lambda x, m, v, o: (x - m) / np.sqrt(v + 0.001) + o, r(3, 4), r(3, 4), r(3, 4, lo=0.5, hi=1.5), r(3, 4))
+
+
+def _lrn(x, radius, bias, alpha, beta):
+    c = x.shape[-1]
+    sq = np.stack([np.sum(x[..., max(0, i - radius):i + radius + 1] ** 2, -1) for i in range(c)], -1)
+    return x / (bias + alpha * sq) ** beta
+
+
+case("LRN", "lambda x: tf.local_response_normalization(x, 2, 1.5, 0.3, 0.75)",
+     lambda x: _lrn(x, 2, 1.5, 0.3, 0.75), r(1, 2, 3, 6), js="x => tf.localResponseNormalization(x, 2, 1.5, 0.3, 0.75)")
+# fmt: on
+# fmt: off
+case("UnsortedSegmentSum", "lambda x, ids: tf.unsorted_segment_sum(x, ids, 3)",
+     lambda x, ids: np.stack([x[ids == k].sum(0) for k in range(3)]), r(5, 2), ints([2, 0, 2, -1, 1]),
+     js="(x, ids) => tf.unsortedSegmentSum(x, ids, 3)")
+# fmt: on
+# fmt: off
+
+
+def _dilation(x, f, stride, dil):
+    fh, fw, _ = f.shape
+    eh, ew = (fh - 1) * dil + 1, (fw - 1) * dil + 1
+    oh, ow = (x.shape[1] - eh) // stride + 1, (x.shape[2] - ew) // stride + 1
+    out = np.full((x.shape[0], oh, ow, x.shape[3]), -np.inf)
+    for ky in range(fh):
+        for kx in range(fw):
+            y0, x0 = ky * dil, kx * dil
+            win = x[:, y0: y0 + (oh - 1) * stride + 1: stride, x0: x0 + (ow - 1) * stride + 1: stride]
+            out = np.maximum(out, win + f[ky, kx])
+    return out
+
+
+case("Dilation2D", "lambda x, f: tf.dilation2d(x, f, 1, 'valid', 2)", lambda x, f: _dilation(x, f, 1, 2),
+     r(1, 5, 5, 2), r(2, 2, 2), js="(x, f) => tf.dilation2d(x, f, 1, 'valid', 2)")
 # fmt: on

@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (register the gradients)
     conv3d,
     image,
     matmul,
+    norm,
     pool,
     reduce,
     shape,
@@ -28,10 +29,17 @@ from .api import (
     value_and_grads,
     variable_grads,
 )
-from .registry import GradConfig, GradFunc, get_gradient, register_gradient, registered_gradients
+from .registry import (
+    GradConfig,
+    GradFunc,
+    get_gradient,
+    register_gradient,
+    registered_gradients,
+    unregister_gradient,
+)
 
 __all__ = [
     "GradConfig", "GradFunc", "ValueAndGrad", "ValueAndGrads", "custom_grad", "dispose_variables", "get_gradient",
     "grad", "grads", "register_gradient", "registered_gradients", "value_and_grad", "value_and_grads",
-    "variable_grads",
+    "variable_grads", "unregister_gradient",
 ]  # fmt: skip

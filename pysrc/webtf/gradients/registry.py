@@ -32,6 +32,11 @@ def register_gradient(config: GradConfig) -> None:
     _GRADIENTS[config.kernel_name] = config
 
 
+def unregister_gradient(kernel_name: str) -> None:
+    """Remove the gradient of a kernel (TF.js only warns when none was registered; so does nothing here)."""
+    _GRADIENTS.pop(kernel_name, None)
+
+
 def get_gradient(kernel_name: str) -> GradConfig | None:
     """The gradient registered for a kernel, or None."""
     return _GRADIENTS.get(kernel_name)

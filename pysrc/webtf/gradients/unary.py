@@ -148,5 +148,18 @@ for config in (
     GradConfig(kernel_name=kn.LogicalNot, grad_func=_zero),
     GradConfig(kernel_name=kn.ZerosLike, grad_func=_zero),
     GradConfig(kernel_name=kn.OnesLike, grad_func=_zero),
+    GradConfig(
+        kernel_name=kn.Acosh,
+        inputs_to_save=X,
+        grad_func=_chain(lambda x: ops.rsqrt(ops.sub(ops.square(x), 1))),
+    ),
+    GradConfig(
+        kernel_name=kn.Asinh, inputs_to_save=X, grad_func=_chain(lambda x: ops.rsqrt(_one_plus_square(x)))
+    ),
+    GradConfig(
+        kernel_name=kn.Atanh,
+        inputs_to_save=X,
+        grad_func=_chain(lambda x: ops.reciprocal(_one_minus_square(x))),
+    ),
 ):
     register_gradient(config)

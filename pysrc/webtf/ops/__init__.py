@@ -11,17 +11,25 @@ from . import conv as _conv
 from . import conv3d as _conv3d
 from . import creation as _creation
 from . import extra as _extra
-from . import fused, image
+from . import fused, image, linalg
+from . import math_ns as math
 from . import matmul as _matmul
+from . import misc as _misc
+from . import norm as _norm
 from . import pool as _pool
+from . import pool_more as _pool_more
+from . import products as _products
+from . import random as _random_ops
 from . import reduce as _reduce
 from . import scan as _scan
+from . import scatter as _scatter
 from . import shape as _shape
 from . import slicing as _slicing
 from . import softmax as _softmax
 from . import sort as _sort
 from . import spatial as _spatial
 from . import unary as _unary
+from . import variants as _variants
 from .binary import *  # noqa: F403
 from .cast import cast
 from .conv import *  # noqa: F403
@@ -29,17 +37,24 @@ from .conv3d import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .extra import *  # noqa: F403
 from .matmul import *  # noqa: F403
+from .misc import *  # noqa: F403
+from .norm import *  # noqa: F403
 from .pool import *  # noqa: F403
+from .pool_more import *  # noqa: F403
+from .products import *  # noqa: F403
+from .random import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .scan import *  # noqa: F403
+from .scatter import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .slicing import *  # noqa: F403
 from .softmax import *  # noqa: F403
 from .sort import *  # noqa: F403
 from .spatial import *  # noqa: F403
 from .unary import *  # noqa: F403
+from .variants import *  # noqa: F403
 
-__all__ = ["fused", "image", "cast"]
+__all__ = ["fused", "image", "cast", "linalg", "math"]
 __all__ += _creation.__all__
 __all__ += _unary.__all__
 __all__ += _binary.__all__
@@ -56,3 +71,10 @@ __all__ += image.__all__
 __all__ += _spatial.__all__
 __all__ += _extra.__all__
 __all__ += _conv3d.__all__
+__all__ += _norm.__all__
+__all__ += _products.__all__
+__all__ += _scatter.__all__
+__all__ += _variants.__all__
+__all__ += _random_ops.__all__
+__all__ += _misc.__all__
+__all__ += _pool_more.__all__

@@ -39,6 +39,13 @@ _NOT_METHODS = {
     "tensor", "scalar", "zeros", "ones", "fill", "range", "linspace", "eye", "random_uniform",
     "random_normal", "truncated_normal", "variable", "add_n", "concat", "stack", "where",
 }  # fmt: skip
+# issue 15 (ops-math): creators and ops whose first argument is not the tensor
+_NOT_METHODS |= {
+    "tensor1d", "tensor2d", "tensor3d", "tensor4d", "tensor5d", "tensor6d", "buffer", "meshgrid", "einsum",
+    "scatter_nd", "concat1d", "concat2d", "concat3d", "concat4d", "broadcast_args", "rand",
+    "random_standard_normal", "random_uniform_int", "random_gamma", "search_sorted", "lower_bound", "upper_bound",
+    "moving_average", "basic_lstm_cell", "multi_rnn_cell", "next_frame", "setdiff1d_async", "in_top_k_async",
+}  # fmt: skip
 
 
 def _binary(fn: Any, reflected: bool) -> Any:

@@ -403,3 +403,7 @@ _PUBLIC = (
 def __dir__() -> list[str]:
     """The public ops only, so dir(tf.image) and autocompletion skip the helpers imported here."""
     return list(_PUBLIC)
+
+
+# issue 15 (ops-math): colour ops
+from .image_color import grayscale_to_rgb, rgb_to_grayscale, threshold  # noqa: E402, F401

@@ -23,6 +23,7 @@ __all__ = [
     "relu", "relu6", "elu", "selu", "leaky_relu", "prelu", "softplus", "floor", "ceil", "round", "sign",
     "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "is_nan", "is_finite", "is_inf",
     "logical_not", "clip_by_value", "step",
+    "acosh", "asinh", "atanh", "log_sigmoid",
 ]  # fmt: skip
 
 
@@ -135,3 +136,15 @@ def clip_by_value(x: TensorLike, clip_value_min: float, clip_value_max: float) -
 def step(x: TensorLike, alpha: float = 0.0) -> Tensor:
     """1 where x > 0, alpha elsewhere, nan kept (kernel Step, attr alpha); dtype kept."""
     return _unary(kn.Step, x, "step", {"alpha": number_arg(alpha, "alpha", "step")})
+
+
+acosh = _unary_op(kn.Acosh, "acosh", "Inverse hyperbolic cosine (kernel Acosh): nan below 1.")
+asinh = _unary_op(kn.Asinh, "asinh", "Inverse hyperbolic sine (kernel Asinh).")
+atanh = _unary_op(kn.Atanh, "atanh", "Inverse hyperbolic tangent (kernel Atanh): +-inf at +-1, nan beyond.")
+
+
+@op
+def log_sigmoid(x: TensorLike) -> Tensor:
+    """log(sigmoid(x)) = -softplus(-x), without overflow (composite, as TF.js's logSigmoid)."""
+    t = _convert_bool_as_int(x, "x", "log_sigmoid")
+    return neg(softplus(neg(t)))

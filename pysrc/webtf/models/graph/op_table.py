@@ -11,6 +11,8 @@ from ...ops.extra import where_coords
 from ...tensor import Tensor
 from .containers import HANDLERS as CONTAINER_HANDLERS
 from .functions import FUNCTIONAL_OPS
+from .math_ops import custom_handler
+from .math_ops import handlers as math_handlers
 from .more_ops import HANDLERS as MORE_HANDLERS
 from .nodes import Node
 from .tables import HANDLERS as TABLE_HANDLERS
@@ -24,6 +26,7 @@ ASYNC_OPS = {
     "NonMaxSuppressionV5",
     "Where",
     *TABLE_HANDLERS,
+    "ListDiff",
 }
 #: Ops that only the data-driven executor runs (graph/dynamic.py): control flow and containers.
 CONTROL_FLOW_OPS = {
@@ -451,6 +454,7 @@ def _build() -> dict[str, Handler]:
         **{name: _dynamic_only for name in FUNCTIONAL_OPS},
         **MORE_HANDLERS,
         **TABLE_HANDLERS,
+        **math_handlers(),
     }
 
 
@@ -471,4 +475,4 @@ def table() -> dict[str, Handler]:
 
 def resolve(op: str) -> Handler | None:
     """The handler for a TF op, or None when unsupported (Const and Placeholder are the executor's)."""
-    return table().get(op)
+    return custom_handler(op) or table().get(op)

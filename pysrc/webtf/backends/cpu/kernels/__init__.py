@@ -12,11 +12,16 @@ from . import (
     creation,
     image,
     image_grad,
+    linalg,
     matmul,
+    normalization,
     optimizers,
     pool,
+    pool_more,
+    random,
     reduce,
     scan,
+    scatter,
     shape,
     slicing,
     softmax,
@@ -44,6 +49,11 @@ FAMILIES = (
     spatial,
     optimizers,
     conv3d,
+    normalization,
+    linalg,
+    scatter,
+    random,
+    pool_more,
 )
 
 KERNELS: dict[str, Any] = {}

@@ -51,6 +51,10 @@ def _signed_inf(v: Any, e: Exception) -> float:
     return math.copysign(_INF, v)
 
 
+def _atanh_error(v: Any, e: Exception) -> float:
+    return math.copysign(_INF, v) if abs(v) == 1 else _NAN
+
+
 def _inv_sqrt(v: Any) -> float:
     return 1.0 / math.sqrt(v)
 
@@ -114,6 +118,9 @@ _FLOAT_FUNCS: dict[str, tuple[Callable[[Any], float], Callable[[Any, Exception],
     kn.Sinh: (math.sinh, _signed_inf),
     kn.Cosh: (math.cosh, lambda v, e: _INF),
     kn.Erf: (math.erf, _nan),
+    kn.Acosh: (math.acosh, _nan),
+    kn.Asinh: (math.asinh, _nan),
+    kn.Atanh: (math.atanh, _atanh_error),
 }
 
 

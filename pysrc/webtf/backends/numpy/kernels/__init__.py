@@ -20,6 +20,8 @@ from . import (
     creation,
     image,
     image_grad,
+    linalg,
+    math_more,
     matmul,
     optimizers,
     pool,
@@ -50,6 +52,8 @@ FAMILIES = (
     spatial,
     optimizers,
     conv3d,
+    linalg,
+    math_more,
 )
 
 NATIVE: dict[str, Any] = {}

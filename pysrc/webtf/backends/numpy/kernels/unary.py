@@ -79,6 +79,9 @@ _FLOAT_FUNCS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     kn.Erf: _erf,
     kn.Sigmoid: sigmoid,
     kn.Elu: elu,
+    kn.Acosh: np.arccosh,
+    kn.Asinh: np.arcsinh,
+    kn.Atanh: np.arctanh,
 }
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import backprop, conv, conv3d, elementwise, gather, image, matmul, optimizers, reduce
+from . import backprop, conv, conv3d, elementwise, gather, image, math, matmul, optimizers, reduce
 
-FAMILIES = (elementwise, gather, matmul, conv, image, reduce, backprop, optimizers, conv3d)
+FAMILIES = (elementwise, gather, matmul, conv, image, reduce, backprop, optimizers, conv3d, math)
 
 KERNELS: dict[str, Any] = {}
 for _family in FAMILIES:

@@ -16,13 +16,14 @@ UNARY = (
     kn.Abs, kn.Neg, kn.Exp, kn.Expm1, kn.Log, kn.Log1p, kn.Sqrt, kn.Rsqrt, kn.Square, kn.Reciprocal, kn.Relu,
     kn.Relu6, kn.Elu, kn.Selu, kn.Sigmoid, kn.Tanh, kn.Softplus, kn.Sin, kn.Cos, kn.Tan, kn.Asin, kn.Acos,
     kn.Atan, kn.Sinh, kn.Cosh, kn.Floor, kn.Ceil, kn.Round, kn.Sign, kn.Erf, kn.IsNan, kn.IsInf, kn.IsFinite,
-    kn.LogicalNot,
+    kn.LogicalNot, kn.Acosh, kn.Asinh, kn.Atanh,
 )  # fmt: skip
 _BOOL_UNARY = {"IsNan", "IsInf", "IsFinite", "LogicalNot"}
 #: unary kernels whose output is float32 whatever x's dtype (the others keep it)
 _FLOAT_UNARY = {
     "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Reciprocal", "Tanh", "Selu", "Softplus", "Sin", "Cos",
     "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Erf", "Sigmoid", "Elu",
+    "Acosh", "Asinh", "Atanh",
 }  # fmt: skip
 
 BINARY = (

@@ -1,0 +1,35 @@
+// ScatterNd (OP_SUM) and TensorScatterUpdate: slice `row` of the output gathers the updates whose index
+// row (sum of indices[n, j] * uI[4 + j]) is `row`: summed into zeros, or the last one replacing T's value.
+// uI[1] = number of updates, uI[2] = slice size, uI[3] = index depth (<= 6), uI[4..9] = slice strides.
+uniform sampler2D I;
+uniform sampler2D U;
+#ifndef OP_SUM
+uniform sampler2D T;
+#endif
+
+#define SCALAR
+float compute(int i) {
+  int size = uI[2];
+  int depth = uI[3];
+  int row = i / size;
+  int k = i % size;
+#ifdef OP_SUM
+  float out_value = 0.0;
+#else
+  float out_value = at(T, i);
+#endif
+  for (int n = 0; n < uI[1]; n++) {
+    int r = 0;
+    for (int j = 0; j < depth; j++) {
+      r += int(at(I, n * depth + j)) * uI[4 + j];
+    }
+    if (r == row) {
+#ifdef OP_SUM
+      out_value += at(U, n * size + k);
+#else
+      out_value = at(U, n * size + k);
+#endif
+    }
+  }
+  return out_value;
+}

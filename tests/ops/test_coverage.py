@@ -1,0 +1,243 @@
+"""Coverage: every op, utility, kernel (per backend) and converter op name of TF.js 4.22 exists in webtf.
+
+TF.js's names come from the vendored bundles (dist/vendor/tfjs/): tf.min.js and tf-backend-wasm.min.js are
+loaded into a bare page (no Pyodide) for the exported functions and each backend's registered kernels, and the
+converter's op names are read from tf.min.js's op mapping (its `tfOpName` entries). webtf's come from the host
+import: `tf.<snake_case name>`, the kernel registry per backend and the graph op table.
+
+ALLOW lists names that cannot apply to webtf (why beside each); PENDING the ones being added by a branch now
+(the lead empties it at merge). Both must stay honest: a listed name that webtf has fails the test too.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import build
+
+#: TF.js namespaces whose functions (and classes) count as names webtf must have, as tf.<namespace>.<name>
+NAMESPACES = ("image", "linalg", "math", "signal", "spectral", "sparse", "string", "util", "browser", "io")
+
+TFJS_NAMES_JS = """async ([base, namespaces]) => {
+  const load = (src) => new Promise((ok, fail) => {
+    const s = document.createElement("script");
+    s.src = base + src; s.onload = ok; s.onerror = () => fail(new Error("no " + src));
+    document.head.appendChild(s);
+  });
+  await load("vendor/tfjs/tf.min.js");
+  await load("vendor/tfjs/tf-backend-wasm.min.js");
+  const fns = (o) => Object.keys(o).filter((k) => typeof o[k] === "function");
+  const out = { op: fns(tf) };
+  for (const ns of namespaces) out[ns] = fns(tf[ns]);
+  out.env = Object.getOwnPropertyNames(Object.getPrototypeOf(tf.env())).filter((k) => k !== "constructor");
+  for (const b of ["cpu", "webgl", "wasm"]) out["kernel:" + b] = tf.getKernelsForBackend(b).map((k) => k.kernelName);
+  return out;
+}"""
+
+#: snake_case names the plain rule gets wrong
+RENAMES = {"isNaN": "is_nan", "topk": "top_k", "assert": "assert_"}
+
+_NODE_ONLY = "Node.js / TF.js-internal plumbing with no Python counterpart"
+_TS_ONLY = "a JS typing or JS-object helper that Python has built in"
+_BACKEND_CLASS = "a TF.js backend class; webtf's backends are its own (tf.backend(), tf.find_backend)"
+
+#: group -> {name: why it cannot apply}
+ALLOW: dict[str, dict[str, str]] = {
+    "op": {
+        "GPGPUContext": _BACKEND_CLASS,
+        "KernelBackend": _BACKEND_CLASS,
+        "MathBackendCPU": _BACKEND_CLASS,
+        "MathBackendWebGL": _BACKEND_CLASS,
+        "DataStorage": _BACKEND_CLASS,
+        "OptimizerConstructors": "TF.js's factory table behind tf.train.*, which webtf exposes directly",
+        "setPlatform": _NODE_ONLY,
+        "setWebGLContext": "webtf's webgl backend makes its own WebGL2 context",
+        "forceHalfFloat": "webtf's webgl backend renders to float32 textures only",
+        "deprecationWarn": _NODE_ONLY,
+        "disableDeprecationWarnings": _NODE_ONLY,
+        "sumOutType": _TS_ONLY,
+        "upcastType": _TS_ONLY,
+        "enclosingPowerOfTwo": _NODE_ONLY,
+        "findBackendFactory": "webtf keeps factories in tf.ENGINE.factories",
+        "copyRegisteredKernels": _NODE_ONLY,
+        "op": "TF.js's op() wraps a function in a scope: webtf's ops use the webtf.ops.op.op decorator",
+    },
+    "util": {
+        "isBoolean": _TS_ONLY,
+        "isFunction": _TS_ONLY,
+        "isNumber": _TS_ONLY,
+        "isString": _TS_ONLY,
+        "isPromise": _TS_ONLY,
+        "isTypedArray": _TS_ONLY,
+        "isInt": _TS_ONLY,
+        "now": _TS_ONLY,
+        "fetch": _TS_ONLY,
+        "tanh": _TS_ONLY,
+        "sum": _TS_ONLY,
+        "clamp": _TS_ONLY,
+        "swap": _TS_ONLY,
+        "getArrayFromDType": _TS_ONLY,
+        "getTypedArrayFromDType": _TS_ONLY,
+        "toTypedArray": _TS_ONLY,
+        "makeOnesTypedArray": _TS_ONLY,
+        "makeZerosTypedArray": _TS_ONLY,
+        "makeZerosNestedTypedArray": _TS_ONLY,
+        "convertBackendValuesAndArrayBuffer": _TS_ONLY,
+        "createScalarValue": _TS_ONLY,
+        "bytesFromStringArray": _TS_ONLY,
+        "decodeString": _TS_ONLY,
+        "encodeString": _TS_ONLY,
+        "hexToLong": _TS_ONLY,
+        "fingerPrint64": _TS_ONLY,
+        "checkConversionForErrors": _TS_ONLY,
+        "repeatedTry": _TS_ONLY,
+        "rightPad": _TS_ONLY,
+    },
+    "env": {
+        "setPlatform": _NODE_ONLY,
+        "populateURLFlags": "webtf's flags come from tf.env().set, not the page URL",
+    },
+    "kernel:webgl": {"FromPixels": "webtf reads pixels in Python (tf.browser), not as a kernel"},
+    "kernel:cpu": {"Draw": "tf.browser.draw on cpu writes a canvas from JS; webtf has no canvas kernel"},
+    "kernel:wasm": {},
+    "converter": {},
+}
+
+_MATH = "ops-math (issue 15): not added yet"
+_TYPES = "ops-types (issue 15): complex64 / string / sparse / ragged / signal"
+_GRAPH = "ops-graph (issue 15): converter ops, per-backend kernels"
+_LAYERS = "layers-more (issue 13): conv1d / 3-D conv and pool"
+
+
+def _names(text: str) -> set[str]:
+    return set(text.split())
+
+
+#: group -> names being added by a branch right now, by owner
+PENDING: dict[str, dict[str, set[str]]] = {
+    "op": {
+        _MATH: _names("loadGraphModelSync registerCallbackConstructor InputSpec"),
+        _TYPES: _names(
+            "complex cosineWindow fft ifft imag irfft raggedGather raggedRange raggedTensorToTensor real rfft"
+        ),
+        _LAYERS: _names("avgPool3d conv1d conv3d conv3dTranspose maxPool3d"),
+    },
+    "signal": {_TYPES: _names("hammingWindow hannWindow frame stft")},
+    "spectral": {_TYPES: _names("fft ifft rfft irfft")},
+    "sparse": {_TYPES: _names("sparseFillEmptyRows sparseReshape sparseSegmentMean sparseSegmentSum")},
+    "string": {_TYPES: _names("stringNGrams stringSplit stringToHashBucketFast staticRegexReplace")},
+    "browser": {_MATH: _names("draw fromPixels fromPixelsAsync toPixels")},
+    "io": {
+        _MATH: _names(
+            "CompositeArrayBuffer browserHTTPRequest concatenateArrayBuffers decodeWeightsStream fromMemorySync "
+            "getModelArtifactsForJSON getModelArtifactsForJSONSync getModelArtifactsInfoForJSON getWeightSpecs "
+            "http isHTTPScheme loadWeights weightsLoaderFactory withSaveHandlerSync"
+        )
+    },
+    "kernel:cpu": {
+        _TYPES: _names(
+            "Complex ComplexAbs FFT IFFT Imag Real RaggedGather RaggedRange RaggedTensorToTensor "
+            "SparseFillEmptyRows SparseReshape SparseSegmentMean SparseSegmentSum SparseToDense "
+            "StaticRegexReplace StringNGrams StringSplit StringToHashBucketFast"
+        ),
+        _LAYERS: _names(
+            "AvgPool3D AvgPool3DGrad Conv3D Conv3DBackpropFilterV2 Conv3DBackpropInputV2 MaxPool3D MaxPool3DGrad"
+        ),
+    },
+    "kernel:webgl": {
+        _TYPES: _names(
+            "Complex ComplexAbs FFT IFFT Imag Real RaggedGather RaggedRange RaggedTensorToTensor "
+            "SparseFillEmptyRows SparseReshape SparseSegmentMean SparseSegmentSum SparseToDense "
+            "StaticRegexReplace StringNGrams StringSplit StringToHashBucketFast"
+        ),
+        _LAYERS: _names(
+            "AvgPool3D AvgPool3DGrad Conv3D Conv3DBackpropFilterV2 Conv3DBackpropInputV2 MaxPool3D MaxPool3DGrad"
+        ),
+    },
+    "kernel:wasm": {
+        _TYPES: _names(
+            "SparseFillEmptyRows SparseReshape SparseSegmentMean SparseSegmentSum SparseToDense StringNGrams "
+            "StringSplit StringToHashBucketFast"
+        ),
+        _LAYERS: _names(
+            "AvgPool3D AvgPool3DGrad Conv3D Conv3DBackpropFilterV2 Conv3DBackpropInputV2 MaxPool3D MaxPool3DGrad"
+        ),
+        _GRAPH: _names("LogicalXor"),
+    },
+    "converter": {
+        _TYPES: _names(
+            "Complex ComplexAbs FFT IFFT IRFFT Imag RFFT Real SparseFillEmptyRows SparseReshape "
+            "SparseSegmentMean SparseSegmentSum StaticRegexReplace StringNGrams StringSplit StringToHashBucketFast"
+        ),
+        _LAYERS: _names("AvgPool3D Conv1D Conv3D MaxPool3D"),
+        _GRAPH: _names(
+            "Cumprod EmptyTensorList FakeQuantWithMinMaxVars FusedBatchNorm FusedBatchNormV2 FusedBatchNormV3 "
+            "HashTable HashTableV2 If ImageProjectiveTransformV3 InitializeTable InitializeTableV2 IsInf "
+            "LinSpace LookupTableFind LookupTableFindV2 LookupTableImport LookupTableImportV2 LookupTableSize "
+            "LookupTableSizeV2 Ones PlaceholderWithDefault RandomUniform ShapeN StatelessIf StatelessWhile "
+            "TensorListResize TruncatedNormal While Zeros"
+        ),
+    },
+}
+
+
+def snake(name: str) -> str:
+    """TF.js's camelCase name as webtf spells it (classes keep theirs)."""
+    if name in RENAMES:
+        return RENAMES[name]
+    if name[:1].isupper():
+        return name
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def webtf_has() -> dict[str, Any]:
+    """group -> predicate(TF.js name) -> whether webtf has it."""
+    import webtf as tf
+    from webtf.models.graph.op_table import table
+
+    def attr_of(obj: Any) -> Any:
+        return lambda name: obj is not None and hasattr(obj, snake(name))
+
+    has: dict[str, Any] = {"op": attr_of(tf), "env": attr_of(tf.env())}
+    for ns in NAMESPACES:
+        has[ns] = attr_of(getattr(tf, ns, None))
+    for backend in ("cpu", "webgl", "wasm"):
+        has[f"kernel:{backend}"] = tf.get_kernels_for_backend(backend).__contains__
+    converter = set(table()) | {"Const", "Placeholder"}  # the executor's own
+    has["converter"] = converter.__contains__
+    return has
+
+
+def tfjs_names(browser: Any, server: str) -> dict[str, list[str]]:
+    """group -> TF.js 4.22's names, read from the vendored bundles."""
+    page = browser.new_page()
+    try:
+        page.goto(server + "vendor/tfjs/")  # same origin as the bundles (a listing or a 404: no app boots)
+        names = page.evaluate(TFJS_NAMES_JS, [server, list(NAMESPACES)])
+    finally:
+        page.close()
+    bundle = (build.DIST / "vendor" / "tfjs" / "tf.min.js").read_text()
+    names["converter"] = sorted(set(re.findall(r'tfOpName:"([^"]+)"', bundle)))
+    return names
+
+
+def test_webtf_has_every_tfjs_name(browser, server):
+    names = tfjs_names(browser, server)
+    assert len(names["op"]) > 250 and len(names["converter"]) > 200 and len(names["kernel:wasm"]) > 100
+    has = webtf_has()
+    missing, stale = [], []
+    for group, tfjs in sorted(names.items()):
+        allowed = ALLOW.get(group, {})
+        pending = set().union(*PENDING.get(group, {}).values())
+        for name in sorted(set(tfjs)):
+            present = has[group](name)
+            if name in allowed or name in pending:
+                if present:
+                    stale.append(f"{group} {name} (listed in {'ALLOW' if name in allowed else 'PENDING'})")
+            elif not present:
+                missing.append(f"{group} {name}")
+        unknown = (set(allowed) | pending) - set(tfjs)
+        stale += [f"{group} {name} (listed, but TF.js has no such name)" for name in sorted(unknown)]
+    assert not missing, f"{len(missing)} TF.js names webtf lacks: " + ", ".join(missing)
+    assert not stale, "ALLOW / PENDING entries that no longer hold: " + ", ".join(stale)
