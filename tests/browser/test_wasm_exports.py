@@ -21,6 +21,7 @@ x = tf.tensor(X, [2, 5, 6, 3])
 t = tf.tensor(T, [2, 8])
 idx = tf.tensor(IDX, [2, 4], "int32")
 positive = tf.greater(x, 0)
+below = tf.less(x, 0.5)
 outs = [
     tf.linspace(-1.5, 4.0, 12),
     tf.image.rotate_with_offset(x, 0.7, 3, [0.4, 0.6]),
@@ -31,11 +32,12 @@ outs = [
     tf.image.rotate_with_offset(x, PI / 2),
     tf.gather(x, idx, 2, 1),
     tf.gather(positive, idx, 2, 1),
+    tf.ENGINE.run_kernel("LogicalXor", {"a": positive, "b": below}),
 ]
-kernels = ("LinSpace", "RotateWithOffset", "Transform", "GatherV2")
+kernels = ("LinSpace", "RotateWithOffset", "Transform", "GatherV2", "LogicalXor")
 native = {k: be.fallbacks.get(k, 0) - before.get(k, 0) for k in kernels}
 res = [[o.data_sync().tolist() for o in outs], native]
-tf.dispose([x, t, idx, positive, *outs])
+tf.dispose([x, t, idx, positive, below, *outs])
 await tf.set_backend(prev)
 res + [tf.memory().num_tensors - tensors]
 """
@@ -54,7 +56,7 @@ def test_bound_exports_run_in_the_binary_and_match_numpy(py):
     outs, fallbacks, leaked = py(code)
     assert leaked == 0
     # 3 transforms natively; reflect and nearest on the cpu kernel, and the quarter turn
-    assert fallbacks == {"LinSpace": 0, "RotateWithOffset": 1, "Transform": 2, "GatherV2": 0}
+    assert fallbacks == {"LinSpace": 0, "RotateWithOffset": 1, "Transform": 2, "GatherV2": 0, "LogicalXor": 0}
     gathered = np.stack([np.take(x[b], idx[b], axis=1) for b in range(2)])
     refs = [
         np.linspace(-1.5, 4.0, 12),
@@ -66,6 +68,7 @@ def test_bound_exports_run_in_the_binary_and_match_numpy(py):
         ref_rotate(x, math.pi / 2, 0, 0.5),
         gathered,
         gathered > 0,
+        (x > 0) ^ (x < 0.5),  # LogicalXor: TF.js's wasm registers it (its logicalXor op composes others)
     ]
     for got, ref in zip(outs, refs, strict=True):
         np.testing.assert_allclose(np.array(got), ref.ravel(), rtol=1e-5, atol=1e-5)

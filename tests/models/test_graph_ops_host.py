@@ -157,3 +157,21 @@ def test_while_arity_and_list_resize_errors_name_the_node():
     finally:
         x.dispose()
         model.dispose()
+
+
+def test_placeholder_with_default_gives_its_default_unless_fed():
+    g = Graph()
+    g.placeholder("x", "float32", [2])
+    g.const("d", np.array([1.5, -2.0], np.float32))
+    g.op("p", "PlaceholderWithDefault", "d", dtype=dtype_attr("float32"))
+    g.op("y", "Add", "x", "p")
+    model = _load(*g.model(["y"]))
+    x, fed = tf.tensor([1.0, 1.0]), tf.tensor([10.0, 20.0])
+    try:
+        y_default, y_fed = model.execute({"x": x}), model.execute({"x": x, "p": fed})
+        np.testing.assert_allclose(y_default.array_sync(), [2.5, -1.0])
+        np.testing.assert_allclose(y_fed.array_sync(), [11.0, 21.0])
+        tf.dispose([y_default, y_fed])
+    finally:
+        tf.dispose([x, fed])
+        model.dispose()

@@ -106,8 +106,6 @@ ALLOW: dict[str, dict[str, str]] = {
 
 _MATH = "ops-math (issue 15): not added yet"
 _TYPES = "ops-types (issue 15): complex64 / string / sparse / ragged / signal"
-_GRAPH = "ops-graph (issue 15): converter ops, per-backend kernels"
-_LAYERS = "layers-more (issue 13): conv1d / 3-D conv and pool"
 
 
 def _names(text: str) -> set[str]:
@@ -121,7 +119,6 @@ PENDING: dict[str, dict[str, set[str]]] = {
         _TYPES: _names(
             "complex cosineWindow fft ifft imag irfft raggedGather raggedRange raggedTensorToTensor real rfft"
         ),
-        _LAYERS: _names("avgPool3d conv1d conv3d conv3dTranspose maxPool3d"),
     },
     "signal": {_TYPES: _names("hammingWindow hannWindow frame stft")},
     "spectral": {_TYPES: _names("fft ifft rfft irfft")},
@@ -141,9 +138,6 @@ PENDING: dict[str, dict[str, set[str]]] = {
             "SparseFillEmptyRows SparseReshape SparseSegmentMean SparseSegmentSum SparseToDense "
             "StaticRegexReplace StringNGrams StringSplit StringToHashBucketFast"
         ),
-        _LAYERS: _names(
-            "AvgPool3D AvgPool3DGrad Conv3D Conv3DBackpropFilterV2 Conv3DBackpropInputV2 MaxPool3D MaxPool3DGrad"
-        ),
     },
     "kernel:webgl": {
         _TYPES: _names(
@@ -151,32 +145,17 @@ PENDING: dict[str, dict[str, set[str]]] = {
             "SparseFillEmptyRows SparseReshape SparseSegmentMean SparseSegmentSum SparseToDense "
             "StaticRegexReplace StringNGrams StringSplit StringToHashBucketFast"
         ),
-        _LAYERS: _names(
-            "AvgPool3D AvgPool3DGrad Conv3D Conv3DBackpropFilterV2 Conv3DBackpropInputV2 MaxPool3D MaxPool3DGrad"
-        ),
     },
     "kernel:wasm": {
         _TYPES: _names(
             "SparseFillEmptyRows SparseReshape SparseSegmentMean SparseSegmentSum SparseToDense StringNGrams "
             "StringSplit StringToHashBucketFast"
         ),
-        _LAYERS: _names(
-            "AvgPool3D AvgPool3DGrad Conv3D Conv3DBackpropFilterV2 Conv3DBackpropInputV2 MaxPool3D MaxPool3DGrad"
-        ),
-        _GRAPH: _names("LogicalXor"),
     },
     "converter": {
         _TYPES: _names(
             "Complex ComplexAbs FFT IFFT IRFFT Imag RFFT Real SparseFillEmptyRows SparseReshape "
             "SparseSegmentMean SparseSegmentSum StaticRegexReplace StringNGrams StringSplit StringToHashBucketFast"
-        ),
-        _LAYERS: _names("AvgPool3D Conv1D Conv3D MaxPool3D"),
-        _GRAPH: _names(
-            "Cumprod EmptyTensorList FakeQuantWithMinMaxVars FusedBatchNorm FusedBatchNormV2 FusedBatchNormV3 "
-            "HashTable HashTableV2 If ImageProjectiveTransformV3 InitializeTable InitializeTableV2 IsInf "
-            "LinSpace LookupTableFind LookupTableFindV2 LookupTableImport LookupTableImportV2 LookupTableSize "
-            "LookupTableSizeV2 Ones PlaceholderWithDefault RandomUniform ShapeN StatelessIf StatelessWhile "
-            "TensorListResize TruncatedNormal While Zeros"
         ),
     },
 }

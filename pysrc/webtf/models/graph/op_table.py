@@ -443,6 +443,7 @@ def _build() -> dict[str, Handler]:
         "IdentityN": _identity,
         "StopGradient": _identity,
         "Snapshot": _identity,
+        "PlaceholderWithDefault": _identity,  # its default (input 0), unless the node is fed
         "NoOp": lambda node, ins, ctx: [],
         **{name: _dynamic_only for name in ("Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond")},
         **CONTAINER_HANDLERS,

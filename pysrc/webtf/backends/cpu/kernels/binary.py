@@ -201,6 +201,7 @@ KERNELS: dict[str, Any] = {
     kn.GreaterEqual: _kernel(operator.ge, None, "bool"),
     kn.LogicalAnd: _kernel(operator.and_, None, "bool"),
     kn.LogicalOr: _kernel(operator.or_, None, "bool"),
+    kn.LogicalXor: _kernel(operator.xor, None, "bool"),
     kn.AddN: add_n,
     kn.Select: select,
 }

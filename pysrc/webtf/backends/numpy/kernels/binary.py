@@ -107,6 +107,7 @@ KERNELS: dict[str, Any] = {
     kn.GreaterEqual: _kernel(np.greater_equal, "bool"),
     kn.LogicalAnd: _kernel(np.logical_and, "bool"),
     kn.LogicalOr: _kernel(np.logical_or, "bool"),
+    kn.LogicalXor: _kernel(np.logical_xor, "bool"),
     kn.AddN: add_n,
     kn.Select: select,
 }

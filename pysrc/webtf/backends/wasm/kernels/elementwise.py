@@ -40,6 +40,7 @@ BINARY: dict[str, tuple[frozenset, str | None]] = {
     kn.GreaterEqual: (ALL, "bool"),
     kn.LogicalAnd: (BOOL, "bool"),
     kn.LogicalOr: (BOOL, "bool"),
+    kn.LogicalXor: (BOOL, "bool"),
 }
 
 #: unary kernel -> (input dtypes run natively, output dtype or None for the input's)
