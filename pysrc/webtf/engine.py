@@ -9,6 +9,7 @@ import time
 from array import array
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from math import prod
 from typing import Any
 
 from . import tensor as _tensor_module
@@ -242,20 +243,20 @@ class Engine:
 
     def wrap(self, info: TensorInfo, backend: Backend) -> Tensor:
         """Make a tracked Tensor for a TensorInfo a backend produced."""
-        data_id = info.data_id
+        data_id, shape, dtype = info
         d = self.data_info.get(data_id)
         if d is None:
-            nbytes = BYTES_PER_ELEMENT[info.dtype]
-            for n in info.shape:
-                nbytes *= n
-            self.data_info[data_id] = _DataInfo(backend, nbytes, info.dtype, info.shape)
+            nbytes = BYTES_PER_ELEMENT[dtype] * prod(shape)
+            self.data_info[data_id] = _DataInfo(backend, nbytes, dtype, shape)
             self.num_bytes += nbytes
             if self.num_bytes > self._peak_bytes:
                 self._peak_bytes = self.num_bytes
         else:
             d.refs += 1
-        t = Tensor(info.shape, info.dtype, data_id, next(self._tensor_ids))
-        self.track(t)
+        t = Tensor(shape, dtype, data_id, next(self._tensor_ids))
+        self.num_tensors += 1  # track(t), inline: this runs once per kernel output
+        if self._scope is not None:
+            self._scope.append(t)
         return t
 
     def track(self, t: Tensor) -> None:
@@ -378,19 +379,21 @@ class Engine:
         impl = self._kernels.get(name)
         if impl is None:
             raise NotImplementedError(f"Kernel '{name}' not registered for backend '{self.backend_name}'")
+        if attrs is None:
+            attrs = {}
         if (
             self._profile is not None
             or self._timing_ms is not None
             or self._recording is not None
             or self._tape is not None
         ):
-            return self._run_hooked(name, impl, backend, inputs, attrs or {})
+            return self._run_hooked(name, impl, backend, inputs, attrs)
         if ENV.debug:
-            return self._run_instrumented(name, impl, backend, inputs, attrs or {})
-        out = impl(backend, inputs, attrs or {})
-        if type(out) is TensorInfo:
-            return self.wrap(out, backend)
-        return [self.wrap(o, backend) for o in out]
+            return self._run_instrumented(name, impl, backend, inputs, attrs)
+        out = impl(backend, inputs, attrs)
+        if type(out) is not TensorInfo:
+            return [self.wrap(o, backend) for o in out]
+        return self.wrap(out, backend)
 
     def _run_hooked(self, name: str, impl: Any, backend: Backend, inputs: Any, attrs: dict) -> Any:
         recording, self._recording = self._recording, None  # kernels calling kernels are not recorded
