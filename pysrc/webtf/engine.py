@@ -239,7 +239,15 @@ class Engine:
     def make_tensor(self, values: array, shape: tuple[int, ...], dtype: str) -> Tensor:
         """A tracked tensor holding host `values` on the active backend."""
         backend = self.backend
-        return self.wrap(TensorInfo(backend.write(values, shape, dtype), shape, dtype), backend)
+        t = self.wrap(TensorInfo(backend.write(values, shape, dtype), shape, dtype), backend)
+        if self._recording is not None:
+            self._recording.append(("made", t, array(values.typecode, values)))
+        return t
+
+    def note(self, event: str) -> None:
+        """Add (event,) to the kernel recording, if one is on (e.g. "random": values a replay must not reuse)."""
+        if self._recording is not None:
+            self._recording.append((event,))
 
     def wrap(self, info: TensorInfo, backend: Backend) -> Tensor:
         """Make a tracked Tensor for a TensorInfo a backend produced."""
@@ -419,7 +427,8 @@ class Engine:
 
     def record_kernels(self, into: list[Any] | None) -> list[Any] | None:
         """Append (name, inputs, attrs, outputs) of each kernel run to `into` (None stops); returns the
-        previous list. Reads of tensor data are noted as ('read', data_id) entries."""
+        previous list. Reads of tensor data are noted as ('read', data_id) entries, tensors made from host
+        values as ('made', tensor, values), other events as (event,) (see note)."""
         previous, self._recording = self._recording, into
         return previous
 

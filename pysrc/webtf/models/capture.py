@@ -87,6 +87,14 @@ class Capture:
                 if entry[1] in run_data:
                     return None  # a value read from the run's own data: data-dependent
                 continue
+            if entry[0] == "made":  # a tensor from host values (a converted number): made again each replay
+                t = entry[1]
+                seen.add(id(t))
+                run_data.add(t.data_id)
+                entries.append((None, entry[2], None, (t,)))
+                continue
+            if len(entry) != 4:
+                return None  # an event such as random values
             name, inputs, attrs, outs = entry
             impl = kernels_of.get(name)
             if impl is None or any(isinstance(v, Tensor) for v in attrs.values()):
@@ -111,7 +119,9 @@ class Capture:
         steps: list[tuple[Any, Any, dict, list[tuple[tuple, str, int]], int]] = []
         for impl, inputs, attrs, outs in entries:
             refs: Any = (
-                {k: ref_of(v, index) for k, v in inputs.items()}
+                inputs  # a made tensor's values
+                if impl is None
+                else {k: ref_of(v, index) for k, v in inputs.items()}
                 if isinstance(inputs, dict)
                 else [ref_of(v, index) for v in inputs]
             )
@@ -146,8 +156,14 @@ class Capture:
                     {k: take(vals, r) for k, r in refs.items()}
                     if type(refs) is dict
                     else [take(vals, r) for r in refs]
+                    if impl is not None
+                    else None
                 )
-                out = impl(backend, inputs, attrs)
+                out = (
+                    impl(backend, inputs, attrs)
+                    if impl is not None
+                    else TensorInfo(backend.write(refs, specs[0][0], specs[0][1]), specs[0][0], specs[0][1])
+                )
                 for info, (shape, dtype, alias) in zip(
                     (out,) if type(out) is TensorInfo else out, specs, strict=True
                 ):
@@ -201,8 +217,8 @@ def _plan_frees(steps: list[tuple], first_made: int, out_refs: list[int]) -> lis
     owner: dict[int, int] = {}  # value index -> the index of the value that made its buffer
     last: dict[int, int] = {}  # owner -> the step after which its buffer is free
     start = first_made
-    for k, (_, refs, _, specs, end) in enumerate(steps):
-        for r in refs.values() if isinstance(refs, dict) else refs:
+    for k, (impl, refs, _, specs, end) in enumerate(steps):
+        for r in refs.values() if isinstance(refs, dict) else refs if impl is not None else ():
             for i in () if r is None else (r,) if type(r) is int else r:
                 o = owner.get(i, i)
                 if o >= first_made:
