@@ -159,11 +159,7 @@ class Capture:
                     if impl is not None
                     else None
                 )
-                out = (
-                    impl(backend, inputs, attrs)
-                    if impl is not None
-                    else TensorInfo(backend.write(refs, specs[0][0], specs[0][1]), specs[0][0], specs[0][1])
-                )
+                out = impl(backend, inputs, attrs) if impl is not None else _write(backend, refs, specs[0])
                 for info, (shape, dtype, alias) in zip(
                     (out,) if type(out) is TensorInfo else out, specs, strict=True
                 ):
@@ -239,3 +235,8 @@ def _plan_frees(steps: list[tuple], first_made: int, out_refs: list[int]) -> lis
         (impl, refs, attrs, tuple(specs), tuple(frees[k]))
         for k, (impl, refs, attrs, specs, _) in enumerate(steps)
     ]
+
+
+def _write(backend: Any, values: Any, spec: tuple) -> TensorInfo:
+    """A made tensor's buffer for a replay, from a copy of its values (a backend may adopt the array)."""
+    return TensorInfo(backend.write(values[:], spec[0], spec[1]), spec[0], spec[1])
