@@ -25,6 +25,9 @@ from ..tensor import Tensor
 #: a kernel input in a capture or a step replay: an index into the values, a list of them, or None
 Ref = Any
 
+#: False: models run the normal way (for comparisons; captures already made are kept)
+ENABLED = True
+
 #: how many runs were captured, replayed, refused (not capturable) and dropped (a replay did not match)
 STATS = {"captured": 0, "replayed": 0, "refused": 0, "dropped": 0}
 
@@ -44,10 +47,12 @@ def take(pool: list[Any], r: Ref) -> Any:
 
 
 def hooks_active() -> bool:
-    """Whether the engine is profiling, timing, recording, taping or debugging (then nothing replays)."""
+    """Whether the engine is profiling, timing, recording, taping or debugging, or capture is off (then
+    nothing replays)."""
     e = ENGINE
     return (
-        e._profile is not None
+        not ENABLED
+        or e._profile is not None
         or e._timing_ms is not None
         or e._recording is not None
         or e._tape is not None
