@@ -122,7 +122,7 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
     pairs: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
     for row in rows:
         pairs.setdefault((row["model"], row["backend"]), {})[row["impl"]] = row
-    header = ("case", "backend", "webtf ms", "TF.js ms", "webtf/TF.js", "webtf first", "TF.js first", "runs")
+    header = ("case", "backend", "webtf ms", "TF.js ms", "webtf/TF.js", "webtf first", "TF.js first", "runs", "replay")
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     errors = []
     for (model, backend), pair in pairs.items():
@@ -134,7 +134,9 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
         ratio = f"{w['median_ms'] / t['median_ms']:.2f}" if w.get("median_ms") and t.get("median_ms") else "-"
         runs = f"{w.get('runs', 0)}/{t.get('runs', 0)}"
         cells = (model, backend, cell(w, "median_ms"), cell(t, "median_ms"), ratio)
-        cells += (cell(w, "first_ms"), cell(t, "first_ms"), runs)
+        # replay: webtf's timed and warm-up runs that replayed a captured model run (models/capture.py)
+        replay = f"{w['replays']}/{w.get('runs', 0) + 1}" if w.get("replays") is not None else "-"
+        cells += (cell(w, "first_ms"), cell(t, "first_ms"), runs, replay)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines + ([""] + errors if errors else []))
 

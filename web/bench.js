@@ -127,7 +127,7 @@ async function bootWebtf() {
   const namespace = pyodide.globals.get("dict")();
   pyodide.runPython(await source, { globals: namespace, filename: "bench.py" });
   const fn = (name) => namespace.get(name);
-  const [prepare, run, release, environment] = ["prepare", "run", "release", "environment"].map(fn);
+  const [prepare, run, release, environment, replays] = ["prepare", "run", "release", "environment", "replays"].map(fn);
   window.pyodide = pyodide;
   return {
     path,
@@ -140,6 +140,7 @@ async function bootWebtf() {
     },
     run: () => run(),
     release: () => release(),
+    replays: () => replays(),
     environment() {
       const env = environment();
       try {
@@ -352,6 +353,7 @@ export async function bootBench(log = () => {}) {
       const s = state[impl];
       if (!s.error) {
         try {
+          if (impls[impl].replays) s.replays = impls[impl].replays();
           const leaked = await impls[impl].release();
           if (leaked !== 0) s.error = `${leaked} tensors left alive after release`;
         } catch (error) {
@@ -369,6 +371,7 @@ export async function bootBench(log = () => {}) {
         min_ms: ok ? round(sorted[0]) : null,
         runs: ok ? sorted.length : 0,
         load_ms: ok ? round(s.load_ms) : null,
+        replays: ok ? s.replays ?? null : null,
         error: s.error,
       });
     }

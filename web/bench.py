@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import webtf as tf
+from webtf.models.capture import STATS
 
 _case: dict[str, Any] = {}
 
@@ -90,6 +91,7 @@ async def prepare(
     adam step of `net` from params: [name, Float32Array, shape] for the labels and initial weights), fit (one
     epoch of model.fit of the model in `fit`: {topology, specs, weights, batch})."""
     release()
+    _case["replayed"] = STATS["replayed"]
     if not await tf.set_backend(backend):
         raise RuntimeError(f"webtf backend {backend!r} failed to initialize")
     values = array("i" if dtype == "int32" else "f")
@@ -140,6 +142,11 @@ async def run() -> None:
     for t in outs:
         await t.data()
     tf.dispose(outs)
+
+
+def replays() -> int:
+    """How many whole model runs were replayed (models/capture.py) since the case was prepared."""
+    return STATS["replayed"] - _case.get("replayed", STATS["replayed"])
 
 
 def release() -> int:

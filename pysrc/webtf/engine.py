@@ -9,6 +9,7 @@ import time
 from array import array
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from math import prod
 from typing import Any
 
 from . import tensor as _tensor_module
@@ -238,24 +239,32 @@ class Engine:
     def make_tensor(self, values: array, shape: tuple[int, ...], dtype: str) -> Tensor:
         """A tracked tensor holding host `values` on the active backend."""
         backend = self.backend
-        return self.wrap(TensorInfo(backend.write(values, shape, dtype), shape, dtype), backend)
+        t = self.wrap(TensorInfo(backend.write(values, shape, dtype), shape, dtype), backend)
+        if self._recording is not None:
+            self._recording.append(("made", t, array(values.typecode, values)))
+        return t
+
+    def note(self, event: str) -> None:
+        """Add (event,) to the kernel recording, if one is on (e.g. "random": values a replay must not reuse)."""
+        if self._recording is not None:
+            self._recording.append((event,))
 
     def wrap(self, info: TensorInfo, backend: Backend) -> Tensor:
         """Make a tracked Tensor for a TensorInfo a backend produced."""
-        data_id = info.data_id
+        data_id, shape, dtype = info
         d = self.data_info.get(data_id)
         if d is None:
-            nbytes = BYTES_PER_ELEMENT[info.dtype]
-            for n in info.shape:
-                nbytes *= n
-            self.data_info[data_id] = _DataInfo(backend, nbytes, info.dtype, info.shape)
+            nbytes = BYTES_PER_ELEMENT[dtype] * prod(shape)
+            self.data_info[data_id] = _DataInfo(backend, nbytes, dtype, shape)
             self.num_bytes += nbytes
             if self.num_bytes > self._peak_bytes:
                 self._peak_bytes = self.num_bytes
         else:
             d.refs += 1
-        t = Tensor(info.shape, info.dtype, data_id, next(self._tensor_ids))
-        self.track(t)
+        t = Tensor(shape, dtype, data_id, next(self._tensor_ids))
+        self.num_tensors += 1  # track(t), inline: this runs once per kernel output
+        if self._scope is not None:
+            self._scope.append(t)
         return t
 
     def track(self, t: Tensor) -> None:
@@ -378,19 +387,21 @@ class Engine:
         impl = self._kernels.get(name)
         if impl is None:
             raise NotImplementedError(f"Kernel '{name}' not registered for backend '{self.backend_name}'")
+        if attrs is None:
+            attrs = {}
         if (
             self._profile is not None
             or self._timing_ms is not None
             or self._recording is not None
             or self._tape is not None
         ):
-            return self._run_hooked(name, impl, backend, inputs, attrs or {})
+            return self._run_hooked(name, impl, backend, inputs, attrs)
         if ENV.debug:
-            return self._run_instrumented(name, impl, backend, inputs, attrs or {})
-        out = impl(backend, inputs, attrs or {})
-        if type(out) is TensorInfo:
-            return self.wrap(out, backend)
-        return [self.wrap(o, backend) for o in out]
+            return self._run_instrumented(name, impl, backend, inputs, attrs)
+        out = impl(backend, inputs, attrs)
+        if type(out) is not TensorInfo:
+            return [self.wrap(o, backend) for o in out]
+        return self.wrap(out, backend)
 
     def _run_hooked(self, name: str, impl: Any, backend: Backend, inputs: Any, attrs: dict) -> Any:
         recording, self._recording = self._recording, None  # kernels calling kernels are not recorded
@@ -416,7 +427,8 @@ class Engine:
 
     def record_kernels(self, into: list[Any] | None) -> list[Any] | None:
         """Append (name, inputs, attrs, outputs) of each kernel run to `into` (None stops); returns the
-        previous list. Reads of tensor data are noted as ('read', data_id) entries."""
+        previous list. Reads of tensor data are noted as ('read', data_id) entries, tensors made from host
+        values as ('made', tensor, values), other events as (event,) (see note)."""
         previous, self._recording = self._recording, into
         return previous
 

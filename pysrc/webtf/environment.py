@@ -18,6 +18,8 @@ class Environment:
         self._flags: dict[str, FlagValue] = {}
         #: the DEBUG flag's value as a plain attribute: the engine reads it on every kernel call
         self.debug = False
+        #: counts set() and reset() calls: what depends on flag values (captured model runs) checks it
+        self.version = 0
 
     def register_flag(
         self, name: str, evaluator: Evaluator, set_hook: Callable[[FlagValue], None] | None = None
@@ -88,6 +90,7 @@ class Environment:
         if hook is not None:
             hook(value)
         self._store(name, value)
+        self.version += 1
 
     def _store(self, name: str, value: FlagValue) -> None:
         self._flags[name] = value
@@ -112,6 +115,7 @@ class Environment:
         """Forget all evaluated and overridden values; defaults are evaluated again on next read."""
         self._flags.clear()
         self.debug = False
+        self.version += 1
 
     def __repr__(self) -> str:
         return f"Environment({self._flags!r})"

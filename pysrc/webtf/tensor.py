@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from array import array
+from math import prod
 from typing import TYPE_CHECKING, Any
 
 from .interop import require_numpy, view_of
-from .shapes import size_of, strides_of
+from .shapes import strides_of
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -32,7 +33,7 @@ class Tensor:
     def __init__(self, shape: tuple[int, ...], dtype: str, data_id: int, tensor_id: int) -> None:
         self.shape = shape
         self.dtype = dtype
-        self.size = size_of(shape)
+        self.size = prod(shape)
         self.data_id = data_id
         self.id = tensor_id
         self.is_disposed_internal = False

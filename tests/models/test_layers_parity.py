@@ -163,6 +163,7 @@ MOBILENET_PY = (
     """
 import js, math, time
 from array import array
+from webtf.models.capture import STATS
 from webtf.models.layers import load_layers_model
 """
     + COMPARE_PY
@@ -182,9 +183,14 @@ predict_ms = (time.perf_counter() - start) * 1000
 extra = tf.memory().num_tensors - before - len(model.weights) - 2
 errors = compare([y], p.oracle)
 shapes = [list(y.shape)]
-tf.dispose([x, y]); model.dispose()
+replayed = STATS["replayed"]
+y2 = model.predict(x)  # replays the first predict's capture (models/capture.py)
+errors += compare([y2], p.oracle)
+replayed = STATS["replayed"] - replayed
+tf.dispose([x, y, y2]); model.dispose()
 {"errors": errors, "shapes": shapes, "extra_after_predict": extra, "leak": tf.memory().num_tensors - before,
- "load_ms": load_ms, "predict_ms": predict_ms, "output": [model.outputs[0].name, model.inputs[0].shape]}
+ "load_ms": load_ms, "predict_ms": predict_ms, "output": [model.outputs[0].name, model.inputs[0].shape],
+ "replayed": replayed}
 """
 )
 
@@ -192,6 +198,7 @@ SMALL_PY = (
     """
 import js, json, math
 from array import array
+from webtf.models.capture import STATS
 from webtf.models.layers import load_layers_model
 """
     + COMPARE_PY
@@ -208,6 +215,12 @@ outs = model.predict(xs if len(xs) > 1 else xs[0])
 outs = outs if isinstance(outs, list) else [outs]
 extra = tf.memory().num_tensors - before - len(model.weights) - len(outs) - len(xs)
 errors = compare(outs, p.oracle)
+replayed = STATS["replayed"]
+outs2 = model.predict(xs if len(xs) > 1 else xs[0])  # replays the first predict's capture
+outs2 = outs2 if isinstance(outs2, list) else [outs2]
+errors += compare(outs2, p.oracle)
+replayed = STATS["replayed"] - replayed
+tf.dispose(outs2)
 saved = []
 await model.save(tf.io.with_save_handler(saved.append))
 same_topology = saved[0].model_topology == model_json["modelTopology"]
@@ -215,7 +228,7 @@ same_weights = saved[0].weight_data == p.weights.to_bytes()
 shapes = [list(t.shape) for t in outs]
 tf.dispose(outs + xs); model.dispose()
 {"errors": errors, "shapes": shapes, "extra_after_predict": extra, "leak": tf.memory().num_tensors - before,
- "same_topology": same_topology, "same_weights": same_weights}
+ "same_topology": same_topology, "same_weights": same_weights, "replayed": replayed}
 """
 )
 
@@ -232,7 +245,7 @@ def test_mobilenet_v2_matches_tfjs(webtf_page, py, backend):
     assert res["output"] == ["dense_3", [None, 224, 224, 3]]
     assert max(res["errors"]) <= TOLERANCE[backend], res["errors"]
     assert res["extra_after_predict"] == 0, "intermediates left alive after predict"
-    assert res["leak"] == 0
+    assert res["leak"] == 0 and res["replayed"] == 1
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -244,4 +257,4 @@ def test_tfjs_made_model_matches_tfjs(webtf_page, py, kind, backend):
     assert max(res["errors"]) <= TOLERANCE[backend], res["errors"]
     assert res["same_topology"] and res["same_weights"], "save() did not write back what TF.js saved"
     assert res["extra_after_predict"] == 0, "intermediates left alive after predict"
-    assert res["leak"] == 0
+    assert res["leak"] == 0 and res["replayed"] == 1

@@ -2,7 +2,8 @@
 
 Both run the same deterministic input (made in the page) through executeAsync with no output names, so the
 results come in each model's own default order; TF.js (its cpu backend) is the oracle, compared position by
-position. The error is max |webtf - tfjs| divided by the output's scale (max |tfjs|, at least 1).
+position. The error is max |webtf - tfjs| divided by the output's scale (max |tfjs|, at least 1). webtf runs
+each model twice: the second run replays the first's capture (models/capture.py) and is checked the same way.
 """
 
 import pytest
@@ -45,28 +46,32 @@ ORACLE_JS = """async (name) => {
 WEBTF_PY = """
 import js, math
 from array import array
+from webtf.models.capture import STATS
 ok = await tf.set_backend(BACKEND)
 assert ok, "backend " + BACKEND + " did not start"
 before = tf.memory().num_tensors
 model = await tf.load_graph_model("models/" + NAME + ".json")
 inp = js.webtfParityInput
 x = tf.tensor(array("f", inp.data.to_py()), list(inp.shape.to_py()), str(inp.dtype))
-outs = await model.execute_async(x)
-outs = outs if isinstance(outs, list) else [outs]
-after_execute = tf.memory().num_tensors
-errors = []
-for t, ref_js in zip(outs, js.webtfParityOracle):
-    ref = ref_js.to_py().tolist()
-    got = (await t.data()).tolist()
-    scale = max(1.0, max((abs(v) for v in ref), default=1.0))
-    err = max((abs(a - b) for a, b in zip(got, ref)), default=0.0) / scale
-    errors.append(err if len(got) == len(ref) else math.inf)
-shapes = [list(t.shape) for t in outs]
-n_weights = len(model.weights)
-tf.dispose(outs); x.dispose(); model.dispose()
-{"errors": errors, "shapes": shapes, "output_nodes": model.output_nodes,
- "leak": tf.memory().num_tensors - before,
- "extra_after_execute": after_execute - before - n_weights - len(outs) - 1}
+runs = []
+for _ in range(2):  # the first run is captured, the second replays it (models/capture.py)
+    replayed = STATS["replayed"]
+    outs = await model.execute_async(x)
+    outs = outs if isinstance(outs, list) else [outs]
+    after_execute = tf.memory().num_tensors
+    errors = []
+    for t, ref_js in zip(outs, js.webtfParityOracle):
+        ref = ref_js.to_py().tolist()
+        got = (await t.data()).tolist()
+        scale = max(1.0, max((abs(v) for v in ref), default=1.0))
+        err = max((abs(a - b) for a, b in zip(got, ref)), default=0.0) / scale
+        errors.append(err if len(got) == len(ref) else math.inf)
+    n_weights = len(model.weights)
+    runs.append({"errors": errors, "shapes": [list(t.shape) for t in outs], "replayed": STATS["replayed"] > replayed,
+                 "extra_after_execute": after_execute - before - n_weights - len(outs) - 1})
+    tf.dispose(outs)
+x.dispose(); model.dispose()
+{"runs": runs, "output_nodes": model.output_nodes, "leak": tf.memory().num_tensors - before}
 """
 
 
@@ -76,7 +81,9 @@ def test_model_matches_tfjs(webtf_page, py, name, backend):
     oracle = webtf_page.evaluate(ORACLE_JS, name)
     res = py(f"BACKEND = {backend!r}\nNAME = {name!r}\n" + WEBTF_PY)
     assert res["output_nodes"] == oracle["outputNodes"]
-    assert res["shapes"] == oracle["shapes"]
-    assert max(res["errors"]) <= TOLERANCE[backend], res["errors"]
-    assert res["extra_after_execute"] == 0, "intermediates left alive after execute"
+    assert [r["replayed"] for r in res["runs"]] == [False, True]
+    for r in res["runs"]:
+        assert r["shapes"] == oracle["shapes"]
+        assert max(r["errors"]) <= TOLERANCE[backend], r["errors"]
+        assert r["extra_after_execute"] == 0, "intermediates left alive after execute"
     assert res["leak"] == 0

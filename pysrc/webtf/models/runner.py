@@ -9,12 +9,13 @@ input signature: the kernels its first run made, run again without the op layer 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from ..engine import ENGINE
 from ..tensor import Tensor
+from .capture import STATS, Capture, hooks_active, ref_of, signature, take
 
 #: (producer key, output index): where a step reads one input
 Ref = tuple[Hashable, int]
@@ -106,6 +107,8 @@ class Step:
             out = self.call(ins)
         finally:
             engine.record_kernels(previous)
+            if previous is not None:  # a whole run is being captured: it sees these kernels too
+                previous.extend(log)
         replays[sig] = _Replay.build(ins, log, out, self.replay_reads or set())
         return out
 
@@ -124,6 +127,7 @@ class Program:
     outputs: tuple[tuple[int, int], ...]
     names: list[str]
     kind: str  # what a slot's name names in errors ("Node", "Layer")
+    captures: dict[Any, Capture | None] = field(default_factory=dict)  # by signature (see run(capture=True))
 
 
 def compile_steps(
@@ -167,14 +171,46 @@ def compile_steps(
     return Program(steps, len(feeds), len(slot_of), tuple(placed), outs, names, kind)
 
 
-def run(program: Program, feeds: Sequence[Tensor], protected: set[int]) -> list[Tensor]:
+def run(
+    program: Program, feeds: Sequence[Tensor], protected: set[int], capture: bool = False
+) -> list[Tensor]:
     """Run a program on feeds (one per feed slot); returns the outputs, everything else it made is freed.
 
     A tensor can stand in several slots (identity ops and layers pass their input on): it is freed when the
     last slot holding it is; feeds, constants and the ids in `protected` are never freed.
+    capture: the program makes the same kernel calls for the same input signature (no training behaviour):
+    its first run per signature is recorded and later runs replay it (models/capture.py).
     """
     if len(feeds) != program.num_feeds:
         raise ValueError(f"Expected {program.num_feeds} inputs, but got {len(feeds)}")
+    if not capture or hooks_active():
+        return _run(program, feeds, protected)
+    feeds = list(feeds)
+    sig = signature(feeds)
+    got = program.captures.get(sig, _MISSING)
+    if got is None:
+        return _run(program, feeds, protected)
+    if got is not _MISSING:
+        outs = got.run(feeds)  # type: ignore[union-attr]
+        if outs is not None:
+            STATS["replayed"] += 1
+            return outs
+        STATS["dropped"] += 1
+        program.captures[sig] = None
+        return _run(program, feeds, protected)
+    log: list[Any] = []
+    start = ENGINE.next_tensor_id()
+    ENGINE.record_kernels(log)
+    try:
+        outs = _run(program, feeds, protected)
+    finally:
+        ENGINE.record_kernels(None)
+    made = program.captures[sig] = Capture.build(feeds, log, outs, start)
+    STATS["captured" if made is not None else "refused"] += 1
+    return outs
+
+
+def _run(program: Program, feeds: Sequence[Tensor], protected: set[int]) -> list[Tensor]:
     protected = set(protected)
     live: list[Any] = [None] * program.num_slots
     aliases: dict[int, int] = {}
@@ -236,11 +272,6 @@ def run(program: Program, feeds: Sequence[Tensor], protected: set[int]) -> list[
     return result
 
 
-#: a kernel input in a replay: an index into [step inputs..., outputs of earlier kernels...], a list of
-#: them, or None
-_Ref = Any
-
-
 class _Replay:
     """The kernels one step ran for one input signature, to run again without the op layer.
 
@@ -269,14 +300,16 @@ class _Replay:
                 if entry[1] not in reads:
                     return None
                 continue
+            if len(entry) != 4:  # a tensor made from host values, or an event: inputs it makes are refused
+                continue
             name, inputs, attrs, outs = entry
             if any(isinstance(v, Tensor) for v in attrs.values()):
                 return None
             try:
                 if isinstance(inputs, dict):
-                    refs: Any = {k: _ref(v, index) for k, v in inputs.items()}
+                    refs: Any = {k: ref_of(v, index) for k, v in inputs.items()}
                 else:
-                    refs = [_ref(v, index) for v in inputs]
+                    refs = [ref_of(v, index) for v in inputs]
             except KeyError:
                 return None
             for t in (outs,) if isinstance(outs, Tensor) else outs:
@@ -295,24 +328,12 @@ class _Replay:
         pool: list[Any] = list(ins)
         for name, refs, attrs in self.kernels:
             if type(refs) is dict:
-                inputs: Any = {k: _take(pool, r) for k, r in refs.items()}
+                inputs: Any = {k: take(pool, r) for k, r in refs.items()}
             else:
-                inputs = [_take(pool, r) for r in refs]
+                inputs = [take(pool, r) for r in refs]
             out = run_kernel(name, inputs, attrs)
             if isinstance(out, Tensor):
                 pool.append(out)
             else:
                 pool.extend(out)
         return pool[self.result[0]] if self.single else [pool[i] for i in self.result]
-
-
-def _ref(v: Any, index: dict[int, int]) -> _Ref:
-    if v is None:
-        return None
-    if isinstance(v, (list, tuple)):
-        return [index[id(t)] for t in v]
-    return index[id(v)]
-
-
-def _take(pool: list[Any], r: _Ref) -> Any:
-    return pool[r] if type(r) is int else None if r is None else [pool[i] for i in r]

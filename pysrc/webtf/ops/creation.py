@@ -128,6 +128,7 @@ def eye(
 
 
 def _rng(seed: int | None, op_name: str) -> _random.Random:
+    ENGINE.note("random")  # a captured model run must not replay these values
     return _random.Random(int_arg(seed, "seed", op_name)) if seed is not None else _random.Random()
 
 

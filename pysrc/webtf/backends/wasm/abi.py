@@ -48,11 +48,11 @@ RETURN_KINDS = ("ptr", "int")
 _LEN_OF = {"ids_len": "ids_ptr", "shape_len": "shape_ptr", "ints_len": "ints_ptr"}
 #: how a wrapper passes an argument of each kind ({p}: its parameter); other kinds pass as they are
 _PASS = {
-    "tensor_id": "_res({p}.data_id)",
-    "opt_tensor_id": "(0 if {p} is None else _res({p}.data_id))",
+    "tensor_id": "({p}.data_id if {p}.data_id in _data else _res({p}.data_id))",
+    "opt_tensor_id": "(0 if {p} is None else {p}.data_id if {p}.data_id in _data else _res({p}.data_id))",
     "out_id": "{p}.data_id",
     "ids_ptr": "_ints([_res(t.data_id) for t in {p}])",
-    "shape_ptr": "_ints({p})",
+    "shape_ptr": "((_ic.get({p}) if type({p}) is tuple else None) or _ints({p}))",
     "ints_ptr": "_ints({p})",
     **dict.fromkeys(_LEN_OF, "len({p})"),
     "dtype": "_dt[{p}]",
@@ -218,6 +218,8 @@ class Helpers:
         temps: list[int],
         free_temps: Callable[[], None],
         trapped: Callable[[Exception, str], None] | None = None,
+        data: dict[int, Any] | None = None,
+        ints_cache: dict[tuple, int] | None = None,
     ) -> None:
         self.resident = resident  # data id -> the same id, moved into the wasm heap if needed
         self.ints = ints  # sequence of ints -> pointer to them as int32 in the heap
@@ -230,6 +232,10 @@ class Helpers:
         self.free_temps = free_temps
         # (error, export name) -> raises: the export trapped or aborted, so the module's state is unknown
         self.trapped = trapped or _reraise
+        # the hot path's shortcuts: ids already in the heap (`data`) and int arrays cached by value
+        # (`ints_cache`) pass without a call to resident / ints
+        self.data = data if data is not None else {}
+        self.ints_cache = ints_cache if ints_cache is not None else {}
 
 
 def _reraise(error: Exception, export: str) -> None:
@@ -302,6 +308,8 @@ def bind_export(name: str, entry: dict[str, Any], fn: Any, helpers: Helpers) -> 
     scope: dict[str, Any] = {
         "_fn": fn,
         "_res": helpers.resident,
+        "_data": helpers.data,
+        "_ic": helpers.ints_cache,
         "_ints": helpers.ints,
         "_dt": helpers.dtypes,
         "_act": helpers.activations,

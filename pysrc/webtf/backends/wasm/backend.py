@@ -4,8 +4,9 @@ Storage: each data id (the engine's, used directly as the binary's tensor id) ma
 dtype) of a malloc'd block registered with register_tensor. Writes and reads are one bulk copy each.
 `values` / `output` read and write host arrays, so every cpu kernel also runs here as a fallback.
 
-Freeing is deferred by one step: dispose_data keeps the last disposed block, and the next allocation frees
-it in the same JS call before its malloc (so the block is reused at once). memory() counts it as freed.
+Freeing is deferred: dispose_data keeps the last disposed block, and the next allocation frees it in the
+same JS call before its malloc (so the block is reused at once); blocks disposed while one is pending (the
+end of a tidy scope) are queued and freed _FREE_BATCH at a time in one JS call. memory() counts them as freed.
 
 Small int arrays the exports take by pointer (shapes, strides, axes) are written once into a heap arena
 and cached by value, so a kernel call with shapes seen before makes no extra JS call for them.
@@ -29,6 +30,7 @@ _CACHE_MAX_BYTES = 1024  # larger int arrays are written per call and freed righ
 _CONSTANTS_MAX = 64  # kernel lookup tables kept (e.g. per resize geometry)
 #: the largest heap block: malloc and the kernels take sizes as 32-bit ints, and a 4 GiB heap holds little more
 _MAX_BLOCK_BYTES = 2**31 - 2**16
+_FREE_BATCH = 64  # disposed blocks freed per JS call (see the module docstring)
 
 
 class WasmKernelError(RuntimeError):
@@ -64,7 +66,7 @@ class WasmBackend(Backend):
         self.module = module
         helpers = Helpers(
             self._resident, self.ints, self.table, self._failed, module, self._temps, self._free_temps,
-            self._trapped,
+            self._trapped, self.data, self._ints_cache,
         )  # fmt: skip
         self.abi = Exports(self.table, module.raw, helpers)
         self._malloc = self.abi.malloc
@@ -78,6 +80,9 @@ class WasmBackend(Backend):
         self._gather = module.row_gatherer()
         self._convert = module.converter()
         self._pending = (0, 0)  # (data id, pointer) of the disposed block the next allocation frees
+        self._frees: list[int] = []  # data id, pointer, ... of disposed blocks queued for _flush_frees
+        self._release_many = module.batch_releaser(self._unregister, self._free)
+        self._free_list = self.malloc(_FREE_BATCH * 8)
         self._ints_cache.clear()
         self._arena = self.malloc(_ARENA_BYTES)
         self._arena_used = 0
@@ -91,6 +96,9 @@ class WasmBackend(Backend):
         """A heap block of `nbytes` bytes (MemoryError when the heap cannot grow)."""
         self._check_bytes(nbytes)
         ptr = self._malloc(nbytes)
+        if not ptr and self._frees:
+            self._flush_frees()
+            ptr = self._malloc(nbytes)
         if not ptr:
             self._exhausted(nbytes)
         return ptr & 0xFFFFFFFF
@@ -116,13 +124,17 @@ class WasmBackend(Backend):
         pending disposed block is freed first). On failure nothing is allocated and the bookkeeping is as it
         was."""
         nbytes = size * BYTES_PER_ELEMENT[dtype]
-        self._check_bytes(nbytes, shape)
+        if nbytes > _MAX_BLOCK_BYTES:
+            self._check_bytes(nbytes, shape)
         pending, self._pending = self._pending, (0, 0)
         try:
             ptr = self._alloc(data_id, size, nbytes, *pending)
         except Exception as e:
             self._trapped(e, "malloc")
             raise
+        if not ptr and self._frees:
+            self._flush_frees()
+            ptr = self._alloc(data_id, size, nbytes, 0, 0)
         if not ptr:
             self._exhausted(nbytes)
         ptr &= 0xFFFFFFFF
@@ -253,11 +265,22 @@ class WasmBackend(Backend):
         if rec is not None:
             pending, self._pending = self._pending, (data_id, rec[0])
             if pending[0]:
-                try:
-                    self._release(*pending)
-                except Exception as e:
-                    self._trapped(e, "free")
+                frees = self._frees
+                frees += pending
+                if len(frees) >= 2 * _FREE_BATCH:
+                    self._flush_frees()
             self.bytes_allocated -= rec[1]
+
+    def _flush_frees(self) -> None:
+        """Free the queued disposed blocks (one JS call)."""
+        frees = self._frees
+        self.module.write(self._free_list, memoryview(array("I", frees)).cast("B"))
+        try:
+            self._release_many(self._free_list, len(frees) // 2)
+        except Exception as e:
+            frees.clear()
+            self._trapped(e, "free")
+        frees.clear()
 
     def has_nan(self, x: Any) -> bool:
         """True when float32 tensor x holds a NaN: IsNan into a reused flag buffer, Any over it, one read."""
@@ -357,8 +380,11 @@ class WasmBackend(Backend):
         if self._disposed:
             return
         self._disposed = True
+        if self._frees:
+            self._flush_frees()
         if self._pending[0]:
             self._release(*self._pending)
+        self._free(self._free_list)
         self.abi.dispose()
         for ptr, _, _ in self.data.values():
             self._free(ptr)

@@ -220,6 +220,16 @@ class WasmModule:
         )(malloc, register, unregister, free)
         return pair[0], pair[1]
 
+    def batch_releaser(self, unregister: Any, free: Any) -> Any:
+        """release_many(ptr, n): dispose_data + free for n (data id, pointer) int32 pairs at ptr in the heap, in
+        one JS call (the backend batches the frees of a tidy scope's end)."""
+        from pyodide.code import run_js  # type: ignore[import-not-found]
+
+        return run_js(
+            "(memory, u, f) => (p, n) => { const a = new Int32Array(memory.buffer, p, 2 * n);"
+            " for (let i = 0; i < 2 * n; i += 2) { u(a[i]); f(a[i + 1]); } }"
+        )(self.memory, unregister, free)
+
     def strided_copier(self) -> Any:
         """copy(src, dst, run_bytes, plan_ptr, n): copy runs of `run_bytes` bytes within the heap, over n
         nested axes given as int32 (count, src_step_bytes, dst_step_bytes) triples at plan_ptr, outermost

@@ -140,7 +140,7 @@ class Executor:
             steps: list[Step] = [_NodeStep(node, self) for node in plan.order]
             program = compile_steps(steps, key[0], outputs, self.weights, str, "Node")
             plan.compiled[key] = program
-        return run(program, list(feeds.values()), self.protected_ids)
+        return run(program, list(feeds.values()), self.protected_ids, capture=True)
 
 
 class _NodeStep(Step):

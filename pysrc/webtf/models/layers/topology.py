@@ -448,8 +448,15 @@ class Network:
     def run(
         self, feeds: list[Tensor], wanted: list[tuple[Node, int]] | None = None, training: bool = False
     ) -> list[Tensor]:
-        """Run on input tensors (one per input); every intermediate is disposed after its last read."""
-        return run(self.plan(self.output_refs if wanted is None else wanted, training)[1], feeds, set())
+        """Run on input tensors (one per input); every intermediate is disposed after its last read. Inference
+        runs are captured and replayed (models/capture.py) unless a layer keeps state between calls."""
+        program = self.plan(self.output_refs if wanted is None else wanted, training)[1]
+        return run(program, feeds, set(), capture=not training and not _stateful(self.layers))
+
+
+def _stateful(layers: list[Layer]) -> bool:
+    """Whether a layer (or one of a nested model's) keeps state between calls (a stateful RNN)."""
+    return any(getattr(la, "stateful", False) or _stateful(getattr(la, "layers", None) or []) for la in layers)
 
 
 class ModelLayer(Layer):

@@ -1,0 +1,247 @@
+"""Capture and replay of whole model runs: the first run of a program for an input signature records its
+kernel calls; later runs call the kernels directly, with no op layer, scopes or tensor bookkeeping.
+
+A capture holds, per kernel: the backend's kernel function, where each input comes from (a feed, a tensor
+that existed before the run such as a weight, or an earlier kernel's output), the attrs, the shape, dtype
+and buffer sharing of each output, and the buffers to free after it (a static plan: each buffer is freed
+right after its last reader). Only the model's outputs become engine tensors.
+
+A run is not captured when anything in it depends on tensor values (it read a feed's or an intermediate's
+data) or when an op made a tensor outside a kernel (a converted number, random values); it then always runs
+the normal way. A replay whose kernel outputs differ in shape or sharing from the recording stops, frees what
+it made and the capture is dropped. The signature is the feeds' shapes and dtypes, the backend instance
+and the flags' version (ENV.version), so a change of any of them records anew.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backends.base import TensorInfo
+from ..engine import ENGINE
+from ..environment import ENV
+from ..tensor import Tensor
+
+#: a kernel input in a capture or a step replay: an index into the values, a list of them, or None
+Ref = Any
+
+#: False: models run the normal way (for comparisons; captures already made are kept)
+ENABLED = True
+
+#: how many runs were captured, replayed, refused (not capturable) and dropped (a replay did not match)
+STATS = {"captured": 0, "replayed": 0, "refused": 0, "dropped": 0}
+
+
+def ref_of(v: Any, index: dict[int, int]) -> Ref:
+    """The Ref of kernel input `v` (a tensor, a list of them or None); KeyError when one is not indexed."""
+    if v is None:
+        return None
+    if isinstance(v, (list, tuple)):
+        return [index[id(t)] for t in v]
+    return index[id(v)]
+
+
+def take(pool: list[Any], r: Ref) -> Any:
+    """The kernel input `r` refers to in `pool`."""
+    return pool[r] if type(r) is int else None if r is None else [pool[i] for i in r]
+
+
+def hooks_active() -> bool:
+    """Whether the engine is profiling, timing, recording, taping or debugging, or capture is off (then
+    nothing replays)."""
+    e = ENGINE
+    return (
+        not ENABLED
+        or e._profile is not None
+        or e._timing_ms is not None
+        or e._recording is not None
+        or e._tape is not None
+        or ENV.debug
+    )
+
+
+def signature(feeds: list[Tensor]) -> tuple:
+    """What a capture is valid for: the backend instance, the flags' version, the feeds' shapes and dtypes."""
+    return (id(ENGINE._backend), ENV.version, *[(t.shape, t.dtype) for t in feeds])
+
+
+class Capture:
+    """The kernels of one recorded run and its static free plan (see the module docstring)."""
+
+    __slots__ = ("backend", "externals", "kernels", "result")
+
+    def __init__(
+        self, backend: Any, externals: list[Tensor], kernels: list[tuple], result: list[int]
+    ) -> None:
+        self.backend = backend
+        self.externals = externals
+        self.kernels = kernels  # (impl, refs, attrs, ((shape, dtype, alias index or -1), ...), frees)
+        self.result = result
+
+    @staticmethod
+    def build(feeds: list[Tensor], log: list[Any], result: list[Tensor], start_id: int) -> Capture | None:
+        """A capture of what `log` (ENGINE.record_kernels during a run) holds, or None. Tensors with ids
+        below `start_id` existed before the run (weights); `result` are the run's outputs."""
+        kernels_of = ENGINE._kernels
+        entries = []
+        seen = {id(t) for t in feeds}  # feeds, weights and kernel outputs met so far
+        run_data = {t.data_id for t in feeds}
+        externals: list[Tensor] = []
+        for entry in log:
+            if entry[0] == "read":
+                if entry[1] in run_data:
+                    return None  # a value read from the run's own data: data-dependent
+                continue
+            if entry[0] == "made":  # a tensor from host values (a converted number): made again each replay
+                t = entry[1]
+                seen.add(id(t))
+                run_data.add(t.data_id)
+                entries.append((None, entry[2], None, (t,)))
+                continue
+            if len(entry) != 4:
+                return None  # an event such as random values
+            name, inputs, attrs, outs = entry
+            impl = kernels_of.get(name)
+            if impl is None or any(isinstance(v, Tensor) for v in attrs.values()):
+                return None
+            for t in _tensors(inputs.values() if isinstance(inputs, dict) else inputs):
+                if id(t) not in seen:
+                    if t.id >= start_id or t.data_id in run_data:
+                        return None  # made during the run outside a kernel
+                    seen.add(id(t))
+                    externals.append(t)
+            outs = (outs,) if isinstance(outs, Tensor) else outs
+            for t in outs:
+                seen.add(id(t))
+                run_data.add(t.data_id)
+            entries.append((impl, inputs, attrs, outs))
+        values: list[Tensor] = [*feeds, *externals]
+        index: dict[int, int] = {}
+        by_data: dict[int, int] = {}  # data id -> the first value holding it
+        for i, t in enumerate(values):
+            index.setdefault(id(t), i)
+            by_data.setdefault(t.data_id, i)
+        steps: list[tuple[Any, Any, dict, list[tuple[tuple, str, int]], int]] = []
+        for impl, inputs, attrs, outs in entries:
+            refs: Any = (
+                inputs  # a made tensor's values
+                if impl is None
+                else {k: ref_of(v, index) for k, v in inputs.items()}
+                if isinstance(inputs, dict)
+                else [ref_of(v, index) for v in inputs]
+            )
+            specs = []
+            for t in outs:
+                alias = by_data.setdefault(t.data_id, len(values))
+                specs.append((t.shape, t.dtype, -1 if alias == len(values) else alias))
+                index[id(t)] = len(values)
+                values.append(t)
+            steps.append((impl, refs, attrs, specs, len(values)))
+        try:
+            out_refs = [index[id(t)] for t in result]
+        except KeyError:
+            return None
+        return Capture(
+            ENGINE._backend, externals, _plan_frees(steps, len(feeds) + len(externals), out_refs), out_refs
+        )
+
+    def run(self, feeds: list[Tensor]) -> list[Tensor] | None:
+        """The outputs for new feeds of the recorded signature, or None (nothing left made) when this
+        capture no longer applies: a weight was disposed, or a kernel's outputs differ from the recording."""
+        backend = ENGINE._backend
+        if backend is not self.backend or any(t.is_disposed_internal for t in self.externals):
+            return None
+        known = ENGINE.data_info
+        vals: list[Any] = [*feeds, *self.externals]
+        first_made = len(vals)
+        alive: set[int] = set()
+        try:
+            for impl, refs, attrs, specs, frees in self.kernels:
+                inputs = (
+                    {k: take(vals, r) for k, r in refs.items()}
+                    if type(refs) is dict
+                    else [take(vals, r) for r in refs]
+                    if impl is not None
+                    else None
+                )
+                out = impl(backend, inputs, attrs) if impl is not None else _write(backend, refs, specs[0])
+                for info, (shape, dtype, alias) in zip(
+                    (out,) if type(out) is TensorInfo else out, specs, strict=True
+                ):
+                    data_id = info.data_id
+                    if info.shape != shape or info.dtype != dtype:
+                        raise _Mismatch
+                    if alias < 0:
+                        if data_id in known:
+                            raise _Mismatch
+                        alias = len(vals)
+                        alive.add(alias)
+                    elif vals[alias].data_id != data_id:
+                        raise _Mismatch
+                    vals.append(Tensor(shape, dtype, data_id, -1))
+                for i in frees:
+                    alive.discard(i)
+                    backend.dispose_data(vals[i].data_id)
+        except _Mismatch:
+            for i in alive:
+                backend.dispose_data(vals[i].data_id)
+            return None
+        except BaseException:
+            for i in alive:
+                backend.dispose_data(vals[i].data_id)
+            raise
+        outs = []
+        for i in self.result:
+            t = vals[i]
+            outs.append(
+                ENGINE.wrap(TensorInfo(t.data_id, t.shape, t.dtype), backend) if i >= first_made else t
+            )
+        return outs
+
+
+def _tensors(inputs: Any) -> Any:
+    """The tensors among kernel inputs (each a tensor, a list of them or None)."""
+    for v in inputs:
+        if isinstance(v, (list, tuple)):
+            yield from v
+        elif v is not None:
+            yield v
+
+
+class _Mismatch(Exception):
+    """A replayed kernel's outputs differ from the recording."""
+
+
+def _plan_frees(steps: list[tuple], first_made: int, out_refs: list[int]) -> list[tuple]:
+    """The kernels with, after each, the buffers (by owning value index) whose last reader it is. Buffers of
+    feeds and weights, and those the outputs hold, are never freed."""
+    owner: dict[int, int] = {}  # value index -> the index of the value that made its buffer
+    last: dict[int, int] = {}  # owner -> the step after which its buffer is free
+    start = first_made
+    for k, (impl, refs, _, specs, end) in enumerate(steps):
+        for r in refs.values() if isinstance(refs, dict) else refs if impl is not None else ():
+            for i in () if r is None else (r,) if type(r) is int else r:
+                o = owner.get(i, i)
+                if o >= first_made:
+                    last[o] = k
+        for j, (_, _, alias) in enumerate(specs):
+            i = start + j
+            o = owner.get(alias, alias) if alias >= 0 else i
+            owner[i] = o
+            if o >= first_made and o not in last:
+                last[o] = k
+        start = end
+    pinned = {owner.get(i, i) for i in out_refs}
+    frees: list[list[int]] = [[] for _ in steps]
+    for o, k in last.items():
+        if o not in pinned:
+            frees[k].append(o)
+    return [
+        (impl, refs, attrs, tuple(specs), tuple(frees[k]))
+        for k, (impl, refs, attrs, specs, _) in enumerate(steps)
+    ]
+
+
+def _write(backend: Any, values: Any, spec: tuple) -> TensorInfo:
+    """A made tensor's buffer for a replay, from a copy of its values (a backend may adopt the array)."""
+    return TensorInfo(backend.write(values[:], spec[0], spec[1]), spec[0], spec[1])
