@@ -87,10 +87,13 @@ function drawChart(state) {
   const history = state.history;
   const epochs = Math.max(state.epochs, history.length, 1);
   const maxLoss = Math.max(...history.map((e) => e.loss), 1e-6);
-  ctx.fillText(maxLoss.toPrecision(2), 2, pad.top + 8);
-  ctx.fillText("0", 2, pad.top + h);
-  ctx.fillText("1", width - pad.right + 4, pad.top + 8);
-  ctx.fillText(`epoch ${history.length}/${epochs}`, pad.left, height - 4);
+  if (history.length) {
+    ctx.fillText(maxLoss.toPrecision(2), 2, pad.top + 8);
+    ctx.fillText("0", 2, pad.top + h);
+    ctx.fillText("1", width - pad.right + 4, pad.top + 8);
+    ctx.fillText("0", width - pad.right + 4, pad.top + h);
+  }
+  ctx.fillText(history.length ? `epoch ${history.length}/${epochs}` : "not trained yet", pad.left, height - 4);
   const lines = [["loss", "#1f77b4", (e) => e.loss / maxLoss], ["accuracy", "#e8710a", (e) => e.acc]];
   lines.forEach(([label, color, value], k) => {
     ctx.strokeStyle = ctx.fillStyle = color;

@@ -3,7 +3,8 @@
 A frozen MobileNetV2 (nsfwjs 4.3.0's, run up to `flatten_1`: the 1280 pooled ImageNet features before
 nsfwjs's own classifier) turns the centre square of a frame into an embedding; examples are kept as those
 embeddings, one tensor each, never as frames. A small head (tf.sequential: dense relu, dense softmax) trains on
-them with model.fit and then predicts every frame. The state goes to `ui.publish` as JSON (window.webtfTeach).
+them with model.fit and then predicts every frame (a still image once). The state goes to `ui.publish` as JSON
+(window.webtfTeach).
 """
 
 import asyncio
@@ -57,9 +58,11 @@ class Teacher:
     async def features(self) -> LayersModel:
         """The frozen feature extractor, loaded on first use."""
         if self.extractor is None:
+            message = self.state["message"]
             self.say("Loading MobileNetV2 (the feature extractor)...")
             self.extractor = await load_layers_model(EXTRACTOR_URL)
             self.extractor.trainable = False
+            self.say(message)
         return self.extractor
 
     def embed(self, extractor: LayersModel, source: Any) -> tf.Tensor:
@@ -87,12 +90,15 @@ class Teacher:
                     break
                 extractor = await self.features()
                 begin = now_ms()
-                self.examples[index].append(tf.keep(self.embed(extractor, source)))
+                example = tf.keep(self.embed(extractor, source))
+                self.examples[index].append(example)
+                await example.data()  # webgl: wait for the GPU, so that recording never runs ahead of it
                 self.state["embed_ms"] = round(now_ms() - begin, 1)
                 count += 1
                 self.ui.thumbnail(index, source)
                 self.state["examples_per_s"] = round(count * 1000 / (now_ms() - started), 2)
-                self.say(f"{len(self.examples[index])} examples of {self.names[index]}.")
+                n = len(self.examples[index])
+                self.say(f"{n} example{'' if n == 1 else 's'} of {self.names[index]}.")
                 if not hold or self.ui.holding() != index:
                     break
                 await self.ui.nextFrame()
@@ -183,13 +189,17 @@ class Teacher:
 
     async def loop(self) -> None:
         """One prediction per animation frame, while there is a head."""
+        seen: tuple[int, str] | None = None  # the head and still image predicted last: not again
         try:
             while self.head is not None:
                 await self.ui.nextFrame()
                 source = self.ui.source()
                 if source is None or self.head is None or self.state["training"]:
                     continue
-                await self.predict(await self.features(), source)
+                still = None if source.id == "video" else (id(self.head), str(source.currentSrc))
+                if still is None or still != seen:
+                    await self.predict(await self.features(), source)
+                seen = still
         except Exception as error:  # noqa: BLE001 - shown on the page; the loop ends
             self.fail(error)
 
@@ -216,7 +226,9 @@ class Teacher:
         if self.head is None:
             self.say("Train (or load) a model before saving it.")
             return
-        self.head.set_user_defined_metadata({"classes": self.names, "features": f"{EXTRACTOR_URL}#{FEATURES}"})
+        self.head.set_user_defined_metadata(
+            {"classes": self.names, "features": f"{EXTRACTOR_URL}#{FEATURES}"}
+        )
         await self.head.save(f"indexeddb://{SAVE_NAME}")
         await self.head.save(f"downloads://{SAVE_NAME}")
         self.say(f"Saved to IndexedDB ({SAVE_NAME}) and as {SAVE_NAME}.json + {SAVE_NAME}.weights.bin.")
@@ -280,7 +292,12 @@ class Teacher:
     def publish(self) -> None:
         """Send the state to the page as JSON."""
         classes = [{"name": n, "count": len(ex)} for n, ex in zip(self.names, self.examples, strict=True)]
-        state = {**self.state, "backend": tf.get_backend(), "classes": classes, "trained": self.head is not None}
+        state = {
+            **self.state,
+            "backend": tf.get_backend(),
+            "classes": classes,
+            "trained": self.head is not None,
+        }
         self.ui.publish(json.dumps({**state, "num_tensors": tf.memory().num_tensors}))
 
 
