@@ -93,7 +93,7 @@ function drawChart(state) {
     ctx.fillText("1", width - pad.right + 4, pad.top + 8);
     ctx.fillText("0", width - pad.right + 4, pad.top + h);
   }
-  ctx.fillText(history.length ? `epoch ${history.length}/${epochs}` : "not trained yet", pad.left, height - 4);
+  ctx.fillText(history.length ? `epoch ${history.length}/${epochs}` : state.trained ? "loaded (no history)" : "not trained yet", pad.left, height - 4);
   const lines = [["loss", "#1f77b4", (e) => e.loss / maxLoss], ["accuracy", "#e8710a", (e) => e.acc]];
   lines.forEach(([label, color, value], k) => {
     ctx.strokeStyle = ctx.fillStyle = color;

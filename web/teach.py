@@ -131,7 +131,8 @@ class Teacher:
         options = json.loads(options_json)
         empty = [name for name, ex in zip(self.names, self.examples, strict=True) if not ex]
         if empty:
-            self.say(f"Record examples of every class first ({', '.join(empty)} has none).")
+            verb = "has" if len(empty) == 1 else "have"
+            self.say(f"Record examples of every class first ({', '.join(empty)} {verb} none).")
             return
         if options["optimizer"] not in OPTIMIZERS:
             self.say(f"Unknown optimizer {options['optimizer']!r}; choose one of {', '.join(OPTIMIZERS)}.")

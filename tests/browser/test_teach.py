@@ -154,6 +154,14 @@ def test_teach_camera_two_classes(
     counts = [c["count"] for c in s["classes"]]
     shot(page, tmp_path, f"{backend}-recorded")
 
+    if backend == "wasm":  # Stop ends a long training early, and the page answers meanwhile
+        page.fill("#teach-epochs", "1000")
+        click(page, "#teach-train")
+        wait_teach(page, "s.training && s.epoch >= 2", log)
+        assert page.evaluate("1 + 1") == 2
+        click(page, "#teach-stop")
+        s = wait_teach(page, "!s.training", log)
+        assert 2 <= s["epoch"] < 1000 and len(s["history"]) == s["epoch"], s["epoch"]
     page.fill("#teach-lr", str(LEARNING_RATE))
     page.fill("#teach-epochs", str(EPOCHS))
     page.fill("#teach-batch", str(BATCH))
@@ -213,6 +221,12 @@ def test_teach_camera_two_classes(
         wait_teach(page, "!s.trained", log)
         page.set_input_files("#teach-files", [str(f) for f in files])
         check_loaded(page, camera, log)
+        click(page, "#teach-add-class")  # a third class needs examples before training again
+        s = wait_teach(page, "s.classes.length === 3", log)
+        assert s["classes"][2] == {"name": "Class 3", "count": 0}
+        click(page, "#teach-train")
+        s = wait_teach(page, "s.message.startsWith('Record examples')", log)
+        assert "Class 1, stripes, Class 3" in s["message"] and s["trained"], s["message"]
 
 
 def reset(page: Page, before: int, log: list[str]) -> None:
