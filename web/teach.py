@@ -38,6 +38,7 @@ class Teacher:
         self.extractor: LayersModel | None = None
         self.head: LayersModel | None = None
         self.optimizer: Any = None
+        self.generation = 0  # counts heads: a still image is classified again by a new one
         self.names: list[str] = []
         self.examples: list[list[tf.Tensor]] = []
         self.loop_task: asyncio.Task | None = None
@@ -124,6 +125,7 @@ class Teacher:
         if self.optimizer is not None:
             self.optimizer.dispose()
         self.head = self.optimizer = None
+        self.generation += 1
         self.state["prediction"] = None
 
     async def train(self, options_json: str) -> None:
@@ -197,7 +199,7 @@ class Teacher:
                 source = self.ui.source()
                 if source is None or self.head is None or self.state["training"]:
                     continue
-                still = None if source.id == "video" else (id(self.head), str(source.currentSrc))
+                still = None if source.id == "video" else (self.generation, str(source.currentSrc))
                 if still is None or still != seen:
                     await self.predict(await self.features(), source)
                 seen = still
