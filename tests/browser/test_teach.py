@@ -80,11 +80,11 @@ def click(page: Page, selector: str) -> None:
     page.evaluate("(s) => document.querySelector(s).click()", selector)
 
 
-def shot(page: Page, folder: Path, name: str) -> None:
+def shot(page: Page, folder: Path, name: str, selector: str = "#teach") -> None:
     """A screenshot of the teach section (skipped when the page is too busy to paint)."""
     path = folder / f"teach-{name}.png"
     try:
-        page.locator("#teach").screenshot(path=str(path), timeout=20_000)
+        page.locator(selector).screenshot(path=str(path), timeout=20_000)
         print(f"screenshot: {path}")
     except Exception as error:  # noqa: BLE001 - a screenshot is for looking at, not a check
         print(f"no screenshot {name}: {error}")
@@ -175,6 +175,11 @@ def test_teach_camera_two_classes(
     assert chart["blue"] > 50 and chart["orange"] > 50, chart  # both lines drawn
     train = {k: s[k] for k in ("epoch_ms", "acc1_ms", "examples_per_s", "embed_ms")}
 
+    print(
+        f"\n{backend}: recorded {counts} examples, {train['examples_per_s']} examples/s "
+        f"({train['embed_ms']} ms per embedding); {EPOCHS} epochs, {train['epoch_ms']} ms/epoch, accuracy 1.0 "
+        f"after {train['acc1_ms']} ms"
+    )
     image = predicted(page, "sample", log, frames=0)  # a still image is classified once
     assert image["index"] == 1 and image["label"] == "stripes" and image["probs"][1] > 0.9, image
     if (
@@ -186,14 +191,9 @@ def test_teach_camera_two_classes(
     click(page, "#camera-toggle")
     camera = predicted(page, "video", log, frames=3)
     assert camera["index"] == 0 and camera["probs"][0] > 0.9, camera
-    s = teach(page)
+    print(f"{backend}: predicting the camera at {teach(page)['fps']} frames/s")
     shot(page, tmp_path, f"{backend}-predict-camera")
-    print(
-        f"\n{backend}: recorded {counts} examples, {train['examples_per_s']} examples/s "
-        f"({train['embed_ms']} ms per embedding); {EPOCHS} epochs, {train['epoch_ms']} ms/epoch, accuracy 1.0 "
-        f"after {train['acc1_ms']} ms; predicting at {s['fps']} frames/s; p(camera) {camera['probs'][0]:.4f}, "
-        f"p(image) {image['probs'][1]:.4f}"
-    )
+    shot(page, tmp_path, f"{backend}-page", "main")
 
     downloads: list[Any] = []
     page.on("download", lambda d: downloads.append(d))
