@@ -140,6 +140,9 @@ class Demo:
             self.state.update(model=self.model, detections=[])
             self.done = []
         source = self.ui.source()
+        if self.model == NO_MODEL:  # the stats still follow the tensors others (the teach section) hold
+            memory = tf.memory()
+            self.state.update(num_tensors=memory.num_tensors, num_bytes=memory.num_bytes, backend=tf.get_backend())
         if source is None or self.model == NO_MODEL:
             return
         pipe = await self.pipeline()
