@@ -437,7 +437,7 @@ def build_wheel(version: str) -> tuple[str, bytes]:
 
 SNAPSHOT_SCRIPT = ROOT / "tools" / "snapshot.mjs"
 # The page's Python files: the snapshot runs them once, so that everything they import is imported already.
-SNAPSHOT_PAGE_FILES = ("web/boot.py", "web/demo.py", "web/bench.py")
+SNAPSHOT_PAGE_FILES = ("web/boot.py", "web/demo.py", "web/bench.py", "web/teach.py")
 SNAPSHOTS_KEPT = 8  # newest snapshots kept in the cache (worktrees and branches share it)
 
 

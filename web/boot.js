@@ -9,10 +9,11 @@
 // window.webtfBootPath is "snapshot" or "plain". On any failure: #error shows the message and
 // <html data-webtf="error">.
 // The live camera demo (web/demo.js, web/demo.py) runs nothing until Start camera is pressed (or ?camera=auto
-// / ?camera=sample asks for it).
+// / ?camera=sample asks for it); the teach section (web/teach.js, web/teach.py) nothing until a button is.
 
 import { setupDemo } from "./demo.js";
 import { startPython } from "./python.js";
+import { setupTeach } from "./teach.js";
 
 const root = document.documentElement;
 const statusLine = document.getElementById("status");
@@ -69,6 +70,7 @@ async function boot() {
   renderPanel(panel);
   setStatus("setting up the camera demo");
   await setupDemo(pyodide, panel);
+  await setupTeach(pyodide);
   setStatus(`${panel.backend} backend started (${Math.round(window.webtfBackendMs)} ms)`);
   root.dataset.webtf = "ready";
 }

@@ -5,7 +5,7 @@
 // {backend, model, frames, fps, last_ms, warmup_ms, num_tensors, num_bytes, detections: [{box, score,
 // keypoints}], camera: "live"|"sample"|"denied"|"none", message, ...} in source (video) pixel coordinates.
 // URL parameters: ?camera=auto starts the camera without a click, ?camera=sample starts on the sample image,
-// ?model=blazeface|movenet picks the model (?backend= is read by boot.js).
+// ?model=blazeface|movenet|none picks the model (none: the camera alone) (?backend= is read by boot.js).
 
 const $ = (id) => document.getElementById(id);
 const video = $("video");
@@ -20,7 +20,7 @@ let demo = null; // the Python Demo (a PyProxy, kept for the page's lifetime)
 let mode = "off"; // "off" | "live" | "sample"
 let stream = null;
 
-function sourceElement() {
+export function sourceElement() {
   if (mode === "live" && video.readyState >= 2 && video.videoWidth > 0) return video;
   if (mode === "sample" && sample.complete && sample.naturalWidth > 0) return sample;
   return null;
@@ -102,12 +102,14 @@ function publish(json) {
   draw(state);
 }
 
+// the next animation frame, then one macrotask turn: on a slow backend (seconds per inference) queued
+// tasks such as clicks, fetches and timers run between inferences instead of starving behind them
+export const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+
 const ui = {
   source: sourceElement,
   sourceSize,
-  // the next animation frame, then one macrotask turn: on a slow backend (seconds per inference) queued
-  // tasks such as clicks, fetches and timers run between inferences instead of starving behind them
-  nextFrame: () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))),
+  nextFrame,
   publish,
 };
 

@@ -20,6 +20,7 @@ MODELS = {
     "blazeface": ("models/blazeface.json", BlazeFace),
     "movenet": ("models/movenet-lightning.json", MoveNet),
 }
+NO_MODEL = "none"  # the camera alone, e.g. while the teach section uses the frames
 FPS_FRAMES = 10  # the FPS is measured over the last few completed frames
 
 
@@ -33,7 +34,7 @@ class Demo:
 
     def __init__(self, ui: Any, model: str, backends: list[str]) -> None:
         self.ui = ui
-        self.model = model if model in MODELS else "blazeface"
+        self.model = model if model in MODELS or model == NO_MODEL else "blazeface"
         self.backends = backends
         self.pipelines: dict[str, Any] = {}
         self.warm: set[tuple[str, str]] = set()
@@ -94,7 +95,7 @@ class Demo:
 
     async def request_model(self, name: str) -> None:
         """Switch model: between frames while running, at once otherwise."""
-        if name not in MODELS:
+        if name not in MODELS and name != NO_MODEL:
             self.state["message"] = f"Unknown model {name!r}; choose one of {', '.join(MODELS)}."
         elif self.running:
             self.pending_model = name
@@ -139,7 +140,10 @@ class Demo:
             self.state.update(model=self.model, detections=[])
             self.done = []
         source = self.ui.source()
-        if source is None:
+        if self.model == NO_MODEL:  # the stats still follow the tensors others (the teach section) hold
+            memory = tf.memory()
+            self.state.update(num_tensors=memory.num_tensors, num_bytes=memory.num_bytes, backend=tf.get_backend())
+        if source is None or self.model == NO_MODEL:
             return
         pipe = await self.pipeline()
         started = now_ms()

@@ -219,6 +219,23 @@ def test_save_round_trip_with_optimizer():
     copy.dispose()
 
 
+def test_user_defined_metadata_round_trip():
+    model = tf.sequential([tf.layers.dense(units=2, input_shape=[3])])
+    assert model.get_user_defined_metadata() is None
+    model.set_user_defined_metadata({"classes": ["cat", "dog"]})
+    saved: list[Any] = []
+    run_sync(model.save(tf.io.with_save_handler(saved.append)))
+    assert saved[0].user_defined_metadata == {"classes": ["cat", "dog"]}
+    copy = run_sync(load_layers_model(tf.io.from_memory(saved[0])))
+    assert copy.get_user_defined_metadata() == {"classes": ["cat", "dog"]}
+    with pytest.raises(TypeError, match="set_user_defined_metadata: metadata must be a dict"):
+        model.set_user_defined_metadata(["cat"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        model.set_user_defined_metadata({"bad": object()})
+    model.dispose()
+    copy.dispose()
+
+
 def test_bad_input():
     model = mlp()
     x, y = tf.tensor(X), tf.tensor(Y[:7])

@@ -72,8 +72,11 @@ class LayersModel(Training):
     """A Keras model: restored from TF.js layers-model artifacts or built with tf.model / tf.sequential;
     compile/fit/evaluate come from Training."""
 
+    user_defined_metadata: dict[str, Any] | None = None
+
     def __init__(self, artifacts: ModelArtifacts | None, network: Network) -> None:
         self.artifacts = artifacts
+        self.user_defined_metadata = None if artifacts is None else artifacts.user_defined_metadata
         self._set_network(network)
         self._disposed = False
 
@@ -354,7 +357,7 @@ class LayersModel(Training):
             raise ValueError("save: include_optimizer needs a compiled model (the model has no optimizer)")
         return ModelArtifacts(
             a.model_topology, specs, data, "layers-model", f"webtf {__version__}", None,
-            user_defined_metadata=a.user_defined_metadata, training_config=training_config,
+            user_defined_metadata=self.user_defined_metadata, training_config=training_config,
         )  # fmt: skip
 
     async def save(self, handler_or_url: Any, include_optimizer: bool = False) -> dict[str, Any]:
@@ -364,6 +367,17 @@ class LayersModel(Training):
         if self._disposed:
             raise ValueError("This LayersModel has been disposed")
         return await get_save_handler(handler_or_url).save(self.artifacts_for_save(include_optimizer))
+
+    def set_user_defined_metadata(self, metadata: dict[str, Any] | None) -> None:
+        """Metadata that save() writes with the model (TF.js setUserDefinedMetadata): a JSON-serializable dict."""
+        if metadata is not None and not isinstance(metadata, dict):
+            raise TypeError(f"set_user_defined_metadata: metadata must be a dict, but got {type(metadata).__name__}")
+        json.dumps(metadata)  # not JSON-serializable: fails here, not at save time
+        self.user_defined_metadata = metadata
+
+    def get_user_defined_metadata(self) -> dict[str, Any] | None:
+        """The metadata it was loaded with or set_user_defined_metadata set (TF.js getUserDefinedMetadata)."""
+        return self.user_defined_metadata
 
     def dispose(self) -> None:
         """Free the weights (and an optimizer compile() made from a name)."""
