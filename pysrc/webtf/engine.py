@@ -14,6 +14,11 @@ from typing import Any
 from . import tensor as _tensor_module
 from .backends.base import Backend, TensorInfo
 from .dtypes import BYTES_PER_ELEMENT
+
+#: bytes tf.memory() counts per element, as TF.js: complex64 counts none (TF.js counts its parts, which its
+#: backends keep outside the engine's books), strings their UTF-8 bytes (counted when the buffer is made)
+_COUNTED_BYTES = {**BYTES_PER_ELEMENT, "complex64": 0, "string": 0}
+_STRING_REASON = "Memory usage by string tensors is approximate (2 bytes per character)"
 from .environment import ENV
 from .kernel_registry import get_kernels_for_backend
 from .tensor import Tensor
@@ -245,9 +250,11 @@ class Engine:
         data_id = info.data_id
         d = self.data_info.get(data_id)
         if d is None:
-            nbytes = BYTES_PER_ELEMENT[info.dtype]
+            nbytes = _COUNTED_BYTES[info.dtype]
             for n in info.shape:
                 nbytes *= n
+            if info.dtype == "string":
+                nbytes = sum(len(s.encode()) for s in backend.values(info))
             self.data_info[data_id] = _DataInfo(backend, nbytes, info.dtype, info.shape)
             self.num_bytes += nbytes
             if self.num_bytes > self._peak_bytes:
@@ -320,6 +327,9 @@ class Engine:
                     setattr(info, key, value)
                 else:
                     info.extra[key] = value
+        if any(d.dtype == "string" for d in self.data_info.values()):
+            info.unreliable = True
+            info.reasons.append(_STRING_REASON)
         return info
 
     # ---- scopes --------------------------------------------------------------------------------

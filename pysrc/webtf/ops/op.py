@@ -8,7 +8,7 @@ from array import array
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..dtypes import BYTES_PER_ELEMENT, TYPECODE, check_dtype, dtype_of_types, infer_dtype
+from ..dtypes import BYTES_PER_ELEMENT, TYPECODE, check_dtype, dtype_of_types, infer_dtype, leaf_types
 from ..engine import ENGINE
 from ..interop import dtype_of, np_dtype, numpy_or_none, to_int32
 from ..shapes import fmt, size_of
@@ -96,6 +96,10 @@ def typed_values(values: list[Any], dtype: str, op: str, arg: str) -> array:
     try:
         if dtype == "bool":
             return array("B", map(bool, values))
+        if dtype == "complex64":  # real values: imaginary parts 0, interleaved
+            out = array("f", bytes(8 * len(values)))
+            out[0::2] = array("f", values)
+            return out
         if dtype == "int32" and source == "float32":
             fraction = next((v for v in values if not float(v).is_integer()), None)
             if fraction is None:
@@ -220,7 +224,7 @@ def make_tensor(
         flat, inferred = to_flat(value, dtype, op, arg)
     if shape is not None:
         shape = shape_arg(shape, "shape", op)
-        if size_of(shape) != len(flat):
+        if size_of(shape) != len(flat) // (2 if dtype == "complex64" else 1):
             if len(flat) == 1 and not inferred:
                 check_size(shape, op)
                 flat = flat * size_of(shape)
@@ -277,3 +281,34 @@ def named_op(fn: F, name: str, doc: str) -> F:
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     return op(fn)
+
+
+def holds_strings(value: Any) -> bool:
+    """True for a str, bytes, or a nested list holding one (what TF.js makes a string tensor of)."""
+    if isinstance(value, (str, bytes)):
+        return True
+    return isinstance(value, (list, tuple)) and bool(leaf_types(value) & {str, bytes})
+
+
+def string_tensor(value: Any, shape: Any, op: str, arg: str = "values") -> Tensor:
+    """A string tensor from a str (bytes are decoded as UTF-8) or a nested list of them."""
+    if isinstance(value, (str, bytes)):
+        flat, inferred = [value], ()
+    else:
+        inferred = tuple(infer_shape(value, op, arg))
+        flat = []
+        _flatten(value, list(inferred), 0, flat, op, arg)
+    bad = next((v for v in flat if not isinstance(v, (str, bytes))), None)
+    if bad is not None:
+        raise TypeError(f"Error in {op}: argument '{arg}' of a string tensor holds {type(bad).__name__}, not str")
+    flat = [v.decode() if isinstance(v, bytes) else v for v in flat]
+    if shape is not None:
+        shape = shape_arg(shape, "shape", op)
+        if size_of(shape) != len(flat):
+            if len(flat) != 1 or inferred:
+                raise ValueError(
+                    f"Error in {op}: based on the provided shape, {fmt(shape)}, the tensor should have "
+                    f"{size_of(shape)} values but has {len(flat)}"
+                )
+            flat = flat * size_of(shape)
+    return ENGINE.make_tensor(flat, tuple(shape) if shape is not None else inferred, "string")
