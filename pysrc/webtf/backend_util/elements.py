@@ -143,7 +143,7 @@ def _complex_binary(table: Mapping[str, Kernel], name: str, impl: Kernel) -> Ker
         try:
             zero = temp(backend, array("f", [0.0]), (), "float32")
             made.append(zero.data_id)
-            ai, bi = ai or zero, bi or zero
+            ai, bi = zero if ai is None else ai, zero if bi is None else bi
             if name == kn.Multiply:
                 re = run(kn.Sub, run(kn.Multiply, ar, br), run(kn.Multiply, ai, bi))
                 im = run(kn.Add, run(kn.Multiply, ar, bi), run(kn.Multiply, ai, br))
@@ -181,6 +181,14 @@ def _complex_cast(impl: Kernel) -> Kernel:
     return kernel
 
 
+def _complex_abs(complex_abs: Kernel, impl: Kernel) -> Kernel:
+    @functools.wraps(impl)
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+        return (complex_abs if inputs["x"].dtype == "complex64" else impl)(backend, inputs, attrs)
+
+    return kernel
+
+
 def _complex_like(value: float) -> Callable[[Kernel], Kernel]:
     def wrap(impl: Kernel) -> Kernel:
         @functools.wraps(impl)
@@ -209,6 +217,8 @@ def for_dtypes(table: Mapping[str, Kernel]) -> dict[str, Kernel]:
     if kn.Add in out and kn.Sub in out and kn.Multiply in out:
         for name in (kn.Add, kn.Sub, kn.Multiply):
             wrappers[name] = functools.partial(_complex_binary, table, name)
+    if kn.ComplexAbs in out:
+        wrappers[kn.Abs] = functools.partial(_complex_abs, table[kn.ComplexAbs])
     wrappers.update({kn.Cast: _complex_cast, kn.ZerosLike: _complex_like(0.0), kn.OnesLike: _complex_like(1.0)})
     for name, wrap in wrappers.items():
         impl = out.get(name)

@@ -53,3 +53,11 @@ __all__ += _slicing.__all__
 __all__ += image.__all__
 __all__ += _spatial.__all__
 __all__ += _extra.__all__
+
+# complex64, spectral / signal, string, sparse and ragged ops (issue 15, ops-types)
+from . import spectral as _spectral  # noqa: E402
+from .spectral import *  # noqa: E402, F403
+
+__all__ += _spectral.__all__
+__all__ += ["hann_window", "hamming_window", "frame", "stft"]
+from .spectral import frame, hamming_window, hann_window, stft  # noqa: E402

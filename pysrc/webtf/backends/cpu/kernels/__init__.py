@@ -6,6 +6,7 @@ from typing import Any
 
 from . import (
     binary,
+    complex,
     conv,
     conv_grad,
     creation,
@@ -42,6 +43,7 @@ FAMILIES = (
     image_grad,
     spatial,
     optimizers,
+    complex,
 )
 
 KERNELS: dict[str, Any] = {}

@@ -14,6 +14,7 @@ import numpy as np
 from ...cpu import KERNELS as CPU_KERNELS
 from . import (
     binary,
+    complex,
     conv,
     conv_grad,
     creation,
@@ -48,6 +49,7 @@ FAMILIES = (
     image_grad,
     spatial,
     optimizers,
+    complex,
 )
 
 NATIVE: dict[str, Any] = {}
