@@ -22,6 +22,7 @@ from . import (
     softmax,
     sort,
     spatial,
+    strings,
     unary,
 )
 
@@ -44,6 +45,7 @@ FAMILIES = (
     spatial,
     optimizers,
     complex,
+    strings,
 )
 
 KERNELS: dict[str, Any] = {}

@@ -29,6 +29,7 @@ from . import (
     slicing,
     softmax,
     spatial,
+    strings,
     unary,
 )
 
@@ -50,6 +51,7 @@ FAMILIES = (
     spatial,
     optimizers,
     complex,
+    strings,
 )
 
 NATIVE: dict[str, Any] = {}
