@@ -14,14 +14,14 @@ from typing import Any
 from . import tensor as _tensor_module
 from .backends.base import Backend, TensorInfo
 from .dtypes import BYTES_PER_ELEMENT
+from .environment import ENV
+from .kernel_registry import get_kernels_for_backend
+from .tensor import Tensor
 
 #: bytes tf.memory() counts per element, as TF.js: complex64 counts none (TF.js counts its parts, which its
 #: backends keep outside the engine's books), strings their UTF-8 bytes (counted when the buffer is made)
 _COUNTED_BYTES = {**BYTES_PER_ELEMENT, "complex64": 0, "string": 0}
 _STRING_REASON = "Memory usage by string tensors is approximate (2 bytes per character)"
-from .environment import ENV
-from .kernel_registry import get_kernels_for_backend
-from .tensor import Tensor
 
 BackendFactory = Callable[[], "Backend | Awaitable[Backend]"]
 

@@ -205,7 +205,7 @@ def _shown(n: int) -> list[int | None]:
 def _format(t: Tensor, verbose: bool = False) -> str:
     flat: Any = t.data_sync()
     if t.dtype == "complex64":
-        flat = list(zip(flat[0::2], flat[1::2]))
+        flat = list(zip(flat[0::2], flat[1::2], strict=False))
     shape = t.shape
     strides = strides_of(shape)
     cells: dict[int, str] = {}

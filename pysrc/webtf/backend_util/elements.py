@@ -84,7 +84,9 @@ def _on_indices(impl: Kernel, backend: Any, inputs: Any, attrs: dict[str, Any], 
         temps.append(proxy.data_id)
         return proxy
 
-    moved = [stand_in(t) for t in inputs] if type(inputs) is list else {k: stand_in(t) for k, t in inputs.items()}
+    moved = (
+        [stand_in(t) for t in inputs] if type(inputs) is list else {k: stand_in(t) for k, t in inputs.items()}
+    )
     try:
         outs = impl(backend, moved, attrs)
         single = hasattr(outs, "data_id")
@@ -219,7 +221,9 @@ def for_dtypes(table: Mapping[str, Kernel]) -> dict[str, Kernel]:
             wrappers[name] = functools.partial(_complex_binary, table, name)
     if kn.ComplexAbs in out:
         wrappers[kn.Abs] = functools.partial(_complex_abs, table[kn.ComplexAbs])
-    wrappers.update({kn.Cast: _complex_cast, kn.ZerosLike: _complex_like(0.0), kn.OnesLike: _complex_like(1.0)})
+    wrappers.update(
+        {kn.Cast: _complex_cast, kn.ZerosLike: _complex_like(0.0), kn.OnesLike: _complex_like(1.0)}
+    )
     for name, wrap in wrappers.items():
         impl = out.get(name)
         if impl is not None and not getattr(impl, "for_dtypes", False):  # a table registered again

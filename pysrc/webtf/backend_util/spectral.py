@@ -31,7 +31,10 @@ def fft_rows(values: Sequence[float], n: int, inverse: bool) -> array:
     re, im = values[0::2], values[1::2]
     scale = 1 / n if inverse else 1.0
     for start in range(0, len(re), n):
-        row = _dft([complex(r, i) for r, i in zip(re[start : start + n], im[start : start + n])], 1 if inverse else -1)
+        row = _dft(
+            [complex(r, i) for r, i in zip(re[start : start + n], im[start : start + n], strict=False)],
+            1 if inverse else -1,
+        )
         out[2 * start : 2 * (start + n) : 2] = array("f", [v.real * scale for v in row])
         out[2 * start + 1 : 2 * (start + n) : 2] = array("f", [v.imag * scale for v in row])
     return out

@@ -117,9 +117,7 @@ def fingerprint64(s: bytes) -> int:
     v = _weak32(s, i, (v[1] * mul) & _M, (x + w[0]) & _M)
     w = _weak32(s, i + 32, (z + w[1]) & _M, (y + _u64(s, i + 16)) & _M)
     z, x = x, z
-    return _len16(
-        (_len16(v[0], w[0], mul) + _mix(y) * _K0 + z) & _M, (_len16(v[1], w[1], mul) + x) & _M, mul
-    )
+    return _len16((_len16(v[0], w[0], mul) + _mix(y) * _K0 + z) & _M, (_len16(v[1], w[1], mul) + x) & _M, mul)
 
 
 def hash_buckets(values: Sequence[str], num_buckets: int) -> list[int]:
@@ -167,7 +165,7 @@ def split_strings(
     widest = 0
     for row, s in enumerate(values):
         parts = _tokens(s, delimiter, skip_empty)
-        for col, p in enumerate(parts):
+        for col in range(len(parts)):
             indices += (row, col)
         tokens += parts
         widest = max(widest, len(parts))
@@ -188,7 +186,7 @@ def n_grams(
     width - 1 when pad_width is -1), and the splits of the result."""
     out: list[str] = []
     out_splits = [0]
-    for start, stop in zip(splits, splits[1:]):
+    for start, stop in zip(splits, splits[1:], strict=False):
         row = list(data[start:stop])
         before = len(out)
         for w in widths:

@@ -60,8 +60,8 @@ from .spectral import *  # noqa: E402, F403
 
 __all__ += _spectral.__all__
 __all__ += ["hann_window", "hamming_window", "frame", "stft"]
-from .spectral import frame, hamming_window, hann_window, stft  # noqa: E402
 from . import strings as _strings  # noqa: E402
-from .strings import string  # noqa: E402
+from .spectral import frame, hamming_window, hann_window, stft  # noqa: E402
+from .strings import string  # noqa: E402, F401
 
 __all__ += _strings.__all__

@@ -67,7 +67,9 @@ def _transform(kernel: str, name: str) -> Callable[[TensorLike], Tensor]:
         return ENGINE.run_kernel(kernel, {"input": x})
 
     transform.__name__ = transform.__qualname__ = name
-    transform.__doc__ = f"The {'inverse ' if kernel == kn.IFFT else ''}DFT over the innermost dim (kernel {kernel})."
+    transform.__doc__ = (
+        f"The {'inverse ' if kernel == kn.IFFT else ''}DFT over the innermost dim (kernel {kernel})."
+    )
     return op(transform)
 
 

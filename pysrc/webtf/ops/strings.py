@@ -43,7 +43,9 @@ def string_to_hash_bucket_fast(input: TensorLike, num_buckets: int) -> Tensor:  
 
 
 @op
-def static_regex_replace(input: TensorLike, pattern: str, rewrite: str, replace_global: bool = True) -> Tensor:  # noqa: A002
+def static_regex_replace(
+    input: TensorLike, pattern: str, rewrite: str, replace_global: bool = True
+) -> Tensor:  # noqa: A002
     """Each string with matches of the regex `pattern` replaced by `rewrite` ($1: a group), all of them or
     the first (kernel StaticRegexReplace)."""
     x = string_arg(input, "input", "static_regex_replace")
@@ -90,12 +92,14 @@ def string_n_grams(
     if x.rank != 1:
         raise ValueError(f"Error in {name}: data must be a vector, but got shape {fmt(x.shape)}")
     if splits.rank != 1 or splits.dtype != "int32":
-        raise ValueError(f"Error in {name}: data_splits must be an int32 vector, got shape {fmt(splits.shape)}")
+        raise ValueError(
+            f"Error in {name}: data_splits must be an int32 vector, got shape {fmt(splits.shape)}"
+        )
     widths = int_list(ngram_widths, "ngram_widths", name)
     if any(w < 1 for w in widths):
         raise ValueError(f"Error in {name}: ngram_widths must be >= 1, but got {widths}")
     s = splits.data_sync()
-    if len(s) and (s[0] != 0 or s[-1] != x.size or any(a > b for a, b in zip(s, s[1:]))):
+    if len(s) and (s[0] != 0 or s[-1] != x.size or any(a > b for a, b in zip(s, s[1:], strict=False))):
         raise ValueError(
             f"Error in {name}: data_splits must start at 0, rise and end at the data size {x.size}, got {list(s)}"
         )
