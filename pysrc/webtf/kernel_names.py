@@ -387,7 +387,6 @@ StringNGrams = "StringNGrams"
 StringSplit = "StringSplit"
 StringToHashBucketFast = "StringToHashBucketFast"
 StaticRegexReplace = "StaticRegexReplace"
-SparseToDense = "SparseToDense"
 SparseSegmentSum = "SparseSegmentSum"
 SparseSegmentMean = "SparseSegmentMean"
 SparseReshape = "SparseReshape"
@@ -412,9 +411,6 @@ _SPECS += (
     KernelSpec(StringSplit, ("input", "delimiter"), ("skip_empty",), doc="-> [indices, values, shape]"),
     KernelSpec(StringToHashBucketFast, ("input",), ("num_buckets",), doc="Fingerprint64 mod num_buckets"),
     KernelSpec(StaticRegexReplace, _X, ("pattern", "rewrite", "replace_global"), doc="RE2-style rewrite"),
-    KernelSpec(
-        SparseToDense, ("sparse_indices", "sparse_values", "default_value"), ("output_shape",), doc="scatter"
-    ),
     KernelSpec(SparseSegmentSum, ("data", "indices", "segment_ids"), doc="rows of data summed per segment"),
     KernelSpec(SparseSegmentMean, ("data", "indices", "segment_ids"), doc="rows of data averaged per segment"),
     KernelSpec(SparseReshape, ("input_indices", "input_shape", "new_shape"), doc="-> [indices, shape]"),
@@ -437,4 +433,4 @@ _SPECS += (
         doc="a ragged tensor as a dense one",
     ),
 )
-KERNELS.update({spec.name: spec for spec in _SPECS[-18:]})
+KERNELS.update({spec.name: spec for spec in _SPECS[-17:]})

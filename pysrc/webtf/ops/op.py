@@ -284,14 +284,15 @@ def named_op(fn: F, name: str, doc: str) -> F:
 
 
 def holds_strings(value: Any) -> bool:
-    """True for a str, bytes, or a nested list holding one (what TF.js makes a string tensor of)."""
-    if isinstance(value, (str, bytes)):
+    """True for a str or a nested list holding one (what TF.js makes a string tensor of; bytes stay a
+    buffer of uint8 values)."""
+    if isinstance(value, str):
         return True
-    return isinstance(value, (list, tuple)) and bool(leaf_types(value) & {str, bytes})
+    return isinstance(value, (list, tuple)) and str in leaf_types(value)
 
 
 def string_tensor(value: Any, shape: Any, op: str, arg: str = "values") -> Tensor:
-    """A string tensor from a str (bytes are decoded as UTF-8) or a nested list of them."""
+    """A string tensor from a str or a nested list of them (bytes inside are decoded as UTF-8)."""
     if isinstance(value, (str, bytes)):
         flat, inferred = [value], ()
     else:

@@ -403,7 +403,43 @@ def _build() -> dict[str, Handler]:
         "NoOp": lambda node, ins, ctx: [],
         **{name: _dynamic_only for name in ("Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond")},
         **CONTAINER_HANDLERS,
+        # complex64, spectral and string ops (issue 15, ops-types)
+        kn.Complex: _binary(tf.complex),
+        kn.Real: _unary(tf.real),
+        kn.Imag: _unary(tf.imag),
+        kn.ComplexAbs: _unary(tf.abs),
+        kn.FFT: _unary(tf.spectral.fft),
+        kn.IFFT: _unary(tf.spectral.ifft),
+        "RFFT": lambda node, ins, ctx: tf.spectral.rfft(ins[0], _ints(ctx, ins[1])[0]),
+        "IRFFT": _unary(tf.spectral.irfft),
+        kn.StringToHashBucketFast: lambda node, ins, ctx: tf.string.string_to_hash_bucket_fast(
+            ins[0], node.int("num_buckets")
+        ),
+        kn.StaticRegexReplace: lambda node, ins, ctx: tf.string.static_regex_replace(
+            ins[0], node.str("pattern"), node.str("rewrite"), node.bool("replace_global", True)
+        ),
+        kn.StringSplit: _string_split,
+        kn.StringNGrams: _string_n_grams,
     }
+
+
+def _string_split(node: Node, ins: list[Tensor], ctx: Any) -> list[Tensor]:
+    out = tf.string.string_split(ins[0], ins[1], node.bool("skip_empty", True))
+    return [out["indices"], out["values"], out["shape"]]
+
+
+def _string_n_grams(node: Node, ins: list[Tensor], ctx: Any) -> list[Tensor]:
+    out = tf.string.string_n_grams(
+        ins[0],
+        ins[1],
+        node.str("separator"),
+        node.ints("ngram_widths"),
+        node.str("left_pad"),
+        node.str("right_pad"),
+        node.int("pad_width"),
+        node.bool("preserve_short_sequences"),
+    )
+    return [out["n_grams"], out["n_grams_splits"]]
 
 
 def _pairs(ctx: Any, t: Tensor) -> list[list[int]]:
