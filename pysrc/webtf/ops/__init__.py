@@ -65,3 +65,7 @@ from .spectral import frame, hamming_window, hann_window, stft  # noqa: E402
 from .strings import string  # noqa: E402, F401
 
 __all__ += _strings.__all__
+from . import sparse as _sparse  # noqa: E402
+from .sparse import *  # noqa: E402, F403
+
+__all__ += _sparse.__all__

@@ -21,6 +21,7 @@ from . import (
     slicing,
     softmax,
     sort,
+    sparse,
     spatial,
     strings,
     unary,
@@ -46,6 +47,7 @@ FAMILIES = (
     optimizers,
     complex,
     strings,
+    sparse,
 )
 
 KERNELS: dict[str, Any] = {}

@@ -28,6 +28,7 @@ from . import (
     shape,
     slicing,
     softmax,
+    sparse,
     spatial,
     strings,
     unary,
@@ -52,6 +53,7 @@ FAMILIES = (
     optimizers,
     complex,
     strings,
+    sparse,
 )
 
 NATIVE: dict[str, Any] = {}
