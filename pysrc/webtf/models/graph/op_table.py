@@ -420,7 +420,21 @@ def _build() -> dict[str, Handler]:
         ),
         kn.StringSplit: _string_split,
         kn.StringNGrams: _string_n_grams,
+        kn.SparseFillEmptyRows: lambda node, ins, ctx: list(tf.sparse.sparse_fill_empty_rows(*ins[:4]).values()),
+        kn.SparseReshape: lambda node, ins, ctx: list(tf.sparse.sparse_reshape(*ins[:3]).values()),
+        kn.SparseSegmentSum: lambda node, ins, ctx: tf.sparse.sparse_segment_sum(*ins[:3]),
+        kn.SparseSegmentMean: lambda node, ins, ctx: tf.sparse.sparse_segment_mean(*ins[:3]),
+        kn.RaggedRange: lambda node, ins, ctx: list(tf.ragged_range(*ins[:3]).values()),
+        kn.RaggedGather: _ragged_gather,
+        kn.RaggedTensorToTensor: lambda node, ins, ctx: tf.ragged_tensor_to_tensor(
+            ins[0], ins[1], ins[2], ins[3:], node.strs("row_partition_types")
+        ),
     }
+
+
+def _ragged_gather(node: Node, ins: list[Tensor], ctx: Any) -> list[Tensor]:
+    out = tf.ragged_gather(ins[:-2], ins[-2], ins[-1], node.int("OUTPUT_RAGGED_RANK"))
+    return [*out["output_nested_splits"], out["output_dense_values"]]
 
 
 def _string_split(node: Node, ins: list[Tensor], ctx: Any) -> list[Tensor]:
