@@ -126,9 +126,9 @@ def test_ragged_tensor_to_tensor(run):
     splits, values = np.array([0, 2, 3, 3, 5], I32), np.array([1, 2, 3, 4, 5], np.float32)
     want = np.array([[1, 2, 0, 0], [3, 0, 0, 0], [0, 0, 0, 0], [4, 5, 0, 0]], np.float32)
     out = run("[tf.ragged_tensor_to_tensor([4, 4], v, 0, [sp], ['ROW_SPLITS']),"
-              " tf.ragged_tensor_to_tensor(-1, v, 0, [sp], ['ROW_SPLITS']),"
+              " tf.ragged_tensor_to_tensor([-1, -1], v, 0, [sp], ['ROW_SPLITS']),"
               " tf.ragged_tensor_to_tensor([-1, 1], v, 0, [sp], ['ROW_SPLITS']),"
-              " tf.ragged_tensor_to_tensor(-1, v, 9, [4, rowids], ['FIRST_DIM_SIZE', 'VALUE_ROWIDS'])]",
+              " tf.ragged_tensor_to_tensor([-1, -1], v, 9, [4, rowids], ['FIRST_DIM_SIZE', 'VALUE_ROWIDS'])]",
               v=values, sp=splits, rowids=np.array([0, 0, 1, 3, 3], I32))  # fmt: skip
     np.testing.assert_array_equal(out[0], want)
     np.testing.assert_array_equal(out[1], want[:, :2])

@@ -246,8 +246,12 @@ def ragged_to_dense(
         coords, widths = children, [*widths, width]
     dims = [*widths, *values_shape[1:]]
     if shape is not None:
-        if len(shape) != len(dims):
-            raise _error(op, f"shape {list(shape)} must have rank {len(dims)}")
+        if len(shape) != len(dims):  # a scalar shape too, as TF.js
+            raise _error(
+                op,
+                f"rt input.shape and shape={','.join(map(str, shape))} are incompatible: rt input.rank = "
+                f"{len(dims)}, but shape.rank = {len(shape)}",
+            )
         dims = [d if s is None or s < 0 else s for d, s in zip(dims, shape, strict=True)]
     ragged = dims[: len(widths)]
     strides = strides_of(ragged)

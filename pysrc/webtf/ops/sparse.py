@@ -180,7 +180,7 @@ def ragged_tensor_to_tensor(
     row_partition_types: Sequence[str],
 ) -> Tensor:
     """A ragged tensor (values and row partitions: ROW_SPLITS, or FIRST_DIM_SIZE then VALUE_ROWIDS) as a dense
-    tensor of `shape` (-1 or a scalar shape: computed), padded with default_value (kernel RaggedTensorToTensor)."""
+    tensor of `shape` (-1 entries: computed), padded with default_value (kernel RaggedTensorToTensor)."""
     name = "ragged_tensor_to_tensor"
     dims = _int32(shape, "shape", name)
     vals = convert_to_tensor(values, "values", name)

@@ -107,7 +107,7 @@ def to_tensor_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     parts = [
         (k, list(backend.values(t))) for k, t in zip(kinds, inputs["row_partition_tensors"], strict=True)
     ]
-    shape = list(backend.values(shape_t)) if shape_t.shape else None
+    shape = list(backend.values(shape_t)) if shape_t.shape else []  # a scalar shape has rank 0, as TF.js
     dims, pairs = ragged_to_dense(shape, vals.shape, parts)
     row = size_of(vals.shape[1:])
     out_row = size_of(dims[len(dims) - len(vals.shape) + 1 :])
