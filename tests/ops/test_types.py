@@ -178,3 +178,10 @@ def test_string_op_errors(run):
     with pytest.raises(ValueError, match="Error in string_n_grams: data_splits must start at 0"):
         run("tf.tidy(lambda: tf.string.string_n_grams(tf.tensor(['a']), sp, ' ', [1], '', '', 0, False))",
             sp=np.array([0, 2], np.int32))  # fmt: skip
+
+
+def test_complex_abs_gradient(run):
+    re, im = np.array([3.0, -1.0, 0.0], np.float32), np.array([4.0, 2.0, 1.0], np.float32)
+    expr = "tf.tidy(lambda: tf.grad(lambda c: tf.ENGINE.run_kernel('ComplexAbs', {'x': c}))(tf.complex(re, im)))"
+    got = run(expr, re=re, im=im)
+    np.testing.assert_array_equal(got, np.where(re > 0, 1.0, -1.0))  # TF.js: Abs's gradient of the real part
