@@ -72,8 +72,10 @@ def test_fft_family(run, n):
     )
     out = run(WITH_C.format(expr), re=re, im=im)
     wants = [np.fft.fft(z), np.fft.ifft(z), np.fft.rfft(re), np.fft.rfft(re, 5), np.fft.rfft(re, 10)]
-    for got, want in zip(out, wants, strict=False):
-        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    for got, want in zip(out, wants, strict=False):  # float32 sums of n terms (GPU sin/cos on webgl)
+        np.testing.assert_allclose(
+            got, want, atol=tol * max(1.0, np.abs(want).max()) * (n if "webgl" in run.backend else 1)
+        )
     spec = np.fft.rfft(re).astype(np.complex64)
     got = run(
         "tf.tidy(lambda: tf.spectral.irfft(tf.complex(sr, si)))", sr=spec.real.copy(), si=spec.imag.copy()
@@ -182,6 +184,8 @@ def test_string_op_errors(run):
 
 def test_complex_abs_gradient(run):
     re, im = np.array([3.0, -1.0, 0.0], np.float32), np.array([4.0, 2.0, 1.0], np.float32)
-    expr = "tf.tidy(lambda: tf.grad(lambda c: tf.ENGINE.run_kernel('ComplexAbs', {'x': c}))(tf.complex(re, im)))"
+    expr = (
+        "tf.tidy(lambda: tf.grad(lambda c: tf.ENGINE.run_kernel('ComplexAbs', {'x': c}))(tf.complex(re, im)))"
+    )
     got = run(expr, re=re, im=im)
     np.testing.assert_array_equal(got, np.where(re > 0, 1.0, -1.0))  # TF.js: Abs's gradient of the real part

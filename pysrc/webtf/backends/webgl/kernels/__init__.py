@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import backprop, conv, elementwise, gather, image, matmul, optimizers, reduce
+from . import backprop, complex, conv, elementwise, gather, image, matmul, optimizers, reduce
 
-FAMILIES = (elementwise, gather, matmul, conv, image, reduce, backprop, optimizers)
+FAMILIES = (elementwise, gather, matmul, conv, image, reduce, backprop, optimizers, complex)
 
 KERNELS: dict[str, Any] = {}
 for _family in FAMILIES:
