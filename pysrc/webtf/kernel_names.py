@@ -394,6 +394,7 @@ SparseFillEmptyRows = "SparseFillEmptyRows"
 RaggedRange = "RaggedRange"
 RaggedGather = "RaggedGather"
 RaggedTensorToTensor = "RaggedTensorToTensor"
+SparseToDense = "SparseToDense"
 
 _SPECS += (
     KernelSpec(Complex, ("real", "imag"), doc="two float32 tensors of one shape -> complex64"),
@@ -432,5 +433,11 @@ _SPECS += (
         ("row_partition_types",),
         doc="a ragged tensor as a dense one",
     ),
+    KernelSpec(
+        SparseToDense,
+        ("sparse_indices", "sparse_values", "default_value"),
+        ("output_shape",),
+        doc="default_value everywhere, sparse_values (one or one per index) written at sparse_indices",
+    ),
 )
-KERNELS.update({spec.name: spec for spec in _SPECS[-17:]})
+KERNELS.update({spec.name: spec for spec in _SPECS[-18:]})

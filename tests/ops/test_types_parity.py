@@ -125,6 +125,12 @@ CASES = [
             ["FIRST_DIM_SIZE", "VALUE_ROWIDS"],
         ],
     ),
+    (
+        "sparseToDense",
+        "sparse_to_dense",
+        [_t([[0, 1], [2, 0]], "int32"), _t(["a", "bc"], "string"), [3, 2], _t("z", "string")],
+    ),
+    ("sparseToDense", "sparse_to_dense", [_t([4, 1], "int32"), _t(2.5), [6], _t(-1)]),
     # errors on both sides
     ("complex", "complex", [_t([1, 2]), _t([1, 2, 3])]),
     ("spectral.fft", "spectral.fft", [_t([1, 2])]),

@@ -261,3 +261,23 @@ def ragged_to_dense(
         if all(c < d for c, d in zip(coord, ragged, strict=True))
     ]
     return dims, pairs
+
+
+def scatter_dense(
+    indices: Sequence[int], n: int, values: Sequence[Any], default: Any, shape: Sequence[int]
+) -> list[Any]:
+    """A flat dense tensor of `shape` holding `default`, values[i] (or the one value) written at the i-th of the
+    n index tuples (a repeated index keeps its last value)."""
+    op = "sparse_to_dense"
+    out = [default] * size_of(shape)
+    strides = strides_of(shape)
+    rank = len(shape)
+    for i in range(n):
+        coords = indices[i * rank : (i + 1) * rank]
+        if any(not 0 <= c < d for c, d in zip(coords, shape, strict=True)):
+            raise _error(
+                op,
+                f"sparse_indices[{i}] = {list(coords)} is out of bounds for output_shape [{','.join(map(str, shape))}]",
+            )
+        out[sum(c * s for c, s in zip(coords, strides, strict=True))] = values[i if len(values) > 1 else 0]
+    return out

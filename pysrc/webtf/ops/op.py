@@ -209,6 +209,8 @@ def make_tensor(
     value: Any, shape: Any = None, dtype: str | None = None, op: str = "tensor", arg: str = "values"
 ) -> Tensor:
     """Create a tracked tensor from Python values, optionally reshaped to `shape` and cast to `dtype`."""
+    if dtype == "string":
+        return string_tensor(value, shape, op, arg)
     buffer = not isinstance(value, (int, float, list, tuple)) and is_buffer(value)
     if dtype is None:
         if isinstance(value, array):

@@ -365,7 +365,7 @@ def _build() -> dict[str, Handler]:
         "Size": lambda node, ins, ctx: tf.scalar(ins[0].size, node.dtype("out_type", "int32")),
         "Rank": lambda node, ins, ctx: tf.scalar(ins[0].rank, "int32"),
         "BroadcastTo": lambda node, ins, ctx: tf.broadcast_to(ins[0], _ints(ctx, ins[1])),
-        "SparseToDense": _sparse_to_dense,
+        kn.SparseToDense: _sparse_to_dense,
         "Where": lambda node, ins, ctx: where_coords(ins[0].shape, ins[0].data_sync()),
         kn.Fill: _fill,
         kn.ZerosLike: _unary(tf.zeros_like),

@@ -13,6 +13,7 @@ from ....backend_util.sparse import (
     ragged_gather,
     ragged_range,
     ragged_to_dense,
+    scatter_dense,
     segment_reduce,
     sparse_reshape,
 )
@@ -132,6 +133,19 @@ def to_tensor_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return backend.output(_typed(out, vals.dtype), tuple(dims), vals.dtype)
 
 
+def to_dense(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    idx, vals = inputs["sparse_indices"], inputs["sparse_values"]
+    shape = attrs["output_shape"]
+    out = scatter_dense(
+        backend.values(idx),
+        idx.shape[0] if idx.shape else 1,
+        backend.values(vals),
+        backend.values(inputs["default_value"])[0],
+        shape,
+    )
+    return backend.output(_typed(out, vals.dtype), tuple(shape), vals.dtype)
+
+
 KERNELS = {
     kn.SparseFillEmptyRows: fill_empty_rows_,
     kn.SparseReshape: reshape_,
@@ -140,4 +154,5 @@ KERNELS = {
     kn.RaggedRange: range_,
     kn.RaggedGather: gather_,
     kn.RaggedTensorToTensor: to_tensor_,
+    kn.SparseToDense: to_dense,
 }

@@ -14,5 +14,6 @@ NAMES = (
     kn.RaggedRange,
     kn.RaggedGather,
     kn.RaggedTensorToTensor,
+    kn.SparseToDense,
 )
 KERNELS = {name: CPU_KERNELS[name] for name in NAMES}
