@@ -65,6 +65,12 @@ class Tensor:
         self._check("data")
         return await _engine.read(self.data_id)
 
+    async def bytes(self) -> Any:
+        """The raw values as TF.js's bytes(): a list of UTF-8 bytes for a string tensor, else the buffer's bytes."""
+        self._check("bytes")
+        values = await _engine.read(self.data_id)
+        return [v.encode() for v in values] if self.dtype == "string" else values.tobytes()
+
     def array_sync(self) -> Any:
         """Download the values synchronously as nested Python lists (a number for a scalar)."""
         return self._to_nested(self.data_sync())
