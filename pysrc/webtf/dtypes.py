@@ -24,13 +24,6 @@ def check_dtype(dtype: str, op: str = "tensor") -> str:
     return dtype
 
 
-def check_any_dtype(dtype: str, op: str = "tensor") -> str:
-    """Return `dtype` if a tensor may have it (numeric, complex64 or string), else raise a TypeError."""
-    if dtype not in ALL_DTYPES:
-        raise TypeError(f"Error in {op}: unsupported dtype {dtype!r}; expected one of {', '.join(ALL_DTYPES)}")
-    return dtype
-
-
 def upcast(a: str, b: str) -> str:
     """The dtype that holds values of both `a` and `b` (bool < int32 < float32 < complex64), as TF.js's
     upcastType; string mixes with nothing else."""

@@ -14,8 +14,14 @@ def _error(op: str, message: str) -> ValueError:
     return ValueError(f"Error in {op}: {message}")
 
 
+def check_count(n: int, limit: int, op: str, what: str) -> None:
+    """Refuse a data-dependent output of n elements past the backend's limit, before it is built."""
+    if n > limit:
+        raise _error(op, f"{what} would hold {n} elements, more than the {limit} a tensor may hold")
+
+
 def fill_empty_rows(
-    indices: Sequence[int], rank: int, values: Sequence[Any], dense_rows: int, default: Any
+    indices: Sequence[int], rank: int, values: Sequence[Any], dense_rows: int, default: Any, limit: int
 ) -> tuple[list[int], list[Any], list[bool], list[int]]:
     """Sparse rows with no entry get one (row, 0, ...) = default; returns indices, values, empty-row flags and
     each input entry's position in the output. Entries keep their order within a row."""
@@ -26,6 +32,7 @@ def fill_empty_rows(
             "sparse_fill_empty_rows",
             f"Received SparseTensor with denseShape[0] = 0 but indices.shape[0] = {n}",
         )
+    check_count(dense_rows + n, limit, "sparse_fill_empty_rows", f"the output of {dense_rows} rows")
     counts = [0] * dense_rows
     for i, row in enumerate(rows):
         if row < 0:
@@ -113,6 +120,7 @@ def segment_reduce(
     segment_ids: Sequence[int],
     mean: bool,
     op: str,
+    limit: int,
 ) -> tuple[list[float], list[int]]:
     """Rows data[indices[i]] summed (or averaged) into segment segment_ids[i] (sorted ids; rows of segments
     with no entry are 0); returns flat values and the output shape."""
@@ -122,6 +130,7 @@ def segment_reduce(
     out_rows = segment_ids[-1] + 1 if n else 0
     if out_rows < 0:
         raise _error(op, "segment ids must be >= 0")
+    check_count(out_rows * cols, limit, op, f"the output of {out_rows} segments")
     out = [0.0] * (out_rows * cols)
     start = 0
     while start < n:
@@ -150,7 +159,11 @@ def segment_reduce(
 
 
 def ragged_range(
-    starts: Sequence[Any], limits: Sequence[Any], deltas: Sequence[Any], sizes: Sequence[int | None]
+    starts: Sequence[Any],
+    limits: Sequence[Any],
+    deltas: Sequence[Any],
+    sizes: Sequence[int | None],
+    most: int,
 ) -> tuple[list[int], list[Any]]:
     """Rows range(starts[i], limits[i], deltas[i]) (a None size: a scalar broadcast to every row); returns the
     row splits and the values."""
@@ -175,6 +188,7 @@ def ragged_range(
         )
         if size > 2**31 - 1:
             raise _error(op, f"Requires ((limit - start) / delta) <= {2**31 - 1}")
+        check_count(len(values) + size, most, op, "the values")
         value = start
         for _ in range(size):
             values.append(value)
@@ -213,6 +227,7 @@ def ragged_to_dense(
     shape: Sequence[int] | None,
     values_shape: Sequence[int],
     partitions: Sequence[tuple[str, Sequence[int]]],
+    limit: int,
 ) -> tuple[list[int], list[tuple[int, int]]]:
     """The dense shape of a ragged tensor (partitions: (type, values) as ROW_SPLITS / VALUE_ROWIDS after an
     optional FIRST_DIM_SIZE; `shape` entries of -1 or None are computed) and, for each values row in bounds,
@@ -221,6 +236,7 @@ def ragged_to_dense(
     kind, first = partitions[0]
     if kind == "FIRST_DIM_SIZE":
         n_rows, parts = first[0], partitions[1:]
+        check_count(n_rows, limit, op, "the first dim")
     elif kind == "ROW_SPLITS":
         n_rows, parts = len(first) - 1, partitions
     else:
@@ -253,6 +269,7 @@ def ragged_to_dense(
                 f"{len(dims)}, but shape.rank = {len(shape)}",
             )
         dims = [d if s is None or s < 0 else s for d, s in zip(dims, shape, strict=True)]
+    check_count(size_of(dims), limit, op, f"the output of shape [{','.join(map(str, dims))}]")
     ragged = dims[: len(widths)]
     strides = strides_of(ragged)
     pairs = [
@@ -264,11 +281,12 @@ def ragged_to_dense(
 
 
 def scatter_dense(
-    indices: Sequence[int], n: int, values: Sequence[Any], default: Any, shape: Sequence[int]
+    indices: Sequence[int], n: int, values: Sequence[Any], default: Any, shape: Sequence[int], limit: int
 ) -> list[Any]:
     """A flat dense tensor of `shape` holding `default`, values[i] (or the one value) written at the i-th of the
     n index tuples (a repeated index keeps its last value)."""
     op = "sparse_to_dense"
+    check_count(size_of(shape), limit, op, f"the output of shape [{','.join(map(str, shape))}]")
     out = [default] * size_of(shape)
     strides = strides_of(shape)
     rank = len(shape)

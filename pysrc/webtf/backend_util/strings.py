@@ -181,6 +181,7 @@ def n_grams(
     right_pad: str,
     pad_width: int,
     preserve_short: bool,
+    limit: int,
 ) -> tuple[list[str], list[int]]:
     """The n-grams of each row data[splits[i]:splits[i + 1]] for every width (padded with pad_width pads,
     width - 1 when pad_width is -1), and the splits of the result."""
@@ -191,6 +192,8 @@ def n_grams(
         before = len(out)
         for w in widths:
             p = min(pad_width, w - 1) if pad_width >= 0 else w - 1
+            if (len(row) + 2 * p) * w > limit:  # the n-grams' tokens
+                raise ValueError(f"Error in string_n_grams: n-grams of width {w} would be too large to build")
             padded = [left_pad] * p + row + [right_pad] * p
             out += [separator.join(padded[k : k + w]) for k in range(max(0, len(padded) - w + 1))]
         if preserve_short and len(out) == before and row:

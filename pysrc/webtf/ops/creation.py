@@ -29,7 +29,7 @@ def tensor(values: TensorLike, shape: Sequence[int] | None = None, dtype: str | 
     dtype='string') make a string tensor."""
     if isinstance(values, Tensor):
         values = values.data_sync()
-    if dtype == "string" or (dtype is None and holds_strings(values)):
+    if (dtype is None and holds_strings(values)) or (type(dtype) is str and dtype == "string"):
         return string_tensor(values, shape, "tensor")
     return make_tensor(values, shape, dtype, "tensor")
 

@@ -209,7 +209,7 @@ def make_tensor(
     value: Any, shape: Any = None, dtype: str | None = None, op: str = "tensor", arg: str = "values"
 ) -> Tensor:
     """Create a tracked tensor from Python values, optionally reshaped to `shape` and cast to `dtype`."""
-    if dtype == "string":
+    if type(dtype) is str and dtype == "string":  # (a Tensor passed as dtype must not compare with ==)
         return string_tensor(value, shape, op, arg)
     buffer = not isinstance(value, (int, float, list, tuple)) and is_buffer(value)
     if dtype is None:
@@ -301,9 +301,9 @@ def string_tensor(value: Any, shape: Any, op: str, arg: str = "values") -> Tenso
         inferred = tuple(infer_shape(value, op, arg))
         flat = []
         _flatten(value, list(inferred), 0, flat, op, arg)
-    bad = next((v for v in flat if not isinstance(v, (str, bytes))), None)
-    if bad is not None:
-        raise TypeError(f"Error in {op}: argument '{arg}' of a string tensor holds {type(bad).__name__}, not str")
+    bad = [type(v).__name__ for v in flat if not isinstance(v, (str, bytes))]
+    if bad:
+        raise TypeError(f"Error in {op}: argument '{arg}' of a string tensor holds {bad[0]}, not str")
     flat = [v.decode() if isinstance(v, bytes) else v for v in flat]
     if shape is not None:
         shape = shape_arg(shape, "shape", op)

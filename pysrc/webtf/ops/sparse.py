@@ -189,6 +189,10 @@ def ragged_tensor_to_tensor(
         _int32(t, f"row_partition_tensors[{i}]", name)
         for i, t in enumerate(convert_list(row_partition_tensors, "row_partition_tensors", name))
     ]
+    if not isinstance(row_partition_types, (list, tuple)):
+        raise TypeError(
+            f"Error in {name}: row_partition_types must be a list of str, but got {type(row_partition_types).__name__}"
+        )
     kinds = tuple(choice_arg(k, _PARTITIONS, "row_partition_types", name) for k in row_partition_types)
     if len(kinds) != len(parts) or not kinds:
         raise ValueError(

@@ -12,7 +12,7 @@ from ..engine import ENGINE
 from ..shapes import fmt
 from ..tensor import Tensor
 from .binary import mul
-from .checks import int_arg, number_arg
+from .checks import check_size, int_arg, number_arg
 from .creation import fill, tensor, zeros, zeros_like
 from .op import TensorLike, convert_to_tensor, op
 from .shape import concat, reshape, reverse
@@ -84,8 +84,13 @@ def rfft(input: TensorLike, fft_length: int | None = None) -> Tensor:  # noqa: A
     if x.rank == 0:
         raise ValueError("Error in rfft: input must have rank at least 1, but got a scalar")
     n = x.shape[-1]
+    if fft_length is None and n == 0:
+        raise ValueError(
+            f"Error in rfft: the innermost dim of input (shape {fmt(x.shape)}) must not be empty"
+        )
     if fft_length is not None:
         length = int_arg(fft_length, "fft_length", "rfft", 1)
+        check_size([*x.shape[:-1], length], "rfft")
         if length < n:
             x = slice(x, [0] * x.rank, [*x.shape[:-1], length])
         elif length > n:
@@ -118,24 +123,29 @@ def irfft(input: TensorLike) -> Tensor:  # noqa: A002
     return out
 
 
-def cosine_window(window_length: int, a: float, b: float) -> Tensor:
-    """The window a - b * cos(2 pi i / (N - 1)) (N + 1 for an even length, periodic), float32."""
-    n = int_arg(window_length, "window_length", "cosine_window", 0)
-    a, b = number_arg(a, "a", "cosine_window"), number_arg(b, "b", "cosine_window")
+def _window(window_length: int, a: float, b: float, name: str) -> Tensor:
+    n = int_arg(window_length, "window_length", name, 0)
+    check_size([n], name)
+    a, b = number_arg(a, "a", name), number_arg(b, "b", name)
     even = 1 - n % 2
     denom = n + even - 1
     values = array("f", [a - b * math.cos(2.0 * math.pi * i / denom) if denom else a - b for i in range(n)])
     return tensor(values, [n], "float32")
 
 
+def cosine_window(window_length: int, a: float, b: float) -> Tensor:
+    """The window a - b * cos(2 pi i / (N - 1)) (N + 1 for an even length, periodic), float32."""
+    return _window(window_length, a, b, "cosine_window")
+
+
 def hann_window(window_length: int) -> Tensor:
     """The Hann window of `window_length` (float32)."""
-    return cosine_window(window_length, 0.5, 0.5)
+    return _window(window_length, 0.5, 0.5, "hann_window")
 
 
 def hamming_window(window_length: int) -> Tensor:
     """The Hamming window of `window_length` (float32)."""
-    return cosine_window(window_length, 0.54, 0.46)
+    return _window(window_length, 0.54, 0.46, "hamming_window")
 
 
 @op
@@ -172,6 +182,7 @@ def stft(
 ) -> Tensor:
     """The short-time Fourier transform: rfft of windowed frames (fft_length: the enclosing power of two)."""
     length = int_arg(frame_length, "frame_length", "stft", 1)
+    frame_step = int_arg(frame_step, "frame_step", "stft", 1)
     if fft_length is None:
         fft_length = 1 << (length - 1).bit_length()
     frames = frame(signal, length, frame_step)

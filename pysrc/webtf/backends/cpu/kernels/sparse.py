@@ -37,7 +37,7 @@ def fill_empty_rows_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[T
     default = backend.values(inputs["default_value"])[0]
     dense_rows = backend.values(inputs["dense_shape"])[0]
     out_idx, out_val, empty, reverse = fill_empty_rows(
-        backend.values(idx), rank, backend.values(vals), dense_rows, default
+        backend.values(idx), rank, backend.values(vals), dense_rows, default, backend.max_elements
     )
     return [
         backend.output(array("i", out_idx), (len(out_val), rank), "int32"),
@@ -70,6 +70,7 @@ def _segment(mean: bool, op: str) -> Any:
             backend.values(inputs["segment_ids"]),
             mean,
             op,
+            backend.max_elements,
         )
         return backend.output(_typed(out, data.dtype), tuple(shape), data.dtype)
 
@@ -79,7 +80,7 @@ def _segment(mean: bool, op: str) -> Any:
 def range_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
     ts = [inputs["starts"], inputs["limits"], inputs["deltas"]]
     sizes = [t.shape[0] if t.shape else None for t in ts]
-    splits, values = ragged_range(*(backend.values(t) for t in ts), sizes)
+    splits, values = ragged_range(*(backend.values(t) for t in ts), sizes, backend.max_elements)
     dtype = ts[0].dtype
     return [
         backend.output(array("i", splits), (len(splits),), "int32"),
@@ -109,7 +110,7 @@ def to_tensor_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         (k, list(backend.values(t))) for k, t in zip(kinds, inputs["row_partition_tensors"], strict=True)
     ]
     shape = list(backend.values(shape_t)) if shape_t.shape else []  # a scalar shape has rank 0, as TF.js
-    dims, pairs = ragged_to_dense(shape, vals.shape, parts)
+    dims, pairs = ragged_to_dense(shape, vals.shape, parts, backend.max_elements)
     row = size_of(vals.shape[1:])
     out_row = size_of(dims[len(dims) - len(vals.shape) + 1 :])
     default = list(backend.values(default_t))
@@ -142,6 +143,7 @@ def to_dense(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         backend.values(vals),
         backend.values(inputs["default_value"])[0],
         shape,
+        backend.max_elements,
     )
     return backend.output(_typed(out, vals.dtype), tuple(shape), vals.dtype)
 

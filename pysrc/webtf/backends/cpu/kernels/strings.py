@@ -42,6 +42,7 @@ def string_n_grams(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[Ten
         attrs["right_pad"],
         attrs["pad_width"],
         attrs["preserve_short_sequences"],
+        backend.max_elements,
     )
     return [
         backend.output(grams, (len(grams),), "string"),
