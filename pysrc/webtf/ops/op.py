@@ -193,7 +193,7 @@ def _memoryview_values(mv: memoryview, dtype: str, op: str, arg: str) -> tuple[a
     raw = mv.cast("B") if mv.c_contiguous else memoryview(mv.tobytes())
     code = TYPECODE[dtype]
     out = array(code)
-    if fmt == code or (fmt == "?" and dtype == "bool"):  # the same layout: one byte copy
+    if (fmt == code and dtype != "bool") or (fmt == "?" and dtype == "bool"):  # the same layout: one byte copy
         out.frombytes(raw)
         return out, shape
     values = raw.cast(fmt).tolist()
