@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import numpy as np
 import pytest
+
+from tests.harness.aio import run_sync
 
 RNG = np.random.default_rng(15)
 WITH_C = "tf.tidy(lambda: (lambda c: {})(tf.complex(re, im)))"  # temporaries freed inside the expression
@@ -128,7 +128,7 @@ def test_string_memory_and_data():
     assert (m.num_tensors - before.num_tensors, m.num_bytes - before.num_bytes) == (1, 4)  # UTF-8 bytes
     assert m.unreliable and "string tensors" in m.reasons[-1]
     assert s.dtype == "string" and s.data_sync() == ["ab", "é"] and s.array_sync() == ["ab", "é"]
-    assert asyncio.run(s.bytes()) == [b"ab", "é".encode()]
+    assert run_sync(s.bytes()) == [b"ab", "é".encode()]
     c = tf.complex([1.0, 2.0], [3.0, 4.0])
     assert tf.memory().num_bytes == m.num_bytes  # as TF.js: complex64 counts no bytes of its own
     assert c.array_sync() == [1.0, 3.0, 2.0, 4.0]  # TF.js: re, im pairs along the innermost dim
