@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-DType = Literal["float32", "int32", "bool"]
+DType = Literal["float32", "int32", "bool", "complex64", "string"]
 
+#: the numeric dtypes (one array.array element per tensor element)
 DTYPES: tuple[str, ...] = ("float32", "int32", "bool")
-#: array.array typecode used to store each dtype in flat buffers.
-TYPECODE: dict[str, str] = {"float32": "f", "int32": "i", "bool": "B"}
-BYTES_PER_ELEMENT: dict[str, int] = {"float32": 4, "int32": 4, "bool": 1}
-_RANK = {"bool": 0, "int32": 1, "float32": 2}
+#: array.array typecode used to store each dtype in flat buffers; complex64 stores re, im interleaved (2 floats
+#: per element, as TF.js's dataSync returns it); string buffers are Python lists of str (no typecode).
+TYPECODE: dict[str, str] = {"float32": "f", "int32": "i", "bool": "B", "complex64": "f"}
+BYTES_PER_ELEMENT: dict[str, int] = {"float32": 4, "int32": 4, "bool": 1, "complex64": 8}
+#: every dtype a tensor may have
+ALL_DTYPES: tuple[str, ...] = (*DTYPES, "complex64", "string")
+_RANK = {"bool": 0, "int32": 1, "float32": 2, "complex64": 3}
 
 
 def check_dtype(dtype: str, op: str = "tensor") -> str:
@@ -21,7 +25,12 @@ def check_dtype(dtype: str, op: str = "tensor") -> str:
 
 
 def upcast(a: str, b: str) -> str:
-    """The dtype that holds values of both `a` and `b` (bool < int32 < float32)."""
+    """The dtype that holds values of both `a` and `b` (bool < int32 < float32 < complex64), as TF.js's
+    upcastType; string mixes with nothing else."""
+    if a == b:
+        return a
+    if a == "string" or b == "string":
+        raise TypeError(f"Can not upcast {a} with {b}")
     return a if _RANK[a] >= _RANK[b] else b
 
 

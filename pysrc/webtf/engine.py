@@ -19,6 +19,11 @@ from .environment import ENV
 from .kernel_registry import get_kernels_for_backend
 from .tensor import Tensor
 
+#: bytes tf.memory() counts per element, as TF.js: complex64 counts none (TF.js counts its parts, which its
+#: backends keep outside the engine's books), strings their UTF-8 bytes (counted when the buffer is made)
+_COUNTED_BYTES = {**BYTES_PER_ELEMENT, "complex64": 0, "string": 0}
+_STRING_REASON = "Memory usage by string tensors is approximate (2 bytes per character)"
+
 BackendFactory = Callable[[], "Backend | Awaitable[Backend]"]
 
 
@@ -254,7 +259,9 @@ class Engine:
         data_id, shape, dtype = info
         d = self.data_info.get(data_id)
         if d is None:
-            nbytes = BYTES_PER_ELEMENT[dtype] * prod(shape)
+            nbytes = _COUNTED_BYTES[dtype] * prod(shape)
+            if dtype == "string":
+                nbytes = sum(len(s.encode()) for s in backend.values(info))
             self.data_info[data_id] = _DataInfo(backend, nbytes, dtype, shape)
             self.num_bytes += nbytes
             if self.num_bytes > self._peak_bytes:
@@ -329,6 +336,9 @@ class Engine:
                     setattr(info, key, value)
                 else:
                     info.extra[key] = value
+        if any(d.dtype == "string" for d in self.data_info.values()):
+            info.unreliable = True
+            info.reasons.append(_STRING_REASON)
         return info
 
     # ---- scopes --------------------------------------------------------------------------------

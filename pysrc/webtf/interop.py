@@ -36,8 +36,10 @@ def require_numpy(what: str) -> ModuleType:
 
 
 def np_dtype(np: ModuleType, dtype: str) -> Any:
-    """The numpy dtype storing webtf `dtype` (float32, int32, bool)."""
-    return {"float32": np.float32, "int32": np.int32, "bool": np.bool_}[dtype]
+    """The numpy dtype storing webtf `dtype` (float32, int32, bool, complex64; string as str objects)."""
+    return {"float32": np.float32, "int32": np.int32, "bool": np.bool_, "complex64": np.complex64}.get(
+        dtype, object
+    )
 
 
 def dtype_of(np_kind: str, what: str) -> str:
@@ -52,6 +54,10 @@ def dtype_of(np_kind: str, what: str) -> str:
 
 def view_of(np: ModuleType, values: array, dtype: str, shape: tuple[int, ...]) -> Any:
     """A numpy array of `shape` sharing the memory of flat `values` (typed for `dtype`): no copy."""
+    if dtype == "string":
+        out = np.empty(len(values), object)
+        out[:] = values
+        return out.reshape(shape)
     if not len(values):  # frombuffer refuses some empty buffers
         return np.zeros(shape, np_dtype(np, dtype))
     return np.frombuffer(values, np_dtype(np, dtype)).reshape(shape)

@@ -498,3 +498,68 @@ _MATH_SPECS_2 = (
     ),
 )
 KERNELS.update({spec.name: spec for spec in _MATH_SPECS_2})
+# ---- complex64, spectral, string, sparse and ragged (issue 15, ops-types) -----------------------------
+Complex = "Complex"
+Real = "Real"
+Imag = "Imag"
+ComplexAbs = "ComplexAbs"
+FFT = "FFT"
+IFFT = "IFFT"
+StringNGrams = "StringNGrams"
+StringSplit = "StringSplit"
+StringToHashBucketFast = "StringToHashBucketFast"
+StaticRegexReplace = "StaticRegexReplace"
+SparseSegmentSum = "SparseSegmentSum"
+SparseSegmentMean = "SparseSegmentMean"
+SparseReshape = "SparseReshape"
+SparseFillEmptyRows = "SparseFillEmptyRows"
+RaggedRange = "RaggedRange"
+RaggedGather = "RaggedGather"
+RaggedTensorToTensor = "RaggedTensorToTensor"
+SparseToDense = "SparseToDense"
+
+_SPECS += (
+    KernelSpec(Complex, ("real", "imag"), doc="two float32 tensors of one shape -> complex64"),
+    KernelSpec(Real, ("input",), doc="complex64 -> float32 real parts"),
+    KernelSpec(Imag, ("input",), doc="complex64 -> float32 imaginary parts"),
+    KernelSpec(ComplexAbs, _X, doc="complex64 -> float32 |x|"),
+    KernelSpec(FFT, ("input",), doc="complex64, over the innermost dim"),
+    KernelSpec(IFFT, ("input",), doc="complex64, over the innermost dim, scaled by 1/n"),
+    KernelSpec(
+        StringNGrams,
+        ("data", "data_splits"),
+        ("separator", "ngram_widths", "left_pad", "right_pad", "pad_width", "preserve_short_sequences"),
+        doc="-> [ngrams string, ngrams_splits int32]",
+    ),
+    KernelSpec(StringSplit, ("input", "delimiter"), ("skip_empty",), doc="-> [indices, values, shape]"),
+    KernelSpec(StringToHashBucketFast, ("input",), ("num_buckets",), doc="Fingerprint64 mod num_buckets"),
+    KernelSpec(StaticRegexReplace, _X, ("pattern", "rewrite", "replace_global"), doc="RE2-style rewrite"),
+    KernelSpec(SparseSegmentSum, ("data", "indices", "segment_ids"), doc="rows of data summed per segment"),
+    KernelSpec(SparseSegmentMean, ("data", "indices", "segment_ids"), doc="rows of data averaged per segment"),
+    KernelSpec(SparseReshape, ("input_indices", "input_shape", "new_shape"), doc="-> [indices, shape]"),
+    KernelSpec(
+        SparseFillEmptyRows,
+        ("indices", "values", "dense_shape", "default_value"),
+        doc="-> [indices, values, empty_row_indicator, reverse_index_map]",
+    ),
+    KernelSpec(RaggedRange, ("starts", "limits", "deltas"), doc="-> [rt_nested_splits, rt_dense_values]"),
+    KernelSpec(
+        RaggedGather,
+        ("params_nested_splits", "params_dense_values", "indices"),
+        ("output_ragged_rank",),
+        doc="-> [*output_nested_splits, output_dense_values]",
+    ),
+    KernelSpec(
+        RaggedTensorToTensor,
+        ("shape", "values", "default_value", "row_partition_tensors"),
+        ("row_partition_types",),
+        doc="a ragged tensor as a dense one",
+    ),
+    KernelSpec(
+        SparseToDense,
+        ("sparse_indices", "sparse_values", "default_value"),
+        ("output_shape",),
+        doc="default_value everywhere, sparse_values (one or one per index) written at sparse_indices",
+    ),
+)
+KERNELS.update({spec.name: spec for spec in _SPECS[-18:]})

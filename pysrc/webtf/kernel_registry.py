@@ -21,9 +21,13 @@ def register_kernel(kernel_name: str, backend_name: str, impl: KernelFunc) -> No
 def register_kernels(
     backend_name: str, table: Mapping[str, KernelFunc], only: Iterable[str] | None = None
 ) -> None:
-    """Register a table of kernels; `only` keeps just the named kernels (size-optimized builds)."""
+    """Register a table of kernels; `only` keeps just the named kernels (size-optimized builds). The
+    element-moving, complex-arithmetic and cast kernels also take complex64 and string tensors
+    (backend_util.elements)."""
+    from .backend_util.elements import for_dtypes
+
     keep = None if only is None else set(only)
-    for name, impl in table.items():
+    for name, impl in for_dtypes(table).items():
         if keep is None or name in keep:
             register_kernel(name, backend_name, impl)
 

@@ -56,7 +56,8 @@ class Tensor:
             )
 
     def data_sync(self) -> array:
-        """Download the values synchronously as a flat array (typed like the dtype)."""
+        """Download the values synchronously as a flat array (typed like the dtype; complex64: float32 re, im
+        pairs; string: a list of str, as TF.js's dataSync decodes them)."""
         self._check("data_sync")
         return _engine.read_sync(self.data_id)
 
@@ -64,6 +65,12 @@ class Tensor:
         """Download the values asynchronously as a flat array (typed like the dtype)."""
         self._check("data")
         return await _engine.read(self.data_id)
+
+    async def bytes(self) -> Any:
+        """The raw values as TF.js's bytes(): a list of UTF-8 bytes for a string tensor, else the buffer's bytes."""
+        self._check("bytes")
+        values = await _engine.read(self.data_id)
+        return [v.encode() for v in values] if self.dtype == "string" else values.tobytes()
 
     def array_sync(self) -> Any:
         """Download the values synchronously as nested Python lists (a number for a scalar)."""
@@ -91,7 +98,9 @@ class Tensor:
         return out if dtype is None else out.astype(dtype, copy=False)
 
     def _to_nested(self, values: array) -> Any:
-        flat: list[Any] = [v != 0 for v in values] if self.dtype == "bool" else values.tolist()
+        if self.dtype == "complex64" and self.shape:  # as TF.js: the innermost dim holds re, im pairs
+            return _nest(values.tolist(), (*self.shape[:-1], 2 * self.shape[-1]))
+        flat: list[Any] = [v != 0 for v in values] if self.dtype == "bool" else list(values)
         return _nest(flat, self.shape)
 
     def dispose(self) -> None:
@@ -178,6 +187,10 @@ class Variable(Tensor):
 
 
 def _fmt_value(v: Any, dtype: str) -> str:
+    if dtype == "string":
+        return repr(v)
+    if dtype == "complex64":
+        return f"{_fmt_value(v[0], 'float32')} + {_fmt_value(v[1], 'float32')}j"
     if dtype == "bool":
         return "true" if v else "false"
     if dtype == "int32":
@@ -197,7 +210,9 @@ def _shown(n: int) -> list[int | None]:
 
 
 def _format(t: Tensor, verbose: bool = False) -> str:
-    flat = t.data_sync()
+    flat: Any = t.data_sync()
+    if t.dtype == "complex64":
+        flat = list(zip(flat[0::2], flat[1::2], strict=False))
     shape = t.shape
     strides = strides_of(shape)
     cells: dict[int, str] = {}

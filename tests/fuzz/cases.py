@@ -234,6 +234,8 @@ def tensor_case(draw: Any) -> Case:
     if ragged:
         values[0] = values[0][:-1]
     expr = f"tf.tensor({lit(values)}, dtype={dtype!r})"
+    if dtype in (None, "string") and flat and all(isinstance(v, str) for v in flat) and not ragged:
+        return Case("tensor", expr, expected=np.array(flat, object).reshape(shape))  # a string tensor, as TF.js
     inferred = py_dtype(flat)
     target = dtype or inferred
     stored = None if target not in NP else convert(flat, target)

@@ -48,7 +48,11 @@ _NP = {"float32": np.float32, "int32": np.int32, "bool": np.bool_}
 
 def _to_numpy(out: Any) -> Any:
     if "values" in out:
+        if out["dtype"] == "string":
+            return np.array(out["values"], object).reshape(out["shape"])
         vals = [float(v) if isinstance(v, str) else v for v in out["values"]]
+        if out["dtype"] == "complex64":  # interleaved re, im
+            return np.array(vals, np.float32).view(np.complex64).reshape(out["shape"])
         return np.array(vals, dtype=_NP[out["dtype"]]).reshape(out["shape"])
     if "list" in out:
         return [_to_numpy(o) for o in out["list"]]

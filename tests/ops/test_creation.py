@@ -17,8 +17,9 @@ def test_tensor_with_shape_and_errors(run):
         run("tf.tensor([1, 2, 3, 4], [3, 2])")
     with pytest.raises(ValueError, match="ragged"):
         run("tf.tensor([[1, 2], [3]])")
-    with pytest.raises(TypeError, match="unsupported dtype 'complex64'"):
-        run("tf.tensor([1], None, 'complex64')")
+    with pytest.raises(TypeError, match="unsupported dtype 'int8'"):
+        run("tf.tensor([1], None, 'int8')")
+    assert run("tf.tensor([1, 2], None, 'complex64')").tolist() == [1, 2]  # complex64: zero imaginary parts
 
 
 def test_fill_zeros_ones_like(run):

@@ -41,17 +41,17 @@ def test_literals_next_to_tensors_keep_their_fractions(run):
 @pytest.mark.parametrize(
     "expr, cls, message",
     [
-        (
+        (  # str values make a string tensor (as TF.js), whose values must all be str
             "tf.tensor([1, 'a'])",
             TypeError,
-            "Error in tensor: argument 'values' must hold numbers or bools, but holds str",
+            "Error in tensor: argument 'values' of a string tensor holds int, not str",
         ),
         ("tf.tensor([[1], [None]])", TypeError, "must hold numbers or bools, but holds NoneType"),
-        ("tf.tensor(['a'])", TypeError, "Error in tensor: argument 'values' must hold numbers or bools"),
+        ("tf.add(['a'], 1)", TypeError, "Error in add: argument 'a' must hold numbers or bools"),
         (
-            "tf.tensor('a')",
+            "tf.add('a', 1)",
             TypeError,
-            "Error in tensor: argument 'values' must be a Tensor or a TensorLike, but got str",
+            "Error in add: argument 'a' must be a Tensor or a TensorLike, but got str",
         ),
         (
             "tf.tensor([2**31])",

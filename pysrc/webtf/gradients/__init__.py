@@ -7,6 +7,7 @@ each kernel's GradConfig (registry.py). The configs live by family in the module
 from . import (  # noqa: F401  (register the gradients)
     activation,
     binary,
+    complex,
     conv,
     conv3d,
     image,

@@ -78,3 +78,19 @@ __all__ += _variants.__all__
 __all__ += _random_ops.__all__
 __all__ += _misc.__all__
 __all__ += _pool_more.__all__
+
+# complex64, spectral / signal, string, sparse and ragged ops (issue 15, ops-types)
+from . import spectral as _spectral  # noqa: E402
+from .spectral import *  # noqa: E402, F403
+
+__all__ += _spectral.__all__
+__all__ += ["hann_window", "hamming_window", "frame", "stft"]
+from . import strings as _strings  # noqa: E402
+from .spectral import frame, hamming_window, hann_window, stft  # noqa: E402
+from .strings import string  # noqa: E402, F401
+
+__all__ += _strings.__all__
+from . import sparse as _sparse  # noqa: E402
+from .sparse import *  # noqa: E402, F403
+
+__all__ += _sparse.__all__

@@ -16,7 +16,7 @@ from ..shapes import size_of
 from ..tensor import Tensor, Variable
 from .cast import cast
 from .checks import check_size, count_arg, dtype_arg, int_arg, number_arg, output_shape, shape_arg
-from .op import TensorLike, convert_to_tensor, make_tensor, op, typed_values
+from .op import TensorLike, convert_to_tensor, holds_strings, make_tensor, op, string_tensor, typed_values
 
 __all__ = [
     "tensor", "scalar", "zeros", "ones", "fill", "zeros_like", "ones_like", "range", "linspace", "eye",
@@ -25,9 +25,12 @@ __all__ = [
 
 
 def tensor(values: TensorLike, shape: Sequence[int] | None = None, dtype: str | None = None) -> Tensor:
-    """A tensor from nested lists, numbers, array.array or (on the host) numpy arrays."""
+    """A tensor from nested lists, numbers, array.array or (on the host) numpy arrays; str values (or
+    dtype='string') make a string tensor."""
     if isinstance(values, Tensor):
         values = values.data_sync()
+    if (dtype is None and holds_strings(values)) or (type(dtype) is str and dtype == "string"):
+        return string_tensor(values, shape, "tensor")
     return make_tensor(values, shape, dtype, "tensor")
 
 
@@ -42,6 +45,7 @@ def _filled(shape: Any, value: Any, dtype: str, op_name: str) -> Tensor:
     shape = output_shape(shape, "shape", op_name)
     check_dtype(dtype, op_name)
     return ENGINE.make_tensor(typed_values([value], dtype, op_name, "value") * size_of(shape), shape, dtype)
+
 
 
 def zeros(shape: Sequence[int], dtype: str = "float32") -> Tensor:

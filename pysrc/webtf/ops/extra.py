@@ -6,8 +6,9 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
+from .. import kernel_names as kn
 from ..engine import ENGINE
-from ..shapes import fmt, size_of, strides_of
+from ..shapes import fmt, strides_of
 from ..tensor import Tensor
 from .checks import output_shape as checked_shape
 from .creation import clone
@@ -75,8 +76,7 @@ def sparse_to_dense(
 ) -> Tensor:
     """A dense tensor of output_shape filled with default_value, sparse_values written at sparse_indices.
 
-    The values are assembled on the host (reads sparse_indices, sparse_values and default_value);
-    a repeated index keeps its last value, as TF.js does.
+    A repeated index keeps its last value, as TF.js does; string values too (kernel SparseToDense).
     """
     name = "sparse_to_dense"
     idx = convert_to_tensor(sparse_indices, "sparse_indices", name, "int32")
@@ -111,17 +111,5 @@ def sparse_to_dense(
         raise ValueError(
             f"Error in {name}: default_value must be a scalar, but got shape {fmt(default.shape)}"
         )
-    index_vals = idx.data_sync()
-    value_vals = vals.data_sync()
-    out = array(value_vals.typecode, [default.data_sync()[0]]) * size_of(shape)
-    strides = strides_of(shape)
-    for n in range(num_elems):
-        coords = index_vals[n * num_dims : (n + 1) * num_dims]
-        if any(not 0 <= c < d for c, d in zip(coords, shape, strict=True)):
-            raise ValueError(
-                f"Error in {name}: sparse_indices[{n}] = {list(coords)} is out of bounds for output_shape "
-                f"{fmt(shape)}"
-            )
-        flat = sum(c * s for c, s in zip(coords, strides, strict=True))
-        out[flat] = value_vals[n if vals.rank else 0]
-    return ENGINE.make_tensor(out, shape, vals.dtype)
+    inputs = {"sparse_indices": idx, "sparse_values": vals, "default_value": default}
+    return ENGINE.run_kernel(kn.SparseToDense, inputs, {"output_shape": tuple(shape)})

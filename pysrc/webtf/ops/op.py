@@ -8,7 +8,7 @@ from array import array
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..dtypes import BYTES_PER_ELEMENT, TYPECODE, check_dtype, dtype_of_types, infer_dtype
+from ..dtypes import BYTES_PER_ELEMENT, TYPECODE, check_dtype, dtype_of_types, infer_dtype, leaf_types
 from ..engine import ENGINE
 from ..interop import dtype_of, np_dtype, numpy_or_none, to_int32
 from ..shapes import fmt, size_of
@@ -96,6 +96,10 @@ def typed_values(values: list[Any], dtype: str, op: str, arg: str) -> array:
     try:
         if dtype == "bool":
             return array("B", map(bool, values))
+        if dtype == "complex64":  # real values: imaginary parts 0, interleaved
+            out = array("f", bytes(8 * len(values)))
+            out[0::2] = array("f", values)
+            return out
         if dtype == "int32" and source == "float32":
             fraction = next((v for v in values if not float(v).is_integer()), None)
             if fraction is None:
@@ -189,7 +193,7 @@ def _memoryview_values(mv: memoryview, dtype: str, op: str, arg: str) -> tuple[a
     raw = mv.cast("B") if mv.c_contiguous else memoryview(mv.tobytes())
     code = TYPECODE[dtype]
     out = array(code)
-    if fmt == code or (fmt == "?" and dtype == "bool"):  # the same layout: one byte copy
+    if (fmt == code and dtype != "bool") or (fmt == "?" and dtype == "bool"):  # the same layout: one byte copy
         out.frombytes(raw)
         return out, shape
     values = raw.cast(fmt).tolist()
@@ -205,6 +209,8 @@ def make_tensor(
     value: Any, shape: Any = None, dtype: str | None = None, op: str = "tensor", arg: str = "values"
 ) -> Tensor:
     """Create a tracked tensor from Python values, optionally reshaped to `shape` and cast to `dtype`."""
+    if type(dtype) is str and dtype == "string":  # (a Tensor passed as dtype must not compare with ==)
+        return string_tensor(value, shape, op, arg)
     buffer = not isinstance(value, (int, float, list, tuple)) and is_buffer(value)
     if dtype is None:
         if isinstance(value, array):
@@ -220,7 +226,7 @@ def make_tensor(
         flat, inferred = to_flat(value, dtype, op, arg)
     if shape is not None:
         shape = shape_arg(shape, "shape", op)
-        if size_of(shape) != len(flat):
+        if size_of(shape) != len(flat) // (2 if dtype == "complex64" else 1):
             if len(flat) == 1 and not inferred:
                 check_size(shape, op)
                 flat = flat * size_of(shape)
@@ -277,3 +283,35 @@ def named_op(fn: F, name: str, doc: str) -> F:
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     return op(fn)
+
+
+def holds_strings(value: Any) -> bool:
+    """True for a str or a nested list holding one (what TF.js makes a string tensor of; bytes stay a
+    buffer of uint8 values)."""
+    if isinstance(value, str):
+        return True
+    return isinstance(value, (list, tuple)) and str in leaf_types(value)
+
+
+def string_tensor(value: Any, shape: Any, op: str, arg: str = "values") -> Tensor:
+    """A string tensor from a str or a nested list of them (bytes inside are decoded as UTF-8)."""
+    if isinstance(value, (str, bytes)):
+        flat, inferred = [value], ()
+    else:
+        inferred = tuple(infer_shape(value, op, arg))
+        flat = []
+        _flatten(value, list(inferred), 0, flat, op, arg)
+    bad = [type(v).__name__ for v in flat if not isinstance(v, (str, bytes))]
+    if bad:
+        raise TypeError(f"Error in {op}: argument '{arg}' of a string tensor holds {bad[0]}, not str")
+    flat = [v.decode() if isinstance(v, bytes) else v for v in flat]
+    if shape is not None:
+        shape = shape_arg(shape, "shape", op)
+        if size_of(shape) != len(flat):
+            if len(flat) != 1 or inferred:
+                raise ValueError(
+                    f"Error in {op}: based on the provided shape, {fmt(shape)}, the tensor should have "
+                    f"{size_of(shape)} values but has {len(flat)}"
+                )
+            flat = flat * size_of(shape)
+    return ENGINE.make_tensor(flat, tuple(shape) if shape is not None else inferred, "string")

@@ -17,7 +17,7 @@ class CpuBackend(Backend):
         self.data[data_id] = values
 
     def read_sync(self, data_id: int) -> array:
-        return array(self.get_data(data_id).typecode, self.get_data(data_id))
+        return self.get_data(data_id)[:]  # a copy (a list of str for string tensors)
 
     # The two methods every host kernel uses; other backends implement them too, so the cpu kernel
     # table doubles as a correct fallback anywhere.
@@ -35,4 +35,7 @@ class CpuBackend(Backend):
         return TensorInfo(data_id, shape, dtype)
 
     def memory(self) -> dict[str, Any]:
-        return {"unreliable": False, "num_bytes_in_cpu": sum(len(v) * v.itemsize for v in self.data.values())}
+        return {"unreliable": False, "num_bytes_in_cpu": sum(
+            len(v) * v.itemsize if isinstance(v, array) else sum(len(s.encode()) for s in v)
+            for v in self.data.values()
+        )}

@@ -12,13 +12,16 @@ from ...interop import np_dtype
 from ..base import Backend, TensorInfo, new_data_id
 
 #: webtf dtype -> the numpy dtype of its buffers, and back; numpy dtype -> array.array typecode
-NP_DTYPE = {d: np.dtype(np_dtype(np, d)) for d in DTYPES}
+NP_DTYPE = {d: np.dtype(np_dtype(np, d)) for d in (*DTYPES, "complex64")}
 _DTYPE_NAME = {v: k for k, v in NP_DTYPE.items()}
 _TYPECODE = {v: TYPECODE[k] for k, v in NP_DTYPE.items()}
 
 
-def _adopt(values: Any, dtype: str) -> np.ndarray:
-    """Host values (an array.array typed for `dtype`, or an ndarray) as a flat ndarray, sharing memory."""
+def _adopt(values: Any, dtype: str) -> Any:
+    """Host values (an array.array typed for `dtype`, or an ndarray) as a flat ndarray, sharing memory
+    (string buffers stay lists of str)."""
+    if dtype == "string":
+        return list(values)
     if isinstance(values, np.ndarray):
         return np.ascontiguousarray(values, NP_DTYPE[dtype]).reshape(-1)
     if not len(values):
@@ -41,6 +44,8 @@ class NumpyBackend(Backend):
 
     def read_sync(self, data_id: int) -> array:
         flat = self.get_data(data_id)
+        if isinstance(flat, list):
+            return flat[:]
         out = array(_TYPECODE[flat.dtype])
         out.frombytes(memoryview(flat).cast("B"))
         return out
@@ -51,6 +56,8 @@ class NumpyBackend(Backend):
             flat = self.data[t.data_id]
         except KeyError:
             flat = self.get_data(t.data_id)
+        if isinstance(flat, list):
+            return np.array(flat, object).reshape(t.shape)
         return flat.reshape(t.shape)
 
     def make(self, values: np.ndarray, dtype: str | None = None) -> TensorInfo:
@@ -59,6 +66,10 @@ class NumpyBackend(Backend):
         A result that is a view of an input must be copied by the kernel first: a buffer never aliases
         another one.
         """
+        if values.dtype == object:  # strings
+            data_id = new_data_id()
+            self.data[data_id] = values.ravel().tolist()
+            return TensorInfo(data_id, values.shape, "string")
         if dtype is not None and values.dtype != NP_DTYPE[dtype]:
             values = values.astype(NP_DTYPE[dtype])
         data_id = new_data_id()
@@ -77,4 +88,6 @@ class NumpyBackend(Backend):
         return TensorInfo(data_id, tuple(shape), dtype)
 
     def memory(self) -> dict[str, Any]:
-        return {"unreliable": False, "num_bytes_in_cpu": sum(v.nbytes for v in self.data.values())}
+        return {"unreliable": False, "num_bytes_in_cpu": sum(
+            v.nbytes if isinstance(v, np.ndarray) else sum(len(s.encode()) for s in v) for v in self.data.values()
+        )}

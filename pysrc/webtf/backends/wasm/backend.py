@@ -48,6 +48,9 @@ class WasmBackend(Backend):
 
     def __init__(self, module: WasmModule, table: dict[str, Any] | None = None) -> None:
         super().__init__()
+        #: complex64 and string buffers stay on the host (no wasm kernel reads them; TF.js's wasm backend
+        #: keeps string bytes in JS too)
+        self.host: dict[int, Any] = {}
         self.table = table if table is not None else load_table()
         self.abi_activations = frozenset(self.table["activation_enum"])
         self.abi_dtypes = dict(self.table["dtype_enum"])
@@ -231,6 +234,9 @@ class WasmBackend(Backend):
 
     # ---- storage ----------------------------------------------------------------------------------
     def move(self, data_id: int, values: array, shape: tuple[int, ...], dtype: str) -> None:
+        if dtype == "string" or dtype == "complex64":
+            self.host[data_id] = values
+            return
         ptr = self._allocate(data_id, len(values), dtype, shape)
         if len(values):
             if values.typecode != TYPECODE[dtype]:
@@ -254,6 +260,9 @@ class WasmBackend(Backend):
         return TensorInfo(data_id, tuple(shape), dtype)
 
     def read_sync(self, data_id: int) -> array:
+        host = self.host.get(data_id)
+        if host is not None:
+            return host[:]
         ptr, nbytes, dtype = self.get_data(data_id)
         out = array(TYPECODE[dtype])
         if nbytes:
@@ -261,6 +270,8 @@ class WasmBackend(Backend):
         return out
 
     def dispose_data(self, data_id: int) -> None:
+        if self.host.pop(data_id, None) is not None:
+            return
         rec = self.data.pop(data_id, None)
         if rec is not None:
             pending, self._pending = self._pending, (data_id, rec[0])

@@ -26,7 +26,7 @@ _FORWARD_MAX = 1 << 16
 
 def _to_dtype(floats: array, dtype: str) -> array:
     """Downloaded float32 values as the flat array of `dtype`."""
-    return floats if dtype == "float32" else cast_values(floats, "float32", dtype)
+    return floats if dtype in ("float32", "complex64") else cast_values(floats, "float32", dtype)
 
 
 class WebGLBackend(Backend):
@@ -145,7 +145,7 @@ class WebGLBackend(Backend):
             if self.ctx.lost or self.ctx.is_lost():
                 raise ContextLostError(lost_message("read a tensor"))
             rec.values = self._download(rec)
-        return array(rec.values.typecode, rec.values)
+        return rec.values[:]  # a copy (a list of str for string tensors)
 
     async def read(self, data_id: int) -> array:
         """Read without blocking the page: a pixel-pack buffer and a fence polled from JS timers."""
@@ -164,7 +164,7 @@ class WebGLBackend(Backend):
                 rec.values = _to_dtype(floats, rec.dtype)
         elif rec.values is None:
             rec.values = array(TYPECODE[rec.dtype])
-        return array(rec.values.typecode, rec.values)
+        return rec.values[:]  # a copy (a list of str for string tensors)
 
     def dispose_data(self, data_id: int) -> None:
         rec = self.data.pop(data_id, None)

@@ -408,7 +408,7 @@ def _build() -> dict[str, Handler]:
         "Size": lambda node, ins, ctx: tf.scalar(ins[0].size, node.dtype("out_type", "int32")),
         "Rank": lambda node, ins, ctx: tf.scalar(ins[0].rank, "int32"),
         "BroadcastTo": lambda node, ins, ctx: tf.broadcast_to(ins[0], _ints(ctx, ins[1])),
-        "SparseToDense": _sparse_to_dense,
+        kn.SparseToDense: _sparse_to_dense,
         "Where": lambda node, ins, ctx: where_coords(ins[0].shape, ins[0].data_sync()),
         kn.Fill: _fill,
         kn.ZerosLike: _unary(tf.zeros_like),
@@ -456,7 +456,57 @@ def _build() -> dict[str, Handler]:
         **MORE_HANDLERS,
         **TABLE_HANDLERS,
         **math_handlers(),
+        # complex64, spectral and string ops (issue 15, ops-types)
+        kn.Complex: _binary(tf.complex),
+        kn.Real: _unary(tf.real),
+        kn.Imag: _unary(tf.imag),
+        kn.ComplexAbs: _unary(tf.abs),
+        kn.FFT: _unary(tf.spectral.fft),
+        kn.IFFT: _unary(tf.spectral.ifft),
+        "RFFT": lambda node, ins, ctx: tf.spectral.rfft(ins[0], _ints(ctx, ins[1])[0]),
+        "IRFFT": _unary(tf.spectral.irfft),
+        kn.StringToHashBucketFast: lambda node, ins, ctx: tf.string.string_to_hash_bucket_fast(
+            ins[0], node.int("num_buckets")
+        ),
+        kn.StaticRegexReplace: lambda node, ins, ctx: tf.string.static_regex_replace(
+            ins[0], node.str("pattern"), node.str("rewrite"), node.bool("replace_global", True)
+        ),
+        kn.StringSplit: _string_split,
+        kn.StringNGrams: _string_n_grams,
+        kn.SparseFillEmptyRows: lambda node, ins, ctx: list(tf.sparse.sparse_fill_empty_rows(*ins[:4]).values()),
+        kn.SparseReshape: lambda node, ins, ctx: list(tf.sparse.sparse_reshape(*ins[:3]).values()),
+        kn.SparseSegmentSum: lambda node, ins, ctx: tf.sparse.sparse_segment_sum(*ins[:3]),
+        kn.SparseSegmentMean: lambda node, ins, ctx: tf.sparse.sparse_segment_mean(*ins[:3]),
+        kn.RaggedRange: lambda node, ins, ctx: list(tf.ragged_range(*ins[:3]).values()),
+        kn.RaggedGather: _ragged_gather,
+        kn.RaggedTensorToTensor: lambda node, ins, ctx: tf.ragged_tensor_to_tensor(
+            ins[0], ins[1], ins[2], ins[3:], node.strs("row_partition_types")
+        ),
     }
+
+
+def _ragged_gather(node: Node, ins: list[Tensor], ctx: Any) -> list[Tensor]:
+    out = tf.ragged_gather(ins[:-2], ins[-2], ins[-1], node.int("OUTPUT_RAGGED_RANK"))
+    return [*out["output_nested_splits"], out["output_dense_values"]]
+
+
+def _string_split(node: Node, ins: list[Tensor], ctx: Any) -> list[Tensor]:
+    out = tf.string.string_split(ins[0], ins[1], node.bool("skip_empty", True))
+    return [out["indices"], out["values"], out["shape"]]
+
+
+def _string_n_grams(node: Node, ins: list[Tensor], ctx: Any) -> list[Tensor]:
+    out = tf.string.string_n_grams(
+        ins[0],
+        ins[1],
+        node.str("separator"),
+        node.ints("ngram_widths"),
+        node.str("left_pad"),
+        node.str("right_pad"),
+        node.int("pad_width"),
+        node.bool("preserve_short_sequences"),
+    )
+    return [out["n_grams"], out["n_grams_splits"]]
 
 
 def _pairs(ctx: Any, t: Tensor) -> list[list[int]]:

@@ -6,6 +6,7 @@ from typing import Any
 
 from . import (
     binary,
+    complex,
     conv,
     conv3d,
     conv_grad,
@@ -26,7 +27,9 @@ from . import (
     slicing,
     softmax,
     sort,
+    sparse,
     spatial,
+    strings,
     unary,
 )
 
@@ -54,6 +57,9 @@ FAMILIES = (
     scatter,
     random,
     pool_more,
+    complex,
+    strings,
+    sparse,
 )
 
 KERNELS: dict[str, Any] = {}

@@ -14,6 +14,7 @@ import numpy as np
 from ...cpu import KERNELS as CPU_KERNELS
 from . import (
     binary,
+    complex,
     conv,
     conv3d,
     conv_grad,
@@ -30,7 +31,9 @@ from . import (
     shape,
     slicing,
     softmax,
+    sparse,
     spatial,
+    strings,
     unary,
 )
 
@@ -54,6 +57,9 @@ FAMILIES = (
     conv3d,
     linalg,
     math_more,
+    complex,
+    strings,
+    sparse,
 )
 
 NATIVE: dict[str, Any] = {}

@@ -1,0 +1,64 @@
+"""GLSL kernels of complex64 tensors (interleaved (re, im) floats): Complex, Real, Imag, ComplexAbs, FFT, IFFT
+(shaders/Complex.glsl; OP_<name> selects the function)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .... import kernel_names as kn
+from ...base import TensorInfo
+from .common import size_of
+
+
+def _run(
+    backend: Any, op: str, inputs: tuple, samplers: tuple, shape: tuple, dtype: str, ints=(), floats=()
+) -> TensorInfo:  # noqa: ANN001
+    key = ("Complex", op)
+    prog = backend.programs.get(key) or backend.programs.build(
+        key, "Complex", samplers, len(ints), len(floats), (f"OP_{op}",)
+    )
+    size = size_of(shape) * (2 if dtype == "complex64" else 1)
+    return backend.run(prog, inputs, tuple(shape), dtype, ints, floats, size)
+
+
+def complex_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    re, im = inputs["real"], inputs["imag"]
+    return _run(backend, "Complex", (re, im), ("RE", "IM"), re.shape, "complex64")
+
+
+def _part(component: int) -> Any:
+    def part(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        x = inputs["input"]
+        return _run(backend, "Part", (x,), ("X",), x.shape, "float32", (component,))
+
+    return part
+
+
+def complex_abs(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    x = inputs["x"]
+    return _run(backend, "ComplexAbs", (x,), ("X",), x.shape, "float32")
+
+
+def _fft(inverse: bool) -> Any:
+    def fft(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        x = inputs["input"]
+        n = x.shape[-1]
+        if n == 0:
+            return _run(backend, "FFT", (x,), ("X",), x.shape, "complex64", (1,), (0.0, 1.0))
+        step = (2 if inverse else -2) * math.pi / n
+        return _run(
+            backend, "FFT", (x,), ("X",), x.shape, "complex64", (n,), (step, 1 / n if inverse else 1.0)
+        )
+
+    return fft
+
+
+KERNELS = {
+    kn.Complex: complex_,
+    kn.Real: _part(0),
+    kn.Imag: _part(1),
+    kn.ComplexAbs: complex_abs,
+    kn.FFT: _fft(False),
+    kn.IFFT: _fft(True),
+}
