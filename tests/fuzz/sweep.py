@@ -44,7 +44,7 @@ FOUR_D = {"x", "images", "image", "filter", "depthwise_filter", "pointwise_filte
 def public_ops() -> dict[str, Any]:
     """Every op by the name its errors use: top-level ops, tf.image.* and tf.fused.*."""
     namespaces = ("fused", "image", "spectral", "signal", "string", "sparse")
-    found = {n: getattr(tf, n) for n in ops.__all__ if n not in namespaces}
+    found = {n: getattr(tf, n) for n in ops.__all__ if n not in namespaces and callable(getattr(tf, n))}
     for space in namespaces[2:]:  # tf.spectral.fft's errors say "Error in fft"
         found.update({f"{space}.{n}": fn for n, fn in vars(getattr(tf, space)).items() if n not in found})
     found.update({f"image.{n}": getattr(tf.image, n) for n in tf.image.__dir__()})

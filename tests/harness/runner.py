@@ -50,7 +50,9 @@ def _download(tf, value):
         return {"list": [_download(tf, v) for v in value]}
     if isinstance(value, dict):
         return {"dict": {k: _download(tf, v) for k, v in value.items()}}
-    return {"py": value}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return {"py": value}
+    return {"py": repr(value)}  # an object the harness cannot send (a TensorBuffer, ...)
 
 
 async def run_json(tf, payload_json):
