@@ -105,7 +105,6 @@ ALLOW: dict[str, dict[str, str]] = {
 }
 
 _MATH = "ops-math (issue 15): not added yet"
-_TYPES = "ops-types (issue 15): complex64 / string / sparse / ragged / signal"
 
 
 def _names(text: str) -> set[str]:
@@ -116,14 +115,7 @@ def _names(text: str) -> set[str]:
 PENDING: dict[str, dict[str, set[str]]] = {
     "op": {
         _MATH: _names("loadGraphModelSync registerCallbackConstructor InputSpec"),
-        _TYPES: _names(
-            "complex cosineWindow fft ifft imag irfft raggedGather raggedRange raggedTensorToTensor real rfft"
-        ),
     },
-    "signal": {_TYPES: _names("hammingWindow hannWindow frame stft")},
-    "spectral": {_TYPES: _names("fft ifft rfft irfft")},
-    "sparse": {_TYPES: _names("sparseFillEmptyRows sparseReshape sparseSegmentMean sparseSegmentSum")},
-    "string": {_TYPES: _names("stringNGrams stringSplit stringToHashBucketFast staticRegexReplace")},
     "browser": {_MATH: _names("draw fromPixels fromPixelsAsync toPixels")},
     "io": {
         _MATH: _names(
@@ -131,32 +123,6 @@ PENDING: dict[str, dict[str, set[str]]] = {
             "getModelArtifactsForJSON getModelArtifactsForJSONSync getModelArtifactsInfoForJSON getWeightSpecs "
             "http isHTTPScheme loadWeights weightsLoaderFactory withSaveHandlerSync"
         )
-    },
-    "kernel:cpu": {
-        _TYPES: _names(
-            "Complex ComplexAbs FFT IFFT Imag Real RaggedGather RaggedRange RaggedTensorToTensor "
-            "SparseFillEmptyRows SparseReshape SparseSegmentMean SparseSegmentSum SparseToDense "
-            "StaticRegexReplace StringNGrams StringSplit StringToHashBucketFast"
-        ),
-    },
-    "kernel:webgl": {
-        _TYPES: _names(
-            "Complex ComplexAbs FFT IFFT Imag Real RaggedGather RaggedRange RaggedTensorToTensor "
-            "SparseFillEmptyRows SparseReshape SparseSegmentMean SparseSegmentSum SparseToDense "
-            "StaticRegexReplace StringNGrams StringSplit StringToHashBucketFast"
-        ),
-    },
-    "kernel:wasm": {
-        _TYPES: _names(
-            "SparseFillEmptyRows SparseReshape SparseSegmentMean SparseSegmentSum SparseToDense StringNGrams "
-            "StringSplit StringToHashBucketFast"
-        ),
-    },
-    "converter": {
-        _TYPES: _names(
-            "Complex ComplexAbs FFT IFFT IRFFT Imag RFFT Real SparseFillEmptyRows SparseReshape "
-            "SparseSegmentMean SparseSegmentSum StaticRegexReplace StringNGrams StringSplit StringToHashBucketFast"
-        ),
     },
 }
 
