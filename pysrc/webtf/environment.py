@@ -27,39 +27,42 @@ class Environment:
         """Register flag `name` whose default is computed by `evaluator` on first read."""
         self._registry[name] = (evaluator, set_hook)
 
+    def _evaluate(self, name: str) -> Any:
+        """Run flag `name`'s evaluator: its value, or an awaitable of it."""
+        if name not in self._registry:
+            raise ValueError(f"Cannot evaluate flag '{name}': no evaluation function found.")
+        return self._registry[name][0]()
+
     def get(self, name: str) -> FlagValue:
         """The value of flag `name`, evaluating its default on first read."""
         try:
             return self._flags[name]
         except KeyError:
             pass
-        if name not in self._registry:
-            raise ValueError(f"Cannot evaluate flag '{name}': no evaluation function found.")
-        value = self._registry[name][0]()
+        value = self._evaluate(name)
         self._store(name, value)
+        return value
+
+    def _typed(self, name: str, ok: Callable[[FlagValue], bool], what: str) -> Any:
+        """The value of flag `name`, a TypeError unless ok(value) holds."""
+        value = self.get(name)
+        if not ok(value):
+            raise TypeError(f"Flag '{name}' is {value!r}, not {what}")
         return value
 
     def get_bool(self, name: str) -> bool:
         """The value of a boolean flag."""
-        value = self.get(name)
-        if not isinstance(value, bool):
-            raise TypeError(f"Flag '{name}' is {value!r}, not a bool")
-        return value
+        return self._typed(name, lambda v: isinstance(v, bool), "a bool")
 
     def get_number(self, name: str) -> float:
         """The value of a numeric flag."""
-        value = self.get(name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"Flag '{name}' is {value!r}, not a number")
-        return value
+        return self._typed(name, lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a number")
 
     async def get_async(self, name: str) -> FlagValue:
         """The value of flag `name`, awaiting its evaluator when that returns an awaitable (TF.js getAsync)."""
         if name in self._flags:
             return self._flags[name]
-        if name not in self._registry:
-            raise ValueError(f"Cannot evaluate flag '{name}': no evaluation function found.")
-        value = self._registry[name][0]()
+        value = self._evaluate(name)
         if hasattr(value, "__await__"):
             value = await value
         self._store(name, value)
@@ -67,16 +70,11 @@ class Environment:
 
     def get_string(self, name: str) -> str:
         """The value of a string flag."""
-        value = self.get(name)
-        if not isinstance(value, str):
-            raise TypeError(f"Flag '{name}' is {value!r}, not a string")
-        return value
+        return self._typed(name, lambda v: isinstance(v, str), "a string")
 
     def evaluate_flag(self, name: str) -> FlagValue:
         """Evaluate flag `name`'s default now (an override is replaced), store and return it."""
-        if name not in self._registry:
-            raise ValueError(f"Cannot evaluate flag '{name}': no evaluation function found.")
-        value = self._registry[name][0]()
+        value = self._evaluate(name)
         if hasattr(value, "__await__"):
             raise ValueError(f"Flag {name} cannot be synchronously evaluated. Please use get_async() instead.")
         self._store(name, value)

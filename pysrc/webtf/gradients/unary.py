@@ -66,100 +66,54 @@ def _one_plus_square(x: Tensor) -> Tensor:
     return ops.add(ops.square(x), 1)
 
 
-X, Y = ("x",), (True,)  # save the input x / the output y
+def _of_x(kernel: str, derivative: Callable[[Tensor], Tensor]) -> GradConfig:
+    """The config of dx = dy * derivative(x), saving the input x."""
+    return GradConfig(kernel_name=kernel, inputs_to_save=("x",), grad_func=_chain(derivative))
+
+
+def _of_y(kernel: str, derivative: Callable[[Tensor], Tensor]) -> GradConfig:
+    """The config of dx = dy * derivative(y), saving the output y."""
+    return GradConfig(kernel_name=kernel, outputs_to_save=(True,), grad_func=_chain(derivative))
+
+
+_PIECEWISE_CONSTANT = (
+    kn.Ceil, kn.Floor, kn.Round, kn.Sign, kn.Step, kn.IsNan, kn.IsFinite, kn.IsInf, kn.LogicalNot, kn.ZerosLike,
+    kn.OnesLike,
+)  # fmt: skip
+
 for config in (
-    GradConfig(kernel_name=kn.Abs, inputs_to_save=X, grad_func=_chain(lambda x: ops.step(x, -1))),
-    GradConfig(
-        kernel_name=kn.Acos,
-        inputs_to_save=X,
-        grad_func=_chain(lambda x: ops.neg(ops.rsqrt(_one_minus_square(x)))),
-    ),
-    GradConfig(
-        kernel_name=kn.Asin, inputs_to_save=X, grad_func=_chain(lambda x: ops.rsqrt(_one_minus_square(x)))
-    ),
-    GradConfig(
-        kernel_name=kn.Atan,
-        inputs_to_save=X,
-        grad_func=_chain(lambda x: ops.reciprocal(_one_plus_square(x))),
-    ),
-    GradConfig(kernel_name=kn.Cos, inputs_to_save=X, grad_func=_chain(lambda x: ops.neg(ops.sin(x)))),
-    GradConfig(kernel_name=kn.Cosh, inputs_to_save=X, grad_func=_chain(lambda x: ops.sinh(x))),
-    GradConfig(
-        kernel_name=kn.Erf,
-        inputs_to_save=X,
-        grad_func=_chain(lambda x: ops.mul(ops.exp(ops.neg(ops.square(x))), 2 / math.sqrt(math.pi))),
-    ),
-    GradConfig(kernel_name=kn.Exp, outputs_to_save=Y, grad_func=_chain(lambda y: y)),
-    GradConfig(kernel_name=kn.Expm1, inputs_to_save=X, grad_func=_chain(lambda x: ops.exp(x))),
-    GradConfig(kernel_name=kn.Log, inputs_to_save=X, grad_func=_chain(lambda x: ops.reciprocal(x))),
-    GradConfig(
-        kernel_name=kn.Log1p,
-        inputs_to_save=X,
-        grad_func=_chain(lambda x: ops.reciprocal(ops.add(x, 1))),
-    ),
-    GradConfig(
-        kernel_name=kn.Reciprocal,
-        inputs_to_save=X,
-        grad_func=_chain(lambda x: ops.neg(ops.reciprocal(ops.square(x)))),
-    ),
-    GradConfig(kernel_name=kn.Relu, inputs_to_save=X, grad_func=_chain(lambda x: ops.step(x))),
-    GradConfig(
-        kernel_name=kn.Relu6,
-        inputs_to_save=X,
-        grad_func=_chain(lambda x: ops.mul(ops.cast(ops.less_equal(x, 6), "float32"), ops.step(x))),
-    ),
-    GradConfig(
-        kernel_name=kn.Rsqrt,
-        inputs_to_save=X,
-        grad_func=_chain(lambda x: ops.mul(ops.pow(x, -1.5), -0.5)),
-    ),
-    GradConfig(kernel_name=kn.Selu, inputs_to_save=X, grad_func=_chain(_selu)),
-    GradConfig(
-        kernel_name=kn.Sigmoid, outputs_to_save=Y, grad_func=_chain(lambda y: ops.mul(y, ops.sub(1, y)))
-    ),
-    GradConfig(kernel_name=kn.Sin, inputs_to_save=X, grad_func=_chain(lambda x: ops.cos(x))),
-    GradConfig(kernel_name=kn.Sinh, inputs_to_save=X, grad_func=_chain(lambda x: ops.cosh(x))),
-    GradConfig(kernel_name=kn.Softplus, inputs_to_save=X, grad_func=_chain(lambda x: ops.sigmoid(x))),
-    GradConfig(
-        kernel_name=kn.Sqrt,
-        inputs_to_save=X,
-        grad_func=_chain(lambda x: ops.reciprocal(ops.mul(ops.sqrt(x), 2))),
-    ),
-    GradConfig(kernel_name=kn.Square, inputs_to_save=X, grad_func=_chain(lambda x: ops.mul(x, 2))),
-    GradConfig(
-        kernel_name=kn.Tan,
-        inputs_to_save=X,
-        grad_func=_chain(lambda x: ops.reciprocal(ops.square(ops.cos(x)))),
-    ),
-    GradConfig(kernel_name=kn.Tanh, outputs_to_save=Y, grad_func=_chain(lambda y: ops.sub(1, ops.square(y)))),
-    GradConfig(kernel_name=kn.LeakyRelu, inputs_to_save=X, grad_func=_leaky_relu),
-    GradConfig(kernel_name=kn.ClipByValue, inputs_to_save=X, grad_func=_clip),
+    _of_x(kn.Abs, lambda x: ops.step(x, -1)),
+    _of_x(kn.Acos, lambda x: ops.neg(ops.rsqrt(_one_minus_square(x)))),
+    _of_x(kn.Asin, lambda x: ops.rsqrt(_one_minus_square(x))),
+    _of_x(kn.Atan, lambda x: ops.reciprocal(_one_plus_square(x))),
+    _of_x(kn.Cos, lambda x: ops.neg(ops.sin(x))),
+    _of_x(kn.Cosh, lambda x: ops.sinh(x)),
+    _of_x(kn.Erf, lambda x: ops.mul(ops.exp(ops.neg(ops.square(x))), 2 / math.sqrt(math.pi))),
+    _of_y(kn.Exp, lambda y: y),
+    _of_x(kn.Expm1, lambda x: ops.exp(x)),
+    _of_x(kn.Log, lambda x: ops.reciprocal(x)),
+    _of_x(kn.Log1p, lambda x: ops.reciprocal(ops.add(x, 1))),
+    _of_x(kn.Reciprocal, lambda x: ops.neg(ops.reciprocal(ops.square(x)))),
+    _of_x(kn.Relu, lambda x: ops.step(x)),
+    _of_x(kn.Relu6, lambda x: ops.mul(ops.cast(ops.less_equal(x, 6), "float32"), ops.step(x))),
+    _of_x(kn.Rsqrt, lambda x: ops.mul(ops.pow(x, -1.5), -0.5)),
+    _of_x(kn.Selu, _selu),
+    _of_y(kn.Sigmoid, lambda y: ops.mul(y, ops.sub(1, y))),
+    _of_x(kn.Sin, lambda x: ops.cos(x)),
+    _of_x(kn.Sinh, lambda x: ops.cosh(x)),
+    _of_x(kn.Softplus, lambda x: ops.sigmoid(x)),
+    _of_x(kn.Sqrt, lambda x: ops.reciprocal(ops.mul(ops.sqrt(x), 2))),
+    _of_x(kn.Square, lambda x: ops.mul(x, 2)),
+    _of_x(kn.Tan, lambda x: ops.reciprocal(ops.square(ops.cos(x)))),
+    _of_y(kn.Tanh, lambda y: ops.sub(1, ops.square(y))),
+    GradConfig(kernel_name=kn.LeakyRelu, inputs_to_save=("x",), grad_func=_leaky_relu),
+    GradConfig(kernel_name=kn.ClipByValue, inputs_to_save=("x",), grad_func=_clip),
     GradConfig(kernel_name=kn.Neg, grad_func=_neg),
     GradConfig(kernel_name=kn.Cast, grad_func=_cast),
     GradConfig(kernel_name=kn.Identity, grad_func=identity_grad),
-    GradConfig(kernel_name=kn.Ceil, grad_func=_zero),
-    GradConfig(kernel_name=kn.Floor, grad_func=_zero),
-    GradConfig(kernel_name=kn.Round, grad_func=_zero),
-    GradConfig(kernel_name=kn.Sign, grad_func=_zero),
-    GradConfig(kernel_name=kn.Step, grad_func=_zero),
-    GradConfig(kernel_name=kn.IsNan, grad_func=_zero),
-    GradConfig(kernel_name=kn.IsFinite, grad_func=_zero),
-    GradConfig(kernel_name=kn.IsInf, grad_func=_zero),
-    GradConfig(kernel_name=kn.LogicalNot, grad_func=_zero),
-    GradConfig(kernel_name=kn.ZerosLike, grad_func=_zero),
-    GradConfig(kernel_name=kn.OnesLike, grad_func=_zero),
-    GradConfig(
-        kernel_name=kn.Acosh,
-        inputs_to_save=X,
-        grad_func=_chain(lambda x: ops.rsqrt(ops.sub(ops.square(x), 1))),
-    ),
-    GradConfig(
-        kernel_name=kn.Asinh, inputs_to_save=X, grad_func=_chain(lambda x: ops.rsqrt(_one_plus_square(x)))
-    ),
-    GradConfig(
-        kernel_name=kn.Atanh,
-        inputs_to_save=X,
-        grad_func=_chain(lambda x: ops.reciprocal(_one_minus_square(x))),
-    ),
+    *(GradConfig(kernel_name=kernel, grad_func=_zero) for kernel in _PIECEWISE_CONSTANT),
+    _of_x(kn.Acosh, lambda x: ops.rsqrt(ops.sub(ops.square(x), 1))),
+    _of_x(kn.Asinh, lambda x: ops.rsqrt(_one_plus_square(x))),
+    _of_x(kn.Atanh, lambda x: ops.reciprocal(_one_minus_square(x))),
 ):
     register_gradient(config)

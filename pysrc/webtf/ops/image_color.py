@@ -18,16 +18,23 @@ from .shape import expand_dims, split, tile
 _LUMA = (0.2989, 0.5870, 0.1140)  # CCIR 601 luma weights, as TF.js
 
 
+def _image(image: TensorLike, name: str, channels: int, kind: str) -> Tensor:
+    """image as a tensor of rank >= 2 whose last dim is `channels` (a clear error naming the op otherwise)."""
+    t = convert_to_tensor(image, "image", name)
+    if t.rank < 2:
+        raise ValueError(f"Error in {name}: images must be at least rank 2, but got rank {t.rank}.")
+    if t.shape[-1] != channels:
+        raise ValueError(
+            f"Error in {name}: last dimension of {kind} image should be size {channels}, but got size "
+            f"{t.shape[-1]}."
+        )
+    return t
+
+
 @op
 def rgb_to_grayscale(image: TensorLike) -> Tensor:
     """Luma of an RGB image (last dim 3) with a last dim of 1, in the image's dtype."""
-    t = convert_to_tensor(image, "image", "rgb_to_grayscale")
-    if t.rank < 2:
-        raise ValueError(f"Error in rgb_to_grayscale: images must be at least rank 2, but got rank {t.rank}.")
-    if t.shape[-1] != 3:
-        raise ValueError(
-            f"Error in rgb_to_grayscale: last dimension of an RGB image should be size 3, but got {t.shape[-1]}."
-        )
+    t = _image(image, "rgb_to_grayscale", 3, "an RGB")
     labels = "ijklmn"[: t.rank - 1]
     gray = einsum(f"{labels}z,z->{labels}", cast(t, "float32"), tensor(list(_LUMA), None, "float32"))
     return cast(expand_dims(gray, -1), t.dtype)
@@ -36,14 +43,7 @@ def rgb_to_grayscale(image: TensorLike) -> Tensor:
 @op
 def grayscale_to_rgb(image: TensorLike) -> Tensor:
     """A grayscale image (last dim 1) repeated to 3 channels."""
-    t = convert_to_tensor(image, "image", "grayscale_to_rgb")
-    if t.rank < 2:
-        raise ValueError(f"Error in grayscale_to_rgb: images must be at least rank 2, but got rank {t.rank}.")
-    if t.shape[-1] != 1:
-        raise ValueError(
-            f"Error in grayscale_to_rgb: last dimension of a grayscale image should be size 1, but got size "
-            f"{t.shape[-1]}."
-        )
+    t = _image(image, "grayscale_to_rgb", 1, "a grayscale")
     return tile(t, [1] * (t.rank - 1) + [3])
 
 

@@ -3,6 +3,8 @@ local_response_normalization (kernel LRN) and moving_average; composites follow 
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from typing import Any
 
@@ -144,28 +146,26 @@ def batch_norm(
 
 
 def _batch_norm_nd(rank: int) -> Any:
-    def batch_norm_nd(
-        x: TensorLike,
-        mean: TensorLike,
-        variance: TensorLike,
-        offset: TensorLike | None = None,
-        scale: TensorLike | None = None,
-        variance_epsilon: float | None = None,
-    ) -> Tensor:
-        t = convert_to_tensor(x, "x", f"batch_norm{rank}d")
+    """batch_norm (its signature and typing, through __wrapped__) checking x's rank and each parameter's."""
+    name = f"batch_norm{rank}d"
+    params = inspect.signature(batch_norm)
+
+    @functools.wraps(batch_norm)
+    def batch_norm_nd(*args: Any, **kwargs: Any) -> Tensor:
+        bound = params.bind(*args, **kwargs)
+        t = bound.arguments["x"] = convert_to_tensor(bound.arguments["x"], "x", name)
         if t.rank != rank:
-            raise ValueError(f"Error in batch_norm{rank}d: x must be rank {rank} but got rank {t.rank}.")
-        for arg, value in (("mean", mean), ("variance", variance), ("offset", offset), ("scale", scale)):
-            p = None if value is None else convert_to_tensor(value, arg, f"batch_norm{rank}d")
+            raise ValueError(f"Error in {name}: x must be rank {rank} but got rank {t.rank}.")
+        for arg in ("mean", "variance", "offset", "scale"):
+            value = bound.arguments.get(arg)
+            p = None if value is None else convert_to_tensor(value, arg, name)
             if p is not None and p.rank not in (1, rank):
                 if p is not value:
                     p.dispose()
-                raise ValueError(
-                    f"Error in batch_norm{rank}d: {arg} must be rank {rank} or rank 1 but got rank {p.rank}."
-                )
-        return batch_norm(t, mean, variance, offset, scale, variance_epsilon)
+                raise ValueError(f"Error in {name}: {arg} must be rank {rank} or rank 1 but got rank {p.rank}.")
+        return batch_norm(*bound.args, **bound.kwargs)
 
-    batch_norm_nd.__name__ = batch_norm_nd.__qualname__ = f"batch_norm{rank}d"
+    batch_norm_nd.__name__ = batch_norm_nd.__qualname__ = name
     batch_norm_nd.__doc__ = f"batch_norm for a rank-{rank} x (parameters rank 1 or {rank})."
     return op(batch_norm_nd)
 

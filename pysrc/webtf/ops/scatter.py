@@ -19,8 +19,10 @@ __all__ = [
 ]  # fmt: skip
 
 
-def _check_scatter(name: str, indices: Tensor, updates: Tensor, shape: Sequence[int]) -> None:
-    """TF.js's scatter_nd_util.validateInput checks, with its wording."""
+def _scatter_args(name: str, indices: TensorLike, updates: TensorLike, shape: Sequence[int]) -> tuple[Tensor, Tensor]:
+    """indices (int32) and updates as tensors, through TF.js's scatter_nd_util.validateInput checks and wording."""
+    indices = convert_to_tensor(indices, "indices", name, "int32")
+    updates = convert_to_tensor(updates, "updates", name)
     if indices.rank < 1:
         raise ValueError(
             f"Error in {name}: expects the indices to be rank 1 or higher, but the rank was {indices.rank}."
@@ -51,15 +53,14 @@ def _check_scatter(name: str, indices: Tensor, updates: Tensor, shape: Sequence[
             f"updates.shape: {fmt(updates.shape)}, indices.shape: {fmt(indices.shape)}, shape: {fmt(shape)}, "
             f"sliceDim: {slice_dim}, and batchDim: {batch_dim}."
         )
+    return indices, updates
 
 
 @op
 def scatter_nd(indices: TensorLike, updates: TensorLike, shape: Sequence[int]) -> Tensor:
     """Zeros of `shape` with updates summed in at indices (kernel ScatterNd)."""
-    idx = convert_to_tensor(indices, "indices", "scatter_nd", "int32")
-    upd = convert_to_tensor(updates, "updates", "scatter_nd")
     out = output_shape(shape, "shape", "scatter_nd")
-    _check_scatter("scatter_nd", idx, upd, out)
+    idx, upd = _scatter_args("scatter_nd", indices, updates, out)
     return ENGINE.run_kernel(kn.ScatterNd, {"indices": idx, "updates": upd}, {"shape": out})
 
 
@@ -68,11 +69,9 @@ def tensor_scatter_update(tensor: TensorLike, indices: TensorLike, updates: Tens
     """A copy of tensor with the slices at indices replaced by updates (kernel TensorScatterUpdate)."""
     name = "tensor_scatter_update"
     t = convert_to_tensor(tensor, "tensor", name)
-    idx = convert_to_tensor(indices, "indices", name, "int32")
-    upd = convert_to_tensor(updates, "updates", name)
     if t.rank < 1:
         raise ValueError(f"Error in {name}: tensor must be at least rank 1, but got rank {t.rank}.")
-    _check_scatter(name, idx, upd, t.shape)
+    idx, upd = _scatter_args(name, indices, updates, t.shape)
     if t.dtype != upd.dtype:
         raise TypeError(
             f"Error in {name}: tensor and updates must have the same dtype, instead they are {t.dtype} and "

@@ -43,13 +43,18 @@ def _expand(cols: list[int], channels: int) -> list[int]:
 
 
 # ---- resize ----------------------------------------------------------------------------------------
+def _resize_args(backend: Any, inputs: Any, attrs: dict[str, Any]) -> tuple[Any, Any, tuple[int, ...], tuple]:
+    """(images, their values, the output shape, resize_info's (batch, h, w, c, new_h, new_w, align, half))."""
+    images = inputs["images"]
+    info = resize_info(images.shape, attrs)
+    batch, _, _, c, new_h, new_w, _, _ = info
+    return images, backend.values(images), (batch, new_h, new_w, c), info
+
+
 def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """ResizeBilinear with TF.js's source-coordinate rules."""
-    images = inputs["images"]
-    batch, h, w, c, new_h, new_w, align, half = resize_info(images.shape, attrs)
-    vals = backend.values(images)
-    shape = (batch, new_h, new_w, c)
-    if batch * new_h * new_w * c == 0:
+    _, vals, shape, (batch, h, w, c, new_h, new_w, align, half) = _resize_args(backend, inputs, attrs)
+    if 0 in shape:
         return backend.output(array("f"), shape, "float32")
     top, bottom, row_frac = bilinear_axis(h, new_h, align, half)
     left, right, col_frac = bilinear_axis(w, new_w, align, half)
@@ -70,11 +75,8 @@ def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
 
 def resize_nearest_neighbor(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """ResizeNearestNeighbor with TF.js's source-coordinate rules."""
-    images = inputs["images"]
-    batch, h, w, c, new_h, new_w, align, half = resize_info(images.shape, attrs)
-    vals = backend.values(images)
-    shape = (batch, new_h, new_w, c)
-    if batch * new_h * new_w * c == 0:
+    images, vals, shape, (batch, h, w, c, new_h, new_w, align, half) = _resize_args(backend, inputs, attrs)
+    if 0 in shape:
         return backend.output(array(vals.typecode), shape, images.dtype)
     rows = nearest_axis(h, new_h, align, half)
     col_idx = _expand(nearest_axis(w, new_w, align, half), c)

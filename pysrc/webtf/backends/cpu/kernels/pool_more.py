@@ -13,35 +13,40 @@ from ...base import TensorInfo
 _NO_TAP = -9007199254740991.0  # TF.js's start value (Number.MIN_SAFE_INTEGER) for a window with no taps
 
 
+def _windows(x_shape: tuple[int, ...], info: Any) -> Any:
+    """Yield (b, c, taps) per NHWC output in order; taps: the window's in-bounds (ky, kx, y, x), ky-major."""
+    b_n, h_in, w_in, c_n = x_shape
+    fh, fw, sh, sw, dh, dw, top, left = info.window
+    for b in range(b_n):
+        for oy in range(info.out_height):
+            for ox in range(info.out_width):
+                taps = [
+                    (ky, kx, y, xx)
+                    for ky in range(fh)
+                    if 0 <= (y := oy * sh - top + ky * dh) < h_in
+                    for kx in range(fw)
+                    if 0 <= (xx := ox * sw - left + kx * dw) < w_in
+                ]
+                for c in range(c_n):
+                    yield b, c, taps
+
+
 def max_pool_with_argmax(backend: Any, inputs: Any, attrs: dict[str, Any]) -> list[TensorInfo]:
     """MaxPoolWithArgmax: [max of each window, the flat index of its first maximum]."""
     x = inputs["x"]
     info = compute_pool_info(x.shape, attrs["filter_size"], attrs["strides"], attrs["pad"])
     vals = backend.values(x)
-    b_n, h_in, w_in, c_n = x.shape
-    fh, fw, sh, sw, dh, dw, top, left = info.window
+    _, h_in, w_in, c_n = x.shape
     with_batch = bool(attrs.get("include_batch_in_index"))
     out, idx = array("f"), array("i")
-    for b in range(b_n):
-        for oy in range(info.out_height):
-            for ox in range(info.out_width):
-                for c in range(c_n):
-                    best, where = -math.inf, -1
-                    for ky in range(fh):
-                        y = oy * sh - top + ky * dh
-                        if not 0 <= y < h_in:
-                            continue
-                        for kx in range(fw):
-                            xx = ox * sw - left + kx * dw
-                            if 0 <= xx < w_in:
-                                v = vals[((b * h_in + y) * w_in + xx) * c_n + c]
-                                if v > best or where < 0:
-                                    best, where = (
-                                        v,
-                                        ((b * h_in if with_batch else 0) + y) * w_in * c_n + xx * c_n + c,
-                                    )
-                    out.append(best)
-                    idx.append(where)
+    for b, c, taps in _windows(x.shape, info):
+        best, where = -math.inf, -1
+        for _, _, y, xx in taps:
+            v = vals[((b * h_in + y) * w_in + xx) * c_n + c]
+            if v > best or where < 0:
+                best, where = v, ((b * h_in if with_batch else 0) + y) * w_in * c_n + xx * c_n + c
+        out.append(best)
+        idx.append(where)
     shape = info.out_shape
     return [backend.output(out, shape, "float32"), backend.output(idx, shape, "int32")]
 
@@ -54,27 +59,15 @@ def _dilation_walk(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
         x.shape, (fh, fw, c_n, c_n), attrs["strides"], attrs.get("dilations", 1), attrs["pad"]
     )
     xs, fs = backend.values(x), backend.values(f)
-    b_n, h_in, w_in, _ = x.shape
-    _, _, sh, sw, dh, dw, top, left = info.window
-    n = 0
-    for b in range(b_n):
-        for oy in range(info.out_height):
-            for ox in range(info.out_width):
-                for c in range(c_n):
-                    best, at_x, at_f = _NO_TAP, -1, -1
-                    for ky in range(fh):
-                        y = oy * sh - top + ky * dh
-                        if not 0 <= y < h_in:
-                            continue
-                        for kx in range(fw):
-                            xx = ox * sw - left + kx * dw
-                            if 0 <= xx < w_in:
-                                xi, fi = ((b * h_in + y) * w_in + xx) * c_n + c, (ky * fw + kx) * c_n + c
-                                v = xs[xi] + fs[fi]
-                                if v > best:
-                                    best, at_x, at_f = v, xi, fi
-                    yield n, best, at_x, at_f
-                    n += 1
+    _, h_in, w_in, _ = x.shape
+    for n, (b, c, taps) in enumerate(_windows(x.shape, info)):
+        best, at_x, at_f = _NO_TAP, -1, -1
+        for ky, kx, y, xx in taps:
+            xi, fi = ((b * h_in + y) * w_in + xx) * c_n + c, (ky * fw + kx) * c_n + c
+            v = xs[xi] + fs[fi]
+            if v > best:
+                best, at_x, at_f = v, xi, fi
+        yield n, best, at_x, at_f
 
 
 def dilation2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -88,26 +81,25 @@ def dilation2d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return backend.output(out, info.out_shape, "float32")
 
 
-def dilation2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Dilation2DBackpropInput: dy routed to the x element that won each window."""
-    x = inputs["x"]
-    dy = backend.values(inputs["dy"])
-    dx = [0.0] * len(backend.values(x))
-    for n, _, at_x, _ in _dilation_walk(backend, inputs, attrs):
-        if at_x >= 0:
-            dx[at_x] += dy[n]
-    return backend.output(array("f", dx), x.shape, "float32")
+def _routed(key: str, slot: int, doc: str) -> Any:
+    """A kernel summing dy into inputs[key] at each window's winner (`slot` of the walk's tuples)."""
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        dy, target = backend.values(inputs["dy"]), inputs[key]
+        out = [0.0] * len(backend.values(target))
+        for step in _dilation_walk(backend, inputs, attrs):
+            if step[slot] >= 0:
+                out[step[slot]] += dy[step[0]]
+        return backend.output(array("f", out), target.shape, "float32")
+
+    kernel.__doc__ = doc
+    return kernel
 
 
-def dilation2d_backprop_filter(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Dilation2DBackpropFilter: dy routed to the filter tap that won each window."""
-    f = inputs["filter"]
-    dy = backend.values(inputs["dy"])
-    df = [0.0] * len(backend.values(f))
-    for n, _, _, at_f in _dilation_walk(backend, inputs, attrs):
-        if at_f >= 0:
-            df[at_f] += dy[n]
-    return backend.output(array("f", df), f.shape, "float32")
+dilation2d_backprop_input = _routed("x", 2, "Dilation2DBackpropInput: dy routed to the x element that won each window.")
+dilation2d_backprop_filter = _routed(
+    "filter", 3, "Dilation2DBackpropFilter: dy routed to the filter tap that won each window."
+)
 
 
 KERNELS: dict[str, Any] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import Any
 
-from .... import kernel_names as kn
+from ....backend_util.families import SCATTER_FAMILY, family_kernels
 from ....shapes import broadcast_shapes, size_of, strides_of
 from ...base import TensorInfo
 from .broadcast import to_typed
@@ -151,14 +151,4 @@ def broadcast_args(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorIn
     return backend.output(to_typed(list(shape), "int32"), (len(shape),), "int32")
 
 
-KERNELS: dict[str, Any] = {
-    kn.ScatterNd: scatter_nd,
-    kn.TensorScatterUpdate: tensor_scatter_update,
-    kn.UnsortedSegmentSum: unsorted_segment_sum,
-    kn.Bincount: bincount,
-    kn.DenseBincount: dense_bincount,
-    kn.Unique: unique,
-    kn.SearchSorted: search_sorted,
-    kn.BitwiseAnd: bitwise_and,
-    kn.BroadcastArgs: broadcast_args,
-}
+KERNELS: dict[str, Any] = family_kernels(SCATTER_FAMILY, globals())

@@ -11,59 +11,11 @@ from typing import Any
 
 import numpy as np
 
+from ....backend_util.families import package_kernels
 from ...cpu import KERNELS as CPU_KERNELS
-from . import (
-    binary,
-    complex,
-    conv,
-    conv3d,
-    conv_grad,
-    creation,
-    image,
-    image_grad,
-    linalg,
-    math_more,
-    matmul,
-    optimizers,
-    pool,
-    reduce,
-    scan,
-    shape,
-    slicing,
-    softmax,
-    sparse,
-    spatial,
-    strings,
-    unary,
-)
 
-FAMILIES = (
-    creation,
-    unary,
-    binary,
-    reduce,
-    softmax,
-    scan,
-    matmul,
-    conv,
-    conv_grad,
-    pool,
-    shape,
-    slicing,
-    image,
-    image_grad,
-    spatial,
-    optimizers,
-    conv3d,
-    linalg,
-    math_more,
-    complex,
-    strings,
-    sparse,
-)
-
-NATIVE: dict[str, Any] = {}
-for _family in FAMILIES:
-    NATIVE.update({name: np.errstate(all="ignore")(fn) for name, fn in _family.KERNELS.items()})
+NATIVE: dict[str, Any] = {
+    name: np.errstate(all="ignore")(fn) for name, fn in package_kernels(__name__, __path__).items()
+}
 
 KERNELS: dict[str, Any] = {**CPU_KERNELS, **NATIVE}

@@ -9,6 +9,7 @@ import numpy as np
 
 from .... import kernel_names as kn
 from ....backend_util import compute_conv_info, compute_pool_info
+from ....backend_util.families import SCATTER_FAMILY, family_kernels
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from .common import store
@@ -270,15 +271,7 @@ KERNELS: dict[str, Any] = {
     kn.FusedBatchNorm: fused_batch_norm,
     kn.LRN: lrn,
     kn.LRNGrad: lrn_grad,
-    kn.ScatterNd: scatter_nd,
-    kn.TensorScatterUpdate: tensor_scatter_update,
-    kn.UnsortedSegmentSum: unsorted_segment_sum,
-    kn.Bincount: bincount,
-    kn.DenseBincount: dense_bincount,
-    kn.Unique: unique,
-    kn.SearchSorted: search_sorted,
-    kn.BitwiseAnd: bitwise_and,
-    kn.BroadcastArgs: broadcast_args,
+    **family_kernels(SCATTER_FAMILY, globals()),
     kn.Multinomial: multinomial,
     kn.MaxPoolWithArgmax: max_pool_with_argmax,
     kn.Dilation2D: dilation2d,
