@@ -41,6 +41,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent
 DIST = ROOT / "dist"
+DIST_CUSTOM = ROOT / "dist-custom"  # `serve --wheel`: the page with a custom build's wheel
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = (
     "--no-sandbox",  # we run as root
@@ -564,14 +565,15 @@ def patched_lock(original: Path, wheels: Mapping[str, Path]) -> bytes:
     return (json.dumps({"info": lock["info"], "packages": packages}, indent=2) + "\n").encode()
 
 
-def sync_dist(plan: Plan) -> int:
-    """Make dist/ hold exactly plan, touching only what changed; return the number of files written."""
+def sync_dist(plan: Plan, dist: Path = DIST) -> int:
+    """Make dist (dist/) hold exactly plan, touching only what changed; return the number of files written."""
     written = 0
     for rel, source in plan.items():
-        dest = DIST / rel
+        dest = dist / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(source, bytes):
             if not dest.exists() or dest.read_bytes() != source:
+                dest.unlink(missing_ok=True)  # never write through a link into the cache
                 dest.write_bytes(source)
                 written += 1
         else:
@@ -581,10 +583,16 @@ def sync_dist(plan: Plan) -> int:
                 or dest.stat().st_size != stat.st_size
                 or dest.stat().st_mtime != stat.st_mtime
             ):
-                shutil.copy2(source, dest)
+                dest.unlink(missing_ok=True)
+                try:
+                    if dist == DIST:
+                        raise OSError  # dist/ holds copies
+                    os.link(source, dest)  # another site (serve --wheel, tests): links to the cached files
+                except OSError:
+                    shutil.copy2(source, dest)
                 written += 1
-    for path in sorted(DIST.rglob("*"), reverse=True):  # deepest first, so emptied folders go too
-        rel = path.relative_to(DIST).as_posix()
+    for path in sorted(dist.rglob("*"), reverse=True):  # deepest first, so emptied folders go too
+        rel = path.relative_to(dist).as_posix()
         if path.is_file() and rel not in plan:
             path.unlink()
         elif path.is_dir() and not any(path.iterdir()):
@@ -592,9 +600,9 @@ def sync_dist(plan: Plan) -> int:
     return written
 
 
-def build(wheel_path: Path | None = None) -> None:
+def build(wheel_path: Path | None = None, dist: Path = DIST) -> None:
     """Fetch and check the pinned artifacts, build the webtf wheel (or take wheel_path's, a custom build's)
-    and assemble dist/."""
+    and assemble dist (dist/)."""
     start = time.monotonic()
     plan: Plan = {name: ROOT / name for name in ("index.html", "bench.html")}
     for path in sorted((ROOT / "web").rglob("*")):
@@ -645,8 +653,8 @@ def build(wheel_path: Path | None = None) -> None:
     for rel, source in list(plan.items()):
         if rel + ".gz" not in plan and (packed := precompressed(rel, source)) is not None:
             plan[rel + ".gz"] = packed
-    written = sync_dist(plan)
-    log(f"dist/ ready: {len(plan)} files, {written} written, {time.monotonic() - start:.1f} s")
+    written = sync_dist(plan, dist)
+    log(f"{dist.name}/ ready: {len(plan)} files, {written} written, {time.monotonic() - start:.1f} s")
 
 
 # ---------------------------------------------------------------------------------------------- custom
@@ -742,9 +750,10 @@ class DistHandler(http.server.SimpleHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: the page makes many requests
     quiet = False
     cache_control = "no-cache"  # per response: revalidate (ETag / Last-Modified) before using a cached copy
+    root = DIST  # the folder served
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, directory=str(DIST), **kwargs)
+        super().__init__(*args, directory=str(self.root), **kwargs)
 
     def send_head(self) -> Any:
         """Serve a file, or its precompressed .gz with Content-Encoding: gzip when the request accepts gzip;
@@ -762,7 +771,7 @@ class DistHandler(http.server.SimpleHTTPRequestHandler):
         body = packed if encoded else path
         stat = body.stat()
         etag = f'"{stat.st_size:x}-{stat.st_mtime_ns:x}{"-gzip" if encoded else ""}"'
-        immutable = path.relative_to(DIST).parts[0] == "snapshot"  # named by the hash of its inputs
+        immutable = path.relative_to(self.root).parts[0] == "snapshot"  # named by the hash of its inputs
         if immutable:
             self.cache_control = "public, max-age=31536000, immutable"
         fresh = etag in [tag.strip() for tag in self.headers.get("If-None-Match", "").split(",")]
@@ -795,9 +804,9 @@ class DistHandler(http.server.SimpleHTTPRequestHandler):
             super().log_message(format, *args)
 
 
-def make_server(port: int = 8000, quiet: bool = False) -> http.server.ThreadingHTTPServer:
-    """A threaded server of dist/ on 127.0.0.1:port (0 picks a free port); call serve_forever() on it."""
-    handler = type("Handler", (DistHandler,), {"quiet": quiet})
+def make_server(port: int = 8000, quiet: bool = False, root: Path = DIST) -> http.server.ThreadingHTTPServer:
+    """A threaded server of root (dist/) on 127.0.0.1:port (0 picks a free port); call serve_forever() on it."""
+    handler = type("Handler", (DistHandler,), {"quiet": quiet, "root": root})
     return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
 
 
@@ -814,9 +823,11 @@ def custom_build_info(wheel_path: Path) -> dict[str, Any]:
 
 
 def serve(port: int, wheel_path: Path | None = None) -> None:
-    """Build (with wheel_path's wheel when given), then serve dist/ until interrupted."""
-    build(wheel_path)
-    with make_server(port) as server:
+    """Build, then serve dist/ until interrupted; with wheel_path (a custom build's wheel), dist-custom/: the
+    same page with that wheel."""
+    root = DIST if wheel_path is None else DIST_CUSTOM
+    build(wheel_path, root)
+    with make_server(port, root=root) as server:
         print(f"Serving webtf at http://127.0.0.1:{server.server_address[1]}/  (Ctrl+C stops)", flush=True)
         try:
             server.serve_forever()

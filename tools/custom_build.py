@@ -202,6 +202,11 @@ def _resolve(module: str, is_package: bool, level: int, target: str | None) -> s
     return ".".join(base + ([target] if target else []))
 
 
+def module_text(module: str) -> str:
+    """The source of a non-package module."""
+    return PACKAGE.parent.joinpath(*module.split(".")).with_suffix(".py").read_text()
+
+
 def wanted(module: str, kernels: set[str], kernel_mods: set[str], config: CustomConfig) -> bool:
     """Whether an optional module is needed by itself (imports may pull in more)."""
     if module in kernel_mods or module == "webtf.gradients.registry":
@@ -211,12 +216,11 @@ def wanted(module: str, kernels: set[str], kernel_mods: set[str], config: Custom
     if module.startswith("webtf.backends.") and module.count(".") == 2:
         return module.split(".")[2] in config.backends  # a kept backend's package
     if module.startswith("webtf.ops."):
-        used = set(re.findall(r"\bkn\.(\w+)", PACKAGE.parent.joinpath(*module.split(".")).with_suffix(".py").read_text()))
+        used = set(re.findall(r"\bkn\.(\w+)", module_text(module)))
         return not used or bool(used & kernels)
     if module.startswith("webtf.models.pipelines.") and module != "webtf.models.pipelines.common":
         # a pipeline (pre/post-processing of one model) when its model is listed
-        text = PACKAGE.parent.joinpath(*module.split(".")).with_suffix(".py").read_text()
-        return any(f"/{path.name}" in text for path in config.models)
+        return any(f"/{path.name}" in module_text(module) for path in config.models)
     # the rest of models/ (io's storage handlers, the graph executor's parts) only when imported
     return module == "webtf.models.graph.model" and bool(config.models)
 
@@ -489,7 +493,8 @@ def make_plan(config: CustomConfig, log: Callable[[str], None]) -> Plan:
         "kernels": kernels,
         "forward_mode_only": config.forward_mode_only,
     }
-    entries["webtf/_build.py"] = f'"""This custom build\'s contents (build.py custom)."""\n\nBUILD = {build!r}\n'.encode()
+    header = '"""This custom build\'s contents (build.py custom)."""'
+    entries["webtf/_build.py"] = f"{header}\n\nBUILD = {build!r}\n".encode()
     shaders: list[str] = []
     if "webgl" in config.backends:
         webgl = [entries[k].decode() for k in entries if k.startswith("webtf/backends/webgl/")]
