@@ -213,8 +213,8 @@ def wanted(module: str, kernels: set[str], kernel_mods: set[str], config: Custom
         return True
     if module.startswith("webtf.gradients."):
         return not config.forward_mode_only and module in GRADIENT_API
-    if module.startswith("webtf.backends.") and module.count(".") == 2:
-        return module.split(".")[2] in config.backends  # a kept backend's package
+    if module.startswith("webtf.backends.") and ".kernels." not in module:
+        return module.split(".")[2] in config.backends  # a kept backend's package, flags, ... (not its kernels)
     if module.startswith("webtf.ops."):
         used = set(re.findall(r"\bkn\.(\w+)", module_text(module)))
         return not used or bool(used & kernels)
@@ -312,14 +312,14 @@ class Shaker:
                 if isinstance(node, ast.ImportFrom) and node.level + bool(node.module) > 0:
                     base = _resolve(module, self.is_package(module), node.level, node.module)
                     if base.startswith("webtf") and base in self.files and base not in self.kept:
-                        removed |= {a.asname or a.name for a in node.names}
+                        removed |= {a.asname or a.name for a in node.names} - {"*"}
                         continue
                     lost = self.lost(base) if base in self.files else set()
                     names = []
                     for alias in node.names:
                         sub = f"{base}.{alias.name}"
                         if (sub in self.files and sub not in self.kept) or alias.name in lost:
-                            removed.add(alias.asname or alias.name)
+                            removed.add(alias.asname or alias.name)  # never "*": lost has no "*"
                         else:
                             names.append(alias)
                     if not names:

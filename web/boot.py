@@ -36,6 +36,14 @@ def webgl_renderer() -> str | None:
             lose.loseContext()
 
 
+def flag(env: tf.Environment, name: str) -> object:
+    """A flag's value; None when the backend that registers it is not in this (custom) build."""
+    try:
+        return env.get(name)
+    except ValueError:
+        return None
+
+
 async def boot(backend: str | None) -> str:
     """Start webtf (on backend when given) and return JSON {backend, backends, flags, renderer}."""
     if hasattr(tf, "wasm"):
@@ -51,7 +59,7 @@ async def boot(backend: str | None) -> str:
         {
             "backend": tf.get_backend(),
             "backends": registered,
-            "flags": {name: env.get(name) for name in PANEL_FLAGS},
+            "flags": {name: flag(env, name) for name in PANEL_FLAGS},
             "renderer": webgl_renderer(),
             "build": CUSTOM_BUILD or {"name": "full"},
         }
