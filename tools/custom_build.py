@@ -467,6 +467,28 @@ def shader_names(sources: Iterable[str], kernels: set[str]) -> list[str]:
     return sorted(names)
 
 
+def left_out_ops(files: dict[str, Path], kept: set[str]) -> dict[str, list[str]]:
+    """The public ops of the ops modules left out -> the kernels they run (for the error naming them)."""
+    found: dict[str, list[str]] = {}
+    for module in sorted(m for m in files if m.startswith("webtf.ops.") and m not in kept):
+        for node in ast.parse(module_text(module)).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defined = [node.name]
+            elif isinstance(node, ast.Assign):  # ops made by a factory: sin = unary_op(kn.Sin)
+                defined = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            else:
+                continue
+            names = [n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and _is_kn(n)]
+            for name in defined:
+                if names and not name.startswith("_"):
+                    found[name] = list(dict.fromkeys(names))
+    return found
+
+
+def _is_kn(node: ast.Attribute) -> bool:
+    return isinstance(node.value, ast.Name) and node.value.id == "kn"
+
+
 def make_plan(config: CustomConfig, log: Callable[[str], None]) -> Plan:
     """Kernels (config + models), modules and shaders of the custom build, with the wheel's file entries."""
     tf = import_webtf()
@@ -493,6 +515,7 @@ def make_plan(config: CustomConfig, log: Callable[[str], None]) -> Plan:
         "kernels": kernels,
         "forward_mode_only": config.forward_mode_only,
     }
+    build["left_out_ops"] = left_out_ops(files, set(kept))
     header = '"""This custom build\'s contents (build.py custom)."""'
     entries["webtf/_build.py"] = f"{header}\n\nBUILD = {build!r}\n".encode()
     shaders: list[str] = []

@@ -25,10 +25,22 @@ def left_out(kind: str, name: str) -> str | None:
     if kind == "backends" and name not in BUILT_IN_BACKENDS:
         return None
     what = "backend" if kind == "backends" else "kernel"
-    return (
-        f"{what} '{name}' is not in this custom webtf build: add \"{name}\" to \"{kind}\" in "
-        f"{CUSTOM_BUILD['config']} and run `python3 build.py custom --config {CUSTOM_BUILD['config']}` again"
-    )
+    return f"{what} '{name}' is not in this custom webtf build: {_add(kind, [name])}"
+
+
+def left_out_op(name: str) -> str | None:
+    """Why op `name` is absent: a custom build left out the kernels it runs; None otherwise."""
+    kernels = (CUSTOM_BUILD or {}).get("left_out_ops", {}).get(name)
+    if not kernels:
+        return None
+    ran = ", ".join(f"'{k}'" for k in kernels)
+    return f"op '{name}' (kernel {ran}) is not in this custom webtf build: {_add('kernels', kernels)}"
+
+
+def _add(key: str, names: list[str]) -> str:
+    config = CUSTOM_BUILD["config"] if CUSTOM_BUILD else ""
+    listed = ", ".join(f'"{n}"' for n in names)
+    return f'add {listed} to "{key}" in {config} and run `python3 build.py custom --config {config}` again'
 
 
 def register_kernel(kernel_name: str, backend_name: str, impl: KernelFunc) -> None:
