@@ -3,6 +3,11 @@
 
     python3 build.py                 fetch pinned artifacts, build the webtf wheel, assemble dist/
     python3 build.py serve [--port]  build, then serve dist/ on 127.0.0.1 (default port 8000)
+    python3 build.py serve --wheel PATH
+                                     the same page with a custom build's wheel (in dist-custom/)
+    python3 build.py custom --config custom_webtf.json
+                                     a size-optimized wheel of the config's kernels, backends and models
+                                     (tools/custom_build.py, docs/custom-builds.md)
     python3 build.py test [ARGS]     install test tools, build, ruff check, then pytest ARGS (default tests/),
                                      pytest-playwright's options too (--headed, --slowmo, --tracing, ...)
     python3 build.py bench [--models ...] [--backends ...] [--runs N] [--json PATH]
