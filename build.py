@@ -824,7 +824,8 @@ def custom_build_info(wheel_path: Path) -> dict[str, Any]:
             return {"name": "full"}
         tree = ast.parse(wheel.read("webtf/_build.py"))
     info = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign))
-    return {**info, "kernels": len(info["kernels"])}
+    keys = ("name", "config", "backends", "forward_mode_only")
+    return {**{key: info[key] for key in keys}, "kernels": len(info["kernels"])}
 
 
 def serve(port: int, wheel_path: Path | None = None) -> None:
