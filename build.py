@@ -5,6 +5,8 @@
     python3 build.py serve [--port]  build, then serve dist/ on 127.0.0.1 (default port 8000)
     python3 build.py serve --wheel PATH
                                      the same page with a custom build's wheel (in dist-custom/)
+    python3 build.py profile --model URL [--backend wasm] [--out custom_webtf.json]
+                                     a custom config: the kernels a graph model runs in the page
     python3 build.py custom --config custom_webtf.json
                                      a size-optimized wheel of the config's kernels, backends and models
                                      (tools/custom_build.py, docs/custom-builds.md)
@@ -665,6 +667,19 @@ def build(wheel_path: Path | None = None, dist: Path = DIST) -> None:
 # ---------------------------------------------------------------------------------------------- custom
 
 
+def profile(model: str, backend: str, out: Path | None) -> None:
+    """`build.py profile`: print (or write to out) a custom config with the kernels model runs on backend."""
+    ensure_test_tools(["playwright"])
+    from tools.custom_bench import profile_model
+
+    text = json.dumps(profile_model(model, backend), indent=2) + "\n"
+    if out is None:
+        print(text, end="")
+    else:
+        out.write_text(text)
+        log(f"wrote {out}: add the kernels your code runs around the model (tf.profile), then build.py custom")
+
+
 def check_importable(entries: Mapping[str, bytes], modules: Sequence[str]) -> None:
     """Import the custom package and each of its modules in a fresh CPython; BuildError if one fails."""
     with tempfile.TemporaryDirectory() as work:
@@ -928,6 +943,10 @@ def main(argv: Sequence[str]) -> int:
     serve_parser.add_argument("--wheel", type=Path, help="serve this webtf wheel (a custom build's) instead")
     custom_parser = commands.add_parser("custom", help="a size-optimized webtf wheel from a custom config")
     custom_parser.add_argument("--config", type=Path, required=True, help="custom_webtf.json")
+    profile_parser = commands.add_parser("profile", help="a custom config from a graph model's run in the page")
+    profile_parser.add_argument("--model", required=True, help="model.json URL (relative to the page or absolute)")
+    profile_parser.add_argument("--backend", default="wasm", choices=("cpu", "wasm", "webgl"))
+    profile_parser.add_argument("--out", type=Path, help="write the config here (else print it)")
     commands.add_parser("test", help="install test tools, build, ruff check, pytest [ARGS]")
     bench_parser = commands.add_parser("bench", help="webtf vs TF.js 4.22.0 in headless Chromium")
     from tools.bench import add_arguments
@@ -941,6 +960,8 @@ def main(argv: Sequence[str]) -> int:
             serve(args.port, args.wheel)
         elif args.command == "custom":
             custom(args.config)
+        elif args.command == "profile":
+            profile(args.model, args.backend, args.out)
         elif args.command == "test":
             return test(rest)
         elif args.command == "bench":

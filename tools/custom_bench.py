@@ -1,6 +1,7 @@
 """Measure custom builds against the full one (docs/custom-builds.md's table).
 
     python3 tools/custom_bench.py [--runs N]
+    python3 build.py profile --model URL --backend wasm [--out custom_webtf.json]   (profile_model)
 
 Profiles the camera demo's pipelines in the full page, writes the two configs of the docs ((a) BlazeFace on
 wasm, forward only; (b) BlazeFace and MoveNet on cpu, wasm and webgl), builds them, serves each site and boots
@@ -39,6 +40,40 @@ for key, run in (("blazeface", face.estimate_faces), ("movenet", pose.estimate_p
 face.dispose(); pose.dispose(); image.dispose()
 names
 """
+
+
+# One graph model at a URL, run on zeros on one backend under tf.profile: the config's kernels and backends.
+PROFILE_MODEL_PY = """
+import webtf as tf
+assert await tf.set_backend(BACKEND), f"backend {BACKEND} failed to start"
+model = await tf.load_graph_model(URL)
+feeds = model._zero_feeds()
+info = await tf.profile(lambda: model.execute_async(feeds))
+tf.dispose([info.result, feeds])
+model.dispose()
+info.kernel_names
+"""
+
+
+def profile_model(url: str, backend: str) -> dict[str, Any]:
+    """`build.py profile --model URL --backend NAME`: the kernels the model runs in the page (URLs relative
+    to the page, e.g. models/blazeface.json, or absolute), as a config to start from."""
+    from playwright.sync_api import sync_playwright
+
+    build.build()
+    httpd = serve(build.DIST)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(build.CHROMIUM), args=list(build.CHROMIUM_ARGS))
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/")
+            page.wait_for_function("document.documentElement.dataset.webtf === 'ready'", timeout=180_000)
+            code = PROFILE_MODEL_PY.replace("BACKEND", repr(backend)).replace("URL", repr(url))
+            kernels = page.evaluate(PY_JS, code)
+            browser.close()
+    finally:
+        httpd.shutdown()
+    return {"kernels": kernels, "backends": [backend], "outputPath": "custom", "forwardModeOnly": True}
 
 
 def boot_ms(browser: Any, url: str) -> float:
