@@ -87,3 +87,19 @@ def test_small_cpu_build_runs_what_it_lists(tmp_path: Path, capsys: pytest.Captu
     for absent in ("webtf.backends.webgl", "webtf.backends.wasm", "webtf.models.layers", "webtf.data",
                    "webtf.gradients.api", "webtf.backends.cpu.kernels.conv"):  # fmt: skip
         assert absent not in out["modules"]
+
+
+def test_gradients_kept_unless_forward_mode_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kernels = ["Add", "Multiply", "Reshape", "Sum", "Fill", "OnesLike", "ZerosLike", "Identity", "Cast"]
+    config = {"kernels": kernels, "backends": ["cpu"], "output_path": "out", "forward_mode_only": False}
+    code, err = run_custom(tmp_path, config, capsys)  # snake_case keys too
+    assert code == 0, err
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert {"webtf.gradients.api", "webtf.gradients.binary"} <= set(report["modules"])
+    with zipfile.ZipFile(tmp_path / "out" / report["wheel"]) as wheel:
+        wheel.extractall(tmp_path / "site")
+    grad_py = "import webtf as tf\nprint(tf.grad(lambda x: tf.mul(x, x))(tf.tensor([3.0, 4.0])).array_sync())"
+    result = subprocess.run(
+        [sys.executable, "-c", grad_py], capture_output=True, text=True, cwd=tmp_path / "site", check=True
+    )
+    assert json.loads(result.stdout) == [6.0, 8.0]  # d(x*x)/dx = 2x
