@@ -3,6 +3,13 @@
 
     python3 build.py                 fetch pinned artifacts, build the webtf wheel, assemble dist/
     python3 build.py serve [--port]  build, then serve dist/ on 127.0.0.1 (default port 8000)
+    python3 build.py serve --wheel PATH
+                                     the same page with a custom build's wheel (in dist-custom/)
+    python3 build.py profile --model URL [--backend wasm] [--out custom_webtf.json]
+                                     a custom config: the kernels a graph model runs in the page
+    python3 build.py custom --config custom_webtf.json
+                                     a size-optimized wheel of the config's kernels, backends and models
+                                     (tools/custom_build.py, docs/custom-builds.md)
     python3 build.py test [ARGS]     install test tools, build, ruff check, then pytest ARGS (default tests/),
                                      pytest-playwright's options too (--headed, --slowmo, --tracing, ...)
     python3 build.py bench [--models ...] [--backends ...] [--runs N] [--json PATH]
@@ -17,6 +24,7 @@ sha256 and extracted once (a stamp per artifact), so a warm build takes a few se
 from __future__ import annotations
 
 import argparse
+import ast
 import base64
 import gzip
 import hashlib
@@ -40,6 +48,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent
 DIST = ROOT / "dist"
+DIST_CUSTOM = ROOT / "dist-custom"  # `serve --wheel`: the page with a custom build's wheel
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = (
     "--no-sandbox",  # we run as root
@@ -408,10 +417,11 @@ def record_hash(data: bytes) -> str:
     return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
-def build_wheel(version: str) -> tuple[str, bytes]:
-    """Build the pure-Python webtf wheel in memory; return (file name, bytes)."""
+def build_wheel(version: str, files: Mapping[str, bytes] | None = None) -> tuple[str, bytes]:
+    """Build the pure-Python webtf wheel in memory (of files: archive path -> bytes, default all sources);
+    return (file name, bytes)."""
     dist_info = f"webtf-{version}.dist-info"
-    entries = {name: path.read_bytes() for name, path in wheel_sources().items()}
+    entries = dict(files) if files is not None else {n: p.read_bytes() for n, p in wheel_sources().items()}
     entries[f"{dist_info}/METADATA"] = (
         "Metadata-Version: 2.1\nName: webtf\n"
         f"Version: {version}\nSummary: TensorFlow.js's design in Python, for the browser on Pyodide\n"
@@ -562,14 +572,15 @@ def patched_lock(original: Path, wheels: Mapping[str, Path]) -> bytes:
     return (json.dumps({"info": lock["info"], "packages": packages}, indent=2) + "\n").encode()
 
 
-def sync_dist(plan: Plan) -> int:
-    """Make dist/ hold exactly plan, touching only what changed; return the number of files written."""
+def sync_dist(plan: Plan, dist: Path = DIST) -> int:
+    """Make dist (dist/) hold exactly plan, touching only what changed; return the number of files written."""
     written = 0
     for rel, source in plan.items():
-        dest = DIST / rel
+        dest = dist / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(source, bytes):
             if not dest.exists() or dest.read_bytes() != source:
+                dest.unlink(missing_ok=True)  # never write through a link into the cache
                 dest.write_bytes(source)
                 written += 1
         else:
@@ -579,10 +590,16 @@ def sync_dist(plan: Plan) -> int:
                 or dest.stat().st_size != stat.st_size
                 or dest.stat().st_mtime != stat.st_mtime
             ):
-                shutil.copy2(source, dest)
+                dest.unlink(missing_ok=True)
+                try:
+                    if dist == DIST:
+                        raise OSError  # dist/ holds copies
+                    os.link(source, dest)  # another site (serve --wheel, tests): links to the cached files
+                except OSError:
+                    shutil.copy2(source, dest)
                 written += 1
-    for path in sorted(DIST.rglob("*"), reverse=True):  # deepest first, so emptied folders go too
-        rel = path.relative_to(DIST).as_posix()
+    for path in sorted(dist.rglob("*"), reverse=True):  # deepest first, so emptied folders go too
+        rel = path.relative_to(dist).as_posix()
         if path.is_file() and rel not in plan:
             path.unlink()
         elif path.is_dir() and not any(path.iterdir()):
@@ -590,8 +607,9 @@ def sync_dist(plan: Plan) -> int:
     return written
 
 
-def build() -> None:
-    """Fetch and check the pinned artifacts, build the webtf wheel and assemble dist/."""
+def build(wheel_path: Path | None = None, dist: Path = DIST) -> None:
+    """Fetch and check the pinned artifacts, build the webtf wheel (or take wheel_path's, a custom build's)
+    and assemble dist (dist/)."""
     start = time.monotonic()
     plan: Plan = {name: ROOT / name for name in ("index.html", "bench.html")}
     for path in sorted((ROOT / "web").rglob("*")):
@@ -613,7 +631,12 @@ def build() -> None:
         extracted["pyodide"] / "package/pyodide-lock.json", wheels
     )
     version = project_version()
-    wheel_name, wheel = build_wheel(version)
+    if wheel_path is None:
+        wheel_name, wheel = build_wheel(version)
+        build_info: dict[str, Any] = {"name": "full"}
+    else:
+        wheel_name, wheel, build_info = wheel_path.name, wheel_path.read_bytes(), custom_build_info(wheel_path)
+        log(f"serving the {build_info['name']} wheel {wheel_path} ({len(wheel)} bytes)")
     plan[f"wheels/{wheel_name}"] = wheel
     pyodide_pin = next(pin for pin in NPM_PINS if pin.name == "pyodide")
     snapshot = make_snapshot(extracted["pyodide"] / "package", pyodide_pin, wheel_name, wheel)
@@ -621,6 +644,7 @@ def build() -> None:
         "wheel": wheel_name,
         "version": version,
         "sha256": hashlib.sha256(wheel).hexdigest(),
+        "build": build_info,
     }
     index["snapshot"] = None
     if snapshot is not None:
@@ -636,8 +660,90 @@ def build() -> None:
     for rel, source in list(plan.items()):
         if rel + ".gz" not in plan and (packed := precompressed(rel, source)) is not None:
             plan[rel + ".gz"] = packed
-    written = sync_dist(plan)
-    log(f"dist/ ready: {len(plan)} files, {written} written, {time.monotonic() - start:.1f} s")
+    written = sync_dist(plan, dist)
+    log(f"{dist.name}/ ready: {len(plan)} files, {written} written, {time.monotonic() - start:.1f} s")
+
+
+# ---------------------------------------------------------------------------------------------- custom
+
+
+def profile(model: str, backend: str, out: Path | None) -> None:
+    """`build.py profile`: print (or write to out) a custom config with the kernels model runs on backend."""
+    ensure_test_tools(["playwright"])
+    from tools.custom_bench import profile_model
+
+    text = json.dumps(profile_model(model, backend), indent=2) + "\n"
+    if out is None:
+        print(text, end="")
+    else:
+        out.write_text(text)
+        log(f"wrote {out}: add the kernels your code runs around the model (tf.profile), then build.py custom")
+
+
+def check_importable(entries: Mapping[str, bytes], modules: Sequence[str]) -> None:
+    """Import the custom package and each of its modules in a fresh CPython; BuildError if one fails."""
+    with tempfile.TemporaryDirectory() as work:
+        for name, data in entries.items():
+            if name.endswith(".py"):
+                (Path(work) / name).parent.mkdir(parents=True, exist_ok=True)
+                (Path(work) / name).write_bytes(data)
+        script = "import importlib, sys\nfor m in sys.argv[1:]: importlib.import_module(m)"
+        result = subprocess.run(
+            [sys.executable, "-c", script, "webtf", *modules],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": work},
+            cwd=work,
+        )
+    if result.returncode != 0:
+        tail = "\n".join(result.stderr.strip().splitlines()[-6:])
+        raise BuildError(f"the custom package does not import (a bug of build.py custom):\n{tail}")
+
+
+def custom(config_path: Path) -> Path:
+    """`build.py custom --config FILE`: write the custom wheel and its report to the config's output_path
+    (nothing is written when the config is wrong); return the wheel's path."""
+    from tools import custom_build
+
+    start = time.monotonic()
+    log(f"reading {config_path}")
+    try:
+        config = custom_build.load_config(config_path)
+        plan = custom_build.make_plan(config, log)
+    except custom_build.ConfigError as error:
+        raise BuildError(str(error)) from None
+    log("checking that the custom package imports")
+    check_importable(plan.entries, plan.modules)
+    version = project_version()
+    _, full = build_wheel(version)
+    name, wheel = build_wheel(f"{version}+custom", plan.entries)
+    full_gz, custom_gz = len(gzip.compress(full, 9, mtime=0)), len(gzip.compress(wheel, 9, mtime=0))
+    report = {
+        "config": str(config.source),
+        "backends": list(config.backends),
+        "forward_mode_only": config.forward_mode_only,
+        "kernels": plan.kernels,
+        "model_kernels": plan.model_kernels,
+        "modules": plan.modules,
+        "shaders": plan.shaders,
+        "wheel": name,
+        "wheel_bytes": len(wheel),
+        "full_wheel_bytes": len(full),
+        "ratio": round(len(wheel) / len(full), 4),
+        "wheel_gzip_bytes": custom_gz,
+        "full_wheel_gzip_bytes": full_gz,
+    }
+    config.output_path.mkdir(parents=True, exist_ok=True)
+    wheel_path = config.output_path / name
+    wheel_path.write_bytes(wheel)
+    (config.output_path / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    log(f"kernels ({len(plan.kernels)}): {', '.join(plan.kernels)}")
+    log(f"modules: {len(plan.modules)}; shaders: {len(plan.shaders)}")
+    log(
+        f"{wheel_path}: {len(wheel)} bytes = {report['ratio']:.1%} of the full wheel's {len(full)} "
+        f"(gzip {custom_gz} vs {full_gz}); report.json beside it; {time.monotonic() - start:.1f} s"
+    )
+    return wheel_path
 
 
 # ---------------------------------------------------------------------------------------------- serve
@@ -664,9 +770,10 @@ class DistHandler(http.server.SimpleHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: the page makes many requests
     quiet = False
     cache_control = "no-cache"  # per response: revalidate (ETag / Last-Modified) before using a cached copy
+    root = DIST  # the folder served
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, directory=str(DIST), **kwargs)
+        super().__init__(*args, directory=str(self.root), **kwargs)
 
     def send_head(self) -> Any:
         """Serve a file, or its precompressed .gz with Content-Encoding: gzip when the request accepts gzip;
@@ -684,7 +791,7 @@ class DistHandler(http.server.SimpleHTTPRequestHandler):
         body = packed if encoded else path
         stat = body.stat()
         etag = f'"{stat.st_size:x}-{stat.st_mtime_ns:x}{"-gzip" if encoded else ""}"'
-        immutable = path.relative_to(DIST).parts[0] == "snapshot"  # named by the hash of its inputs
+        immutable = path.relative_to(self.root).parts[0] == "snapshot"  # named by the hash of its inputs
         if immutable:
             self.cache_control = "public, max-age=31536000, immutable"
         fresh = etag in [tag.strip() for tag in self.headers.get("If-None-Match", "").split(",")]
@@ -717,16 +824,31 @@ class DistHandler(http.server.SimpleHTTPRequestHandler):
             super().log_message(format, *args)
 
 
-def make_server(port: int = 8000, quiet: bool = False) -> http.server.ThreadingHTTPServer:
-    """A threaded server of dist/ on 127.0.0.1:port (0 picks a free port); call serve_forever() on it."""
-    handler = type("Handler", (DistHandler,), {"quiet": quiet})
+def make_server(port: int = 8000, quiet: bool = False, root: Path = DIST) -> http.server.ThreadingHTTPServer:
+    """A threaded server of root (dist/) on 127.0.0.1:port (0 picks a free port); call serve_forever() on it."""
+    handler = type("Handler", (DistHandler,), {"quiet": quiet, "root": root})
     return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
 
 
-def serve(port: int) -> None:
-    """Build, then serve dist/ until interrupted."""
-    build()
-    with make_server(port) as server:
+def custom_build_info(wheel_path: Path) -> dict[str, Any]:
+    """What a webtf wheel's webtf/_build.py says (name, backends, kernels, ...); {"name": "full"} without one."""
+    if not wheel_path.is_file():
+        raise BuildError(f"--wheel {wheel_path}: no such file")
+    with zipfile.ZipFile(wheel_path) as wheel:
+        if "webtf/_build.py" not in wheel.namelist():
+            return {"name": "full"}
+        tree = ast.parse(wheel.read("webtf/_build.py"))
+    info = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign))
+    keys = ("name", "config", "backends", "forward_mode_only")
+    return {**{key: info[key] for key in keys}, "kernels": len(info["kernels"])}
+
+
+def serve(port: int, wheel_path: Path | None = None) -> None:
+    """Build, then serve dist/ until interrupted; with wheel_path (a custom build's wheel), dist-custom/: the
+    same page with that wheel."""
+    root = DIST if wheel_path is None else DIST_CUSTOM
+    build(wheel_path, root)
+    with make_server(port, root=root) as server:
         print(f"Serving webtf at http://127.0.0.1:{server.server_address[1]}/  (Ctrl+C stops)", flush=True)
         try:
             server.serve_forever()
@@ -818,6 +940,13 @@ def main(argv: Sequence[str]) -> int:
     commands.add_parser("build", help="assemble dist/ (the default)")
     serve_parser = commands.add_parser("serve", help="build, then serve dist/ on 127.0.0.1")
     serve_parser.add_argument("--port", type=int, default=8000)
+    serve_parser.add_argument("--wheel", type=Path, help="serve this webtf wheel (a custom build's) instead")
+    custom_parser = commands.add_parser("custom", help="a size-optimized webtf wheel from a custom config")
+    custom_parser.add_argument("--config", type=Path, required=True, help="custom_webtf.json")
+    profile_parser = commands.add_parser("profile", help="a custom config from a graph model's run in the page")
+    profile_parser.add_argument("--model", required=True, help="model.json URL (relative to the page or absolute)")
+    profile_parser.add_argument("--backend", default="wasm", choices=("cpu", "wasm", "webgl"))
+    profile_parser.add_argument("--out", type=Path, help="write the config here (else print it)")
     commands.add_parser("test", help="install test tools, build, ruff check, pytest [ARGS]")
     bench_parser = commands.add_parser("bench", help="webtf vs TF.js 4.22.0 in headless Chromium")
     from tools.bench import add_arguments
@@ -828,7 +957,11 @@ def main(argv: Sequence[str]) -> int:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         if args.command == "serve":
-            serve(args.port)
+            serve(args.port, args.wheel)
+        elif args.command == "custom":
+            custom(args.config)
+        elif args.command == "profile":
+            profile(args.model, args.backend, args.out)
         elif args.command == "test":
             return test(rest)
         elif args.command == "bench":

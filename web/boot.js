@@ -47,6 +47,14 @@ function renderPanel(panel) {
     cell.textContent = JSON.stringify(value);
   }
   document.getElementById("renderer").textContent = panel.renderer ?? "(no WebGL)";
+  // which wheel runs: the full one, or a custom build (build.py custom) with its backends and kernel count
+  const build = panel.build;
+  window.webtfBuild = build;
+  document.getElementById("build").textContent =
+    build.name === "full"
+      ? "full"
+      : `custom (${build.config}): backends ${build.backends.join(", ")}, ${build.kernels.length} kernels` +
+        (build.forward_mode_only ? ", forward mode only" : "");
   document.getElementById("environment").hidden = false;
 }
 

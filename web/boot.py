@@ -3,7 +3,12 @@
 import json
 
 import webtf as tf
-from webtf.backends.webgl.flags import create_context
+from webtf.kernel_registry import CUSTOM_BUILD
+
+try:
+    from webtf.backends.webgl.flags import create_context
+except ImportError:  # a custom build without the webgl backend
+    create_context = None
 
 PANEL_FLAGS = (
     "IS_BROWSER",
@@ -17,6 +22,8 @@ UNMASKED_RENDERER_WEBGL = 0x9246  # from the WEBGL_debug_renderer_info extension
 
 def webgl_renderer() -> str | None:
     """The GPU string WebGL reports (the unmasked one when the browser exposes it), or None."""
+    if create_context is None:
+        return None
     gl = create_context(2) or create_context(1)
     if not gl:
         return None
@@ -29,9 +36,18 @@ def webgl_renderer() -> str | None:
             lose.loseContext()
 
 
+def flag(env: tf.Environment, name: str) -> object:
+    """A flag's value; None when the backend that registers it is not in this (custom) build."""
+    try:
+        return env.get(name)
+    except ValueError:
+        return None
+
+
 async def boot(backend: str | None) -> str:
     """Start webtf (on backend when given) and return JSON {backend, backends, flags, renderer}."""
-    tf.wasm.precompile()  # the XNNPACK binary compiles in the background: switching to wasm only instantiates it
+    if hasattr(tf, "wasm"):
+        tf.wasm.precompile()  # the XNNPACK binary compiles in the background: switching to wasm only instantiates it
     if backend:
         if not await tf.set_backend(backend):
             raise RuntimeError(f"backend {backend!r} failed to initialize")
@@ -43,7 +59,8 @@ async def boot(backend: str | None) -> str:
         {
             "backend": tf.get_backend(),
             "backends": registered,
-            "flags": {name: env.get(name) for name in PANEL_FLAGS},
+            "flags": {name: flag(env, name) for name in PANEL_FLAGS},
             "renderer": webgl_renderer(),
+            "build": CUSTOM_BUILD or {"name": "full"},
         }
     )

@@ -14,13 +14,19 @@ from typing import Any
 
 import webtf as tf
 import webtf.browser  # noqa: F401  (binds tf.browser)
-from webtf.models.pipelines import BlazeFace, MoveNet, movenet
+from webtf.models import pipelines
 
+# a custom build holds only the pipelines of the models its config lists
 MODELS = {
-    "blazeface": ("models/blazeface.json", BlazeFace),
-    "movenet": ("models/movenet-lightning.json", MoveNet),
+    name: (url, getattr(pipelines, cls))
+    for name, url, cls in (
+        ("blazeface", "models/blazeface.json", "BlazeFace"),
+        ("movenet", "models/movenet-lightning.json", "MoveNet"),
+    )
+    if hasattr(pipelines, cls)
 }
 NO_MODEL = "none"  # the camera alone, e.g. while the teach section uses the frames
+movenet = getattr(pipelines, "movenet", None)
 FPS_FRAMES = 10  # the FPS is measured over the last few completed frames
 
 
@@ -34,7 +40,7 @@ class Demo:
 
     def __init__(self, ui: Any, model: str, backends: list[str]) -> None:
         self.ui = ui
-        self.model = model if model in MODELS or model == NO_MODEL else "blazeface"
+        self.model = model if model in MODELS or model == NO_MODEL else next(iter(MODELS), "blazeface")
         self.backends = backends
         self.pipelines: dict[str, Any] = {}
         self.warm: set[tuple[str, str]] = set()

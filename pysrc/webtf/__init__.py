@@ -74,6 +74,13 @@ __version__ = "0.1.0"
 _bind(vars(_ops))
 
 
+def __getattr__(name: str) -> Any:
+    """A custom build (build.py custom) says which ops it left out and the kernels to add for them."""
+    from .kernel_registry import left_out_op
+
+    raise AttributeError(left_out_op(name) or f"module 'webtf' has no attribute '{name}'")
+
+
 def tidy(fn_or_name: Any, fn: Any = None) -> Any:
     """Run fn and free every tensor it made except those it returns (tensors, lists, tuples, dicts)."""
     return ENGINE.tidy(fn_or_name, fn)

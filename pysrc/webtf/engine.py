@@ -16,7 +16,7 @@ from . import tensor as _tensor_module
 from .backends.base import Backend, TensorInfo
 from .dtypes import BYTES_PER_ELEMENT
 from .environment import ENV
-from .kernel_registry import get_kernels_for_backend
+from .kernel_registry import get_kernels_for_backend, left_out
 from .tensor import Tensor
 
 #: bytes tf.memory() counts per element, as TF.js: complex64 counts none (TF.js counts its parts, which its
@@ -138,7 +138,10 @@ class Engine:
 
     # ---- backends -------------------------------------------------------------------------------
     def register_backend(self, name: str, factory: BackendFactory, priority: int = 1) -> bool:
-        """Register a backend factory; the highest priority that initializes wins in ready()."""
+        """Register a backend factory; the highest priority that initializes wins in ready(). A custom build
+        registers only the built-in backends its config lists."""
+        if left_out("backends", name):
+            return False
         if name in self.factories:
             print(f"webtf: {name} backend was already registered; reusing it.", file=sys.stderr)
             return False
@@ -212,6 +215,9 @@ class Engine:
     async def set_backend(self, name: str) -> bool:
         """Switch to backend `name`; False (keeping the current one) when it cannot initialize."""
         if name not in self.factories:
+            if why := left_out("backends", name):
+                print(f"webtf: set_backend('{name}'): {why}", file=sys.stderr)
+                return False
             raise ValueError(f"Backend name '{name}' not found in registry")
         if self.backend_name == name:
             return True
@@ -396,7 +402,8 @@ class Engine:
         backend = self._backend or self.backend
         impl = self._kernels.get(name)
         if impl is None:
-            raise NotImplementedError(f"Kernel '{name}' not registered for backend '{self.backend_name}'")
+            why = left_out("kernels", name)
+            raise NotImplementedError(why or f"Kernel '{name}' not registered for backend '{self.backend_name}'")
         if attrs is None:
             attrs = {}
         if (

@@ -9,6 +9,39 @@ KernelFunc = Callable[[Any, Any, dict[str, Any]], Any]
 
 _REGISTRY: dict[str, dict[str, KernelFunc]] = {}
 
+try:  # a custom build's contents (backends, kernels, config): `build.py custom` writes webtf/_build.py
+    from ._build import BUILD as CUSTOM_BUILD
+except ImportError:
+    CUSTOM_BUILD: dict[str, Any] | None = None
+#: the built-in backends, which a custom build registers only when its config lists them
+BUILT_IN_BACKENDS = ("cpu", "wasm", "webgl", "numpy")
+
+
+def left_out(kind: str, name: str) -> str | None:
+    """Why a built-in backend (kind "backends") or a kernel (kind "kernels") is absent: a custom build that
+    left it out of its config; None when it is in the build (or this is the full build)."""
+    if CUSTOM_BUILD is None or name in CUSTOM_BUILD[kind]:
+        return None
+    if kind == "backends" and name not in BUILT_IN_BACKENDS:
+        return None
+    what = "backend" if kind == "backends" else "kernel"
+    return f"{what} '{name}' is not in this custom webtf build: {_add(kind, [name])}"
+
+
+def left_out_op(name: str) -> str | None:
+    """Why op `name` is absent: a custom build left out the kernels it runs; None otherwise."""
+    kernels = (CUSTOM_BUILD or {}).get("left_out_ops", {}).get(name)
+    if not kernels:
+        return None
+    ran = ", ".join(f"'{k}'" for k in kernels)
+    return f"op '{name}' (kernel {ran}) is not in this custom webtf build: {_add('kernels', kernels)}"
+
+
+def _add(key: str, names: list[str]) -> str:
+    config = CUSTOM_BUILD["config"] if CUSTOM_BUILD else ""
+    listed = ", ".join(f'"{n}"' for n in names)
+    return f'add {listed} to "{key}" in {config} and run `python3 build.py custom --config {config}` again'
+
 
 def register_kernel(kernel_name: str, backend_name: str, impl: KernelFunc) -> None:
     """Register `impl(backend, inputs, attrs) -> TensorInfo | list[TensorInfo]` for a backend."""
@@ -21,11 +54,13 @@ def register_kernel(kernel_name: str, backend_name: str, impl: KernelFunc) -> No
 def register_kernels(
     backend_name: str, table: Mapping[str, KernelFunc], only: Iterable[str] | None = None
 ) -> None:
-    """Register a table of kernels; `only` keeps just the named kernels (size-optimized builds). The
+    """Register a table of kernels; `only` keeps just the named kernels (a custom build: its kernels). The
     element-moving, complex-arithmetic and cast kernels also take complex64 and string tensors
     (backend_util.elements)."""
     from .backend_util.elements import for_dtypes
 
+    if only is None and CUSTOM_BUILD is not None:
+        only = CUSTOM_BUILD["kernels"]
     keep = None if only is None else set(only)
     for name, impl in for_dtypes(table).items():
         if keep is None or name in keep:

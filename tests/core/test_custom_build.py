@@ -1,0 +1,105 @@
+"""build.py custom on the host: bad configs fail clearly and write nothing; a small cpu build imports and runs
+only what it lists (the page test, tests/browser/test_custom_build.py, runs BlazeFace on a wasm build)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import build
+
+GOOD = {"kernels": ["Add", "Reshape"], "backends": ["cpu"], "outputPath": "out", "forwardModeOnly": True}
+
+
+def run_custom(tmp_path: Path, config: dict | str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    path = tmp_path / "custom_webtf.json"
+    path.write_text(config if isinstance(config, str) else json.dumps(config))
+    code = build.main(["custom", "--config", str(path)])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"kernels": ["Add", "NoSuchKernel"]}, "\"kernels\" has unknown kernel name(s) ['NoSuchKernel']"),
+        ({"backends": ["cpu", "webgpu"]}, "\"backends\" must list some of ['cpu', 'wasm', 'webgl']"),
+        ({"models": ["missing/model.json"]}, "\"models\" file(s) not found"),
+        ({"kernel": ["Add"]}, "unknown key(s) ['kernel']"),
+        ({"forwardModeOnly": "yes"}, "\"forwardModeOnly\" must be true or false"),
+        (None, "is not valid JSON: Expecting"),
+    ],
+)
+def test_bad_config_fails_clearly_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change: dict | None, message: str
+) -> None:
+    config = '{"kernels": ["Add",], "backends": ["cpu"]' if change is None else {**GOOD, **change}
+    code, err = run_custom(tmp_path, config, capsys)
+    assert code == 1
+    assert message in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["custom_webtf.json"]
+
+
+# In a fresh CPython with only the custom package on its path: what runs and what is refused.
+CHECK_PY = """
+import asyncio, json, sys
+import webtf as tf
+before = tf.memory().num_tensors
+y = tf.tidy(lambda: tf.reshape(tf.add(tf.tensor([1.0, 2.0]), 1), [2, 1]))
+out = {"y": y.array_sync()}
+y.dispose()
+x = tf.tensor([1.0])
+try:
+    tf.sin(x)
+except AttributeError as error:  # the op's module is left out with its kernels
+    out["error"] = str(error)
+x.dispose()
+out["leaked"] = tf.memory().num_tensors - before
+out["wasm"] = asyncio.run(tf.set_backend("wasm"))
+out["registered"] = sorted(tf.ENGINE.factories)
+out["modules"] = sorted(m for m in sys.modules if m.startswith("webtf."))
+print(json.dumps(out))
+"""
+
+
+def test_small_cpu_build_runs_what_it_lists(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run_custom(tmp_path, GOOD, capsys)
+    assert code == 0, err
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["kernels"] == ["Add", "Reshape"] and report["model_kernels"] == {}
+    assert report["wheel_bytes"] < report["full_wheel_bytes"] / 3
+    with zipfile.ZipFile(tmp_path / "out" / report["wheel"]) as wheel:
+        wheel.extractall(tmp_path / "site")
+    result = subprocess.run(
+        [sys.executable, "-c", CHECK_PY], capture_output=True, text=True, cwd=tmp_path / "site", check=True
+    )
+    out = json.loads(result.stdout)
+    assert out["y"] == [[2.0], [3.0]]
+    assert "op 'sin' (kernel 'Sin') is not in this custom webtf build" in out["error"]
+    assert 'add "Sin" to "kernels" in custom_webtf.json' in out["error"]
+    assert out["leaked"] == 0
+    assert out["wasm"] is False and "backend 'wasm' is not in this custom webtf build" in result.stderr
+    assert out["registered"] == ["cpu"]
+    for absent in ("webtf.backends.webgl", "webtf.backends.wasm", "webtf.models.layers", "webtf.data",
+                   "webtf.gradients.api", "webtf.backends.cpu.kernels.conv"):  # fmt: skip
+        assert absent not in out["modules"]
+
+
+def test_gradients_kept_unless_forward_mode_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kernels = ["Add", "Multiply", "Reshape", "Sum", "Fill", "OnesLike", "ZerosLike", "Identity", "Cast"]
+    config = {"kernels": kernels, "backends": ["cpu"], "output_path": "out", "forward_mode_only": False}
+    code, err = run_custom(tmp_path, config, capsys)  # snake_case keys too
+    assert code == 0, err
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert {"webtf.gradients.api", "webtf.gradients.binary"} <= set(report["modules"])
+    with zipfile.ZipFile(tmp_path / "out" / report["wheel"]) as wheel:
+        wheel.extractall(tmp_path / "site")
+    grad_py = "import webtf as tf\nprint(tf.grad(lambda x: tf.mul(x, x))(tf.tensor([3.0, 4.0])).array_sync())"
+    result = subprocess.run(
+        [sys.executable, "-c", grad_py], capture_output=True, text=True, cwd=tmp_path / "site", check=True
+    )
+    assert json.loads(result.stdout) == [6.0, 8.0]  # d(x*x)/dx = 2x

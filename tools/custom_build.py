@@ -1,0 +1,531 @@
+"""`build.py custom`: a size-optimized webtf wheel from a TF.js tfjs-custom-module style config.
+
+The config names kernels, backends, graph models (their ops' kernels are added: each model runs once on the
+host under tf.profile), forward_mode_only and output_path. Python has no tree-shaking, so the build keeps the
+modules that the kept kernels, gradients and models need (found from the live kernel tables and gradient
+registry, not a hand list), drops the imports of the rest from package __init__ files, strips docstrings
+and comments, and writes webtf/_build.py: the runtime registers only the listed backends and kernels.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import importlib
+import json
+import re
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "pysrc" / "webtf"
+BACKENDS = ("cpu", "wasm", "webgl")  # TF.js's names; numpy is host-only and never in a custom build
+# config key -> field (TF.js's camelCase and the snake_case spelling)
+KEYS = {
+    "kernels": "kernels", "backends": "backends", "models": "models",
+    "outputPath": "output_path", "output_path": "output_path",
+    "forwardModeOnly": "forward_mode_only", "forward_mode_only": "forward_mode_only",
+}  # fmt: skip
+# Module groups that a custom build keeps only when something kept needs them (the rest is core, always kept).
+OPTIONAL = (
+    "webtf.backends.", "webtf.gradients.", "webtf.ops.", "webtf.models.", "webtf.data", "webtf.train",
+    "webtf.layers", "webtf.losses",
+)  # fmt: skip
+# tf.grad and friends: left out of forward-mode-only builds
+GRADIENT_API = ("webtf.gradients.api", "webtf.gradients.tape", "webtf.gradients.util")
+ALWAYS_SHADERS = ("header", "footer")
+
+
+class ConfigError(Exception):
+    """The config is wrong; the message names the key and the value."""
+
+
+@dataclass(frozen=True)
+class CustomConfig:
+    """A parsed, checked config."""
+
+    source: Path
+    kernels: tuple[str, ...]
+    backends: tuple[str, ...]
+    models: tuple[Path, ...]
+    output_path: Path
+    forward_mode_only: bool
+
+
+@dataclass
+class Plan:
+    """What the custom wheel holds."""
+
+    kernels: list[str]
+    model_kernels: dict[str, list[str]]
+    modules: list[str]
+    shaders: list[str]
+    entries: dict[str, bytes] = field(default_factory=dict)
+
+
+def import_webtf() -> Any:
+    """The full webtf of this checkout, imported on the host (its tables say which modules hold what)."""
+    if str(ROOT / "pysrc") not in sys.path:
+        sys.path.insert(0, str(ROOT / "pysrc"))
+    return importlib.import_module("webtf")
+
+
+def load_config(path: Path) -> CustomConfig:
+    """Read and check a config; raise ConfigError naming the problem."""
+    try:
+        raw = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} not found") from None
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{path} is not valid JSON: {error}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: the config must be a JSON object with keys {sorted(set(KEYS))}")
+    unknown = sorted(set(raw) - set(KEYS))
+    if unknown:
+        raise ConfigError(f"{path}: unknown key(s) {unknown}; known: {sorted(set(KEYS))}")
+    values = {KEYS[key]: value for key, value in raw.items()}
+    tf = import_webtf()
+    known = tf.kernel_names.KERNELS
+    kernels = _strings(values.get("kernels", []), "kernels")
+    bad = [k for k in kernels if k not in known]
+    if bad:
+        raise ConfigError(f'{path}: "kernels" has unknown kernel name(s) {bad} (names as in webtf/kernel_names.py)')
+    backends = _strings(values.get("backends", []), "backends")
+    bad = [b for b in backends if b not in BACKENDS]
+    if bad or not backends:
+        raise ConfigError(f'{path}: "backends" must list some of {list(BACKENDS)}, got {backends}')
+    base = path.parent
+    models = tuple((base / m).resolve() for m in _strings(values.get("models", []), "models"))
+    missing = [str(m) for m in models if not m.is_file()]
+    if missing:
+        raise ConfigError(f'{path}: "models" file(s) not found: {missing}')
+    if "output_path" not in values or not isinstance(values["output_path"], str):
+        raise ConfigError(f'{path}: "outputPath" (a folder) is required')
+    forward = values.get("forward_mode_only", True)
+    if not isinstance(forward, bool):
+        raise ConfigError(f'{path}: "forwardModeOnly" must be true or false, got {forward!r}')
+    return CustomConfig(path, kernels, backends, models, (base / values["output_path"]).resolve(), forward)
+
+
+def _strings(value: Any, key: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f'"{key}" must be a list of strings, got {value!r}')
+    return tuple(dict.fromkeys(value))
+
+
+# ---------------------------------------------------------------------------------------------- kernels
+
+
+def model_kernels(tf: Any, path: Path) -> list[str]:
+    """The kernels a graph model's ops run: the model executes once on zeros on the host, under tf.profile."""
+    topology = json.loads(path.read_text()).get("modelTopology", {})
+    if "node" not in topology:
+        raise ConfigError(f'"models": {path} is not a graph model (custom builds take graph models)')
+
+    async def run() -> list[str]:
+        model = await tf.load_graph_model(str(path))
+        try:
+            feeds = model._zero_feeds()
+            info = await tf.profile(lambda: model.execute_async(feeds))
+            tf.dispose(info.result)
+            tf.dispose(feeds)
+            return info.kernel_names
+        finally:
+            model.dispose()
+
+    return asyncio.run(run())
+
+
+def _modules_of(fn: Any, seen: set[int] | None = None) -> set[str]:
+    """The webtf modules that define a kernel function and what it wraps (functools.wraps, closures)."""
+    seen = set() if seen is None else seen
+    if id(fn) in seen or not callable(fn):
+        return set()
+    seen.add(id(fn))
+    found = set()
+    module = getattr(fn, "__module__", None) or ""
+    if module.startswith("webtf."):
+        found.add(module)
+    inner = [getattr(fn, "__wrapped__", None), getattr(fn, "func", None)]
+    inner += [c.cell_contents for c in (getattr(fn, "__closure__", None) or ()) if _filled(c)]
+    for item in inner:
+        if callable(item) and not isinstance(item, type):
+            found |= _modules_of(item, seen)
+    return found
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018
+    except ValueError:
+        return False
+    return True
+
+
+def kernel_modules(tf: Any, kernels: Iterable[str], backends: Iterable[str], forward_only: bool) -> set[str]:
+    """Modules that define the kept kernels for the kept backends (and their gradients)."""
+    found: set[str] = set()
+    for backend in backends:
+        table = tf.get_kernels_for_backend(backend)
+        for name in kernels:
+            if name in table:
+                found |= _modules_of(table[name])
+    if not forward_only:
+        for name in kernels:
+            config = tf.get_gradient(name)
+            if config is not None:
+                found |= _modules_of(config.grad_func)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------- modules
+
+
+def all_modules() -> dict[str, Path]:
+    """Every module of the webtf package: dotted name -> file."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+        found[".".join(parts)] = path
+    return found
+
+
+def _resolve(module: str, is_package: bool, level: int, target: str | None) -> str:
+    if level == 0:
+        return target or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([target] if target else []))
+
+
+def module_text(module: str) -> str:
+    """The source of a non-package module."""
+    return PACKAGE.parent.joinpath(*module.split(".")).with_suffix(".py").read_text()
+
+
+def wanted(module: str, kernels: set[str], kernel_mods: set[str], config: CustomConfig) -> bool:
+    """Whether an optional module is needed by itself (imports may pull in more)."""
+    if module in kernel_mods or module == "webtf.gradients.registry":
+        return True
+    if module.startswith("webtf.gradients."):
+        return not config.forward_mode_only and module in GRADIENT_API
+    if module.startswith("webtf.backends.") and ".kernels." not in module:
+        return module.split(".")[2] in config.backends  # a kept backend's package, flags, ... (not its kernels)
+    if module.startswith("webtf.ops."):
+        used = set(re.findall(r"\bkn\.(\w+)", module_text(module)))
+        return not used or bool(used & kernels)
+    if module.startswith("webtf.models.pipelines.") and module != "webtf.models.pipelines.common":
+        # a pipeline (pre/post-processing of one model) when its model is listed
+        return any(f"/{path.name}" in module_text(module) for path in config.models)
+    # the rest of models/ (io's storage handlers, the graph executor's parts) only when imported
+    return module == "webtf.models.graph.model" and bool(config.models)
+
+
+def optional(module: str) -> bool:
+    """Whether a module is in a group that custom builds keep only when needed."""
+    return module.startswith(OPTIONAL) or module in ("webtf.layers", "webtf.losses")
+
+
+class Shaker:
+    """Keeps the needed modules and drops from package __init__ files the imports of the others."""
+
+    def __init__(self, modules: dict[str, Path], keep: Callable[[str], bool], tf: Any) -> None:
+        self.files, self.keep, self.tf = modules, keep, tf
+        self.kept: set[str] = {m for m in modules if not optional(m) or keep(m)}
+        self.trees: dict[str, ast.Module] = {}
+        self.removed: dict[str, set[str]] = {}
+
+    def is_package(self, module: str) -> bool:
+        return self.files[module].name == "__init__.py"
+
+    def run(self) -> set[str]:
+        """Fixed point: parents of kept modules and everything kept non-package modules import are kept."""
+        changed = True
+        while changed:
+            changed = False
+            for module in sorted(self.kept):
+                for need in self._needs(module):
+                    if need in self.files and need not in self.kept:
+                        self.kept.add(need)
+                        changed = True
+            for module in list(self.kept):
+                parts = module.split(".")
+                for i in range(1, len(parts)):
+                    parent = ".".join(parts[:i])
+                    if parent not in self.kept:
+                        self.kept.add(parent)
+                        changed = True
+        return self.kept
+
+    def _needs(self, module: str) -> set[str]:
+        """Modules that a module's top-level imports make necessary (a package's own imports are optional)."""
+        needs = set()
+        package = self.is_package(module)
+        for node in _top_imports(self._tree(module)):
+            for target in self._targets(module, node):
+                if target in self.files and (not package or not optional(target) or target in self.kept):
+                    needs.add(target)
+        return needs
+
+    def _targets(self, module: str, node: ast.Import | ast.ImportFrom) -> set[str]:
+        if isinstance(node, ast.Import):
+            return {a.name for a in node.names if a.name.startswith("webtf")}
+        base = _resolve(module, self.is_package(module), node.level, node.module)
+        if not base.startswith("webtf"):
+            return set()
+        found = {base}
+        for alias in node.names:
+            sub = f"{base}.{alias.name}"
+            if sub in self.files:
+                found.add(sub)
+            elif alias.name != "*" and base in self.files and not self.is_package(module):
+                # `from package import name`: the module that defines name (e.g. through a star import)
+                obj = getattr(importlib.import_module(base), alias.name, None)
+                defined = getattr(obj, "__module__", None)
+                if isinstance(defined, str) and defined in self.files:
+                    found.add(defined)
+        return found
+
+    def _tree(self, module: str) -> ast.Module:
+        if module not in self.trees:
+            self.trees[module] = ast.parse(self.files[module].read_text(), str(self.files[module]))
+        return self.trees[module]
+
+    def source(self, module: str) -> str:
+        """The module's source without the imports of dropped modules, docstrings and comments."""
+        tree = self._tree(module)
+        removed = self._prune(module, tree)
+        if removed:
+            _filter_names(tree, removed)
+        return minify(tree)
+
+    def _prune(self, module: str, tree: ast.Module) -> set[str]:
+        """Drop imports of modules not kept (and names their packages lost); return the names unbound."""
+        removed: set[str] = set()
+        for body in _bodies(tree):
+            keep = []
+            for node in body:
+                if isinstance(node, ast.ImportFrom) and node.level + bool(node.module) > 0:
+                    base = _resolve(module, self.is_package(module), node.level, node.module)
+                    if base.startswith("webtf") and base in self.files and base not in self.kept:
+                        removed |= {a.asname or a.name for a in node.names} - {"*"}
+                        continue
+                    lost = self.lost(base) if base in self.files else set()
+                    names = []
+                    for alias in node.names:
+                        sub = f"{base}.{alias.name}"
+                        if (sub in self.files and sub not in self.kept) or alias.name in lost:
+                            removed.add(alias.asname or alias.name)  # never "*": lost has no "*"
+                        else:
+                            names.append(alias)
+                    if not names:
+                        continue
+                    node.names = names
+                keep.append(node)
+            body[:] = keep or [ast.Pass()]
+        return removed
+
+    def lost(self, module: str) -> set[str]:
+        """Names a kept package no longer binds (its imports of dropped modules went)."""
+        if module not in self.removed:
+            self.removed[module] = set()
+            tree = ast.parse(self.files[module].read_text())
+            self.removed[module] = self._prune(module, tree)
+        return self.removed[module]
+
+
+def _bodies(tree: ast.Module) -> list[list[ast.stmt]]:
+    """The module body and the bodies of its top-level if / try blocks."""
+    bodies = [tree.body]
+    for node in tree.body:
+        if isinstance(node, ast.If):
+            bodies += [node.body, node.orelse]
+        elif isinstance(node, ast.Try):
+            bodies += [node.body, node.orelse, node.finalbody]
+    return [b for b in bodies if b]
+
+
+def _top_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    return [n for body in _bodies(tree) for n in body if isinstance(n, (ast.Import, ast.ImportFrom))]
+
+
+def _uses(node: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node)) or any(
+        isinstance(n, ast.Constant) and n.value in names for n in ast.walk(node)
+    )
+
+
+def _filter_literal(node: ast.expr, names: set[str]) -> None:
+    """Drop the elements of list / tuple / set literals (and of `+` chains of them) that use removed names."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        node.elts = [e for e in node.elts if not _uses(e, names)]
+    elif isinstance(node, ast.BinOp):
+        _filter_literal(node.left, names)
+        _filter_literal(node.right, names)
+
+
+def _filter_names(tree: ast.Module, names: set[str]) -> None:
+    """Top-level statements after import pruning: literals lose the removed names, other uses go."""
+    for body in _bodies(tree):
+        keep = []
+        for node in body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, (ast.List, ast.Tuple, ast.Set, ast.BinOp)):
+                _filter_literal(node.value, names)
+            elif isinstance(node, (ast.AugAssign, ast.Expr)) and _uses(node, names):
+                continue
+            elif isinstance(node, ast.AugAssign):
+                _filter_literal(node.value, names)
+            keep.append(node)
+        body[:] = keep or [ast.Pass()]
+
+
+class _StripAnnotations(ast.NodeTransformer):
+    """Drops annotations of arguments, returns and variables outside class bodies (dataclasses need theirs)."""
+
+    def visit_arg(self, node: ast.arg) -> ast.arg:
+        node.annotation = None
+        return node
+
+    def visit_FunctionDef(self, node: Any) -> Any:
+        node.returns = None
+        self.generic_visit(node)
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.ClassDef:
+        for item in node.body:
+            if not isinstance(item, ast.AnnAssign):
+                self.visit(item)
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.Call:
+        # documentation passed as data (KernelSpec's doc=): a string that only people read
+        node.keywords = [k for k in node.keywords if not (k.arg == "doc" and _is_text(k.value))]
+        self.generic_visit(node)
+        return node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> Any:
+        if node.value is None:
+            return ast.Pass() if isinstance(node.target, ast.Name) else None
+        return ast.Assign(targets=[node.target], value=node.value, lineno=node.lineno)
+
+
+def _is_text(node: ast.expr) -> bool:
+    if isinstance(node, ast.BinOp):
+        return _is_text(node.left) and _is_text(node.right)
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def minify(tree: ast.Module) -> str:
+    """Source without docstrings, comments and most annotations, indented by one space per level."""
+    _strip_docstrings(tree)
+    tree = ast.fix_missing_locations(_StripAnnotations().visit(tree))
+    text = ast.unparse(tree)
+    lines = []
+    for line in text.split("\n"):
+        stripped = line.lstrip(" ")
+        lines.append(" " * ((len(line) - len(stripped)) // 4) + stripped)
+    small = "\n".join(lines) + "\n"
+    try:
+        same = ast.dump(ast.parse(small)) == ast.dump(ast.parse(text))
+    except SyntaxError:
+        same = False
+    return small if same else text + "\n"  # a multi-line string literal: keep unparse's indentation
+
+
+def _strip_docstrings(tree: ast.AST) -> None:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                if isinstance(body[0].value.value, str):
+                    body[:] = body[1:] or [ast.Pass()]
+
+
+# ---------------------------------------------------------------------------------------------- plan
+
+
+def shader_names(sources: Iterable[str], kernels: set[str]) -> list[str]:
+    """GLSL files the kept webgl modules name (a string literal or kn.<name>), and their //#include files."""
+    text = "\n".join(sources)
+    names = set(ALWAYS_SHADERS)
+    for path in (ROOT / "shaders").glob("*.glsl"):
+        stem = path.stem
+        if stem in kernels or re.search(rf"[\"']{stem}[\"']|\bkn\.{stem}\b", text):
+            names.add(stem)
+    pending = list(names)
+    while pending:
+        for include in re.findall(r"//#include (\w+)", (ROOT / "shaders" / f"{pending.pop()}.glsl").read_text()):
+            if include not in names:
+                names.add(include)
+                pending.append(include)
+    return sorted(names)
+
+
+def left_out_ops(files: dict[str, Path], kept: set[str]) -> dict[str, list[str]]:
+    """The public ops of the ops modules left out -> the kernels they run (for the error naming them)."""
+    found: dict[str, list[str]] = {}
+    for module in sorted(m for m in files if m.startswith("webtf.ops.") and m not in kept):
+        for node in ast.parse(module_text(module)).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defined = [node.name]
+            elif isinstance(node, ast.Assign):  # ops made by a factory: sin = unary_op(kn.Sin)
+                defined = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            else:
+                continue
+            names = [n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and _is_kn(n)]
+            for name in defined:
+                if names and not name.startswith("_"):
+                    found[name] = list(dict.fromkeys(names))
+    return found
+
+
+def _is_kn(node: ast.Attribute) -> bool:
+    return isinstance(node.value, ast.Name) and node.value.id == "kn"
+
+
+def make_plan(config: CustomConfig, log: Callable[[str], None]) -> Plan:
+    """Kernels (config + models), modules and shaders of the custom build, with the wheel's file entries."""
+    tf = import_webtf()
+    kernels = list(config.kernels)
+    per_model = {}
+    for path in config.models:
+        log(f"profiling {path.name} on the host")
+        per_model[str(path)] = found = model_kernels(tf, path)
+        kernels += [k for k in found if k not in kernels]
+    kernel_set = set(kernels)
+    kernel_mods = kernel_modules(tf, kernel_set, config.backends, config.forward_mode_only)
+    files = all_modules()
+    shaker = Shaker(files, lambda m: wanted(m, kernel_set, kernel_mods, config), tf)
+    kept = sorted(shaker.run())
+    log(f"{len(kernels)} kernels, {len(kept)} of {len(files)} modules")
+    entries: dict[str, bytes] = {}
+    for module in kept:
+        rel = files[module].relative_to(PACKAGE.parent).as_posix()
+        entries[rel] = shaker.source(module).encode()
+    build = {
+        "name": "custom",
+        "config": config.source.name,
+        "backends": list(config.backends),
+        "kernels": kernels,
+        "forward_mode_only": config.forward_mode_only,
+    }
+    build["left_out_ops"] = left_out_ops(files, set(kept))
+    header = '"""This custom build\'s contents (build.py custom)."""'
+    entries["webtf/_build.py"] = f"{header}\n\nBUILD = {build!r}\n".encode()
+    shaders: list[str] = []
+    if "webgl" in config.backends:
+        webgl = [entries[k].decode() for k in entries if k.startswith("webtf/backends/webgl/")]
+        shaders = shader_names(webgl, kernel_set)
+        for name in shaders:
+            entries[f"webtf/shaders/{name}.glsl"] = (ROOT / "shaders" / f"{name}.glsl").read_bytes()
+    if "wasm" in config.backends:
+        for path in sorted((ROOT / "wasm").glob("*.json")):
+            compact = json.dumps(json.loads(path.read_text()), separators=(",", ":"))
+            entries[f"webtf/wasm_abi/{path.name}"] = compact.encode()
+    return Plan(kernels, per_model, kept, shaders, entries)
