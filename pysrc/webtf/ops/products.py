@@ -91,6 +91,10 @@ def parse_einsum(equation: str, shapes: list[tuple[int, ...]]) -> tuple[list[str
 @op
 def einsum(equation: str, *tensors: TensorLike) -> Tensor:
     """Einstein summation of one or two tensors, e.g. einsum('ij,jk->ik', a, b) (kernel Einsum)."""
+    if not isinstance(equation, str):
+        raise TypeError(
+            f"Error in einsum: argument 'equation' must be a str, but got {type(equation).__name__}"
+        )
     ts = [convert_to_tensor(t, f"tensors[{i}]", "einsum") for i, t in enumerate(tensors)]
     _, output, sizes = parse_einsum(equation, [t.shape for t in ts])
     check_size([sizes[c] for c in output], "einsum")
