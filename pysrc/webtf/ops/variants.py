@@ -4,6 +4,7 @@ ensure_shape, print, and buffer / TensorBuffer (a mutable host buffer that becom
 from __future__ import annotations
 
 import builtins
+import inspect
 from array import array
 from collections.abc import Sequence
 from typing import Any
@@ -12,7 +13,7 @@ from ..dtypes import TYPECODE
 from ..engine import ENGINE
 from ..shapes import fmt, size_of, strides_of
 from ..tensor import Tensor
-from .checks import dtype_arg, flag_arg, is_int, output_shape, shape_arg
+from .checks import axis_arg, dtype_arg, flag_arg, is_int, output_shape, shape_arg
 from .creation import tensor
 from .op import TensorLike, convert_to_tensor, make_tensor, op
 from .shape import concat, reshape, reverse, tile
@@ -63,8 +64,13 @@ tensor1d, tensor2d, tensor3d, tensor4d, tensor5d, tensor6d = (_tensor_nd(r) for 
 
 def _ranked(fn: Any, rank: int, verb: str) -> Any:
     name = f"{verb}{rank}d"
+    signature = inspect.signature(fn)
 
     def variant(x: TensorLike, *args: Any, **kwargs: Any) -> Tensor:
+        try:
+            signature.bind(x, *args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"Error in {name}: {e}") from None
         t = convert_to_tensor(x, "x", name)
         if t.rank != rank:
             raise ValueError(f"Error in {name}: x must be rank {rank} but got rank {t.rank}.")
@@ -79,11 +85,13 @@ def _concat_nd(rank: int) -> Any:
     name = f"concat{rank}d"
 
     def concat_nd(tensors: Sequence[TensorLike], axis: int = 0) -> Tensor:
+        if not isinstance(tensors, (list, tuple)) or not tensors:
+            raise TypeError(f"Error in {name}: argument 'tensors' must be a non-empty list of tensors")
         ts = [convert_to_tensor(t, f"tensors[{i}]", name) for i, t in enumerate(tensors)]
         for i, t in enumerate(ts):
             if t.rank != rank:
                 raise ValueError(f"Error in {name}: tensors[{i}] must be rank {rank} but got rank {t.rank}.")
-        return concat(ts, axis if rank > 1 else 0)
+        return concat(ts, axis_arg(axis, rank, name) if rank > 1 else 0)
 
     concat_nd.__name__ = concat_nd.__qualname__ = name
     concat_nd.__doc__ = f"concat of rank-{rank} tensors."
