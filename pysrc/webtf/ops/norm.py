@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import kernel_names as kn
 from ..engine import ENGINE
-from ..shapes import fmt
+from ..shapes import broadcast_shapes, fmt
 from ..tensor import Tensor
 from . import binary as B
 from . import reduce as R
@@ -220,6 +220,9 @@ def moving_average(
         )
     if tv.shape != tx.shape:
         raise ValueError(f"Error in {name}: shape mismatch in v {fmt(tv.shape)} and x {fmt(tx.shape)}")
+    if broadcast_shapes(tv.shape, td.shape, name) != tv.shape:
+        raise ValueError(f"Error in {name}: decay of shape {fmt(td.shape)} does not fit v {fmt(tv.shape)}")
+    zero_debias = flag_arg(zero_debias, "zero_debias", name)
     one = scalar(1)
     update = B.mul(B.sub(tx, tv), B.sub(one, td))
     if zero_debias:
