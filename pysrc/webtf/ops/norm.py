@@ -14,7 +14,7 @@ from . import binary as B
 from . import reduce as R
 from . import unary as U
 from .cast import cast
-from .checks import axes_arg, flag_arg, int_arg, number_arg
+from .checks import MAX_DIM, axes_arg, flag_arg, int_arg, number_arg
 from .creation import scalar
 from .op import TensorLike, convert_to_tensor, op
 from .shape import reshape
@@ -193,6 +193,9 @@ def local_response_normalization(
     if t.rank not in (3, 4):
         raise ValueError(f"Error in {name}: x must be rank 3 or 4 but got rank {t.rank}.")
     radius = int_arg(depth_radius, "depth_radius", name)
+    if radius < -MAX_DIM:
+        raise ValueError(f"Error in {name}: depth_radius must be >= {-MAX_DIM}, but got {radius}")
+    radius = min(radius, t.shape[-1])  # a window wider than the channels is all of them (and fits an int32)
     attrs = {
         "depth_radius": radius,
         "bias": number_arg(bias, "bias", name),
