@@ -55,7 +55,7 @@ def _positive(value: tuple[int, ...], what: str, name: str) -> None:
 
 
 def _data_format(data_format: str, expected: str, name: str) -> None:
-    if data_format != expected:
+    if not isinstance(data_format, str) or data_format != expected:
         raise ValueError(
             f"Error in {name}: got data_format {data_format!r:.40} but only {expected} is supported"
         )

@@ -47,7 +47,6 @@ def _filled(shape: Any, value: Any, dtype: str, op_name: str) -> Tensor:
     return ENGINE.make_tensor(typed_values([value], dtype, op_name, "value") * size_of(shape), shape, dtype)
 
 
-
 def zeros(shape: Sequence[int], dtype: str = "float32") -> Tensor:
     """A tensor of zeros."""
     return _filled(shape, 0, dtype, "zeros")
@@ -153,14 +152,20 @@ def random_uniform(
     seed: int | None = None,
 ) -> Tensor:
     """Uniform random values in [minval, maxval); the same seed gives the same values."""
-    shape, lo, hi = _random_args(shape, minval, maxval, ("minval", "maxval"), dtype, "random_uniform")
-    rng, n = _rng(seed, "random_uniform"), size_of(shape)
+    return uniform(shape, minval, maxval, dtype, seed, "random_uniform")
+
+
+def uniform(shape: Any, minval: Any, maxval: Any, dtype: Any, seed: Any, op_name: str) -> Tensor:
+    """random_uniform for the op `op_name` (its errors name that op)."""
+    shape, lo, hi = _random_args(shape, minval, maxval, ("minval", "maxval"), dtype, op_name)
+    rng, n = _rng(seed, op_name), size_of(shape)
     if dtype == "int32":
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise ValueError(f"Error in {op_name}: minval ({minval}) and maxval ({maxval}) must be finite")
         lo, hi = int(lo), int(hi)
         if hi - lo <= 1:  # as TF.js: a range of at most one value is refused
             raise ValueError(
-                f"Error in random_uniform: maxval ({maxval}) - minval ({minval}) must be more than 1 for dtype "
-                "int32"
+                f"Error in {op_name}: maxval ({maxval}) - minval ({minval}) must be more than 1 for dtype int32"
             )
         flat = array("i", [rng.randrange(lo, hi) for _ in builtins.range(n)])
     else:
@@ -176,8 +181,13 @@ def random_normal(
     shape: Sequence[int], mean: float = 0, stddev: float = 1, dtype: str = "float32", seed: int | None = None
 ) -> Tensor:
     """Normally distributed random values; the same seed gives the same values."""
-    shape, mean, stddev = _random_args(shape, mean, stddev, ("mean", "stddev"), dtype, "random_normal")
-    rng, n = _rng(seed, "random_normal"), size_of(shape)
+    return normal(shape, mean, stddev, dtype, seed, "random_normal")
+
+
+def normal(shape: Any, mean: Any, stddev: Any, dtype: Any, seed: Any, op_name: str) -> Tensor:
+    """random_normal for the op `op_name` (its errors name that op)."""
+    shape, mean, stddev = _random_args(shape, mean, stddev, ("mean", "stddev"), dtype, op_name)
+    rng, n = _rng(seed, op_name), size_of(shape)
     return ENGINE.make_tensor(
         _normal([rng.gauss(mean, stddev) for _ in builtins.range(n)], dtype), shape, dtype
     )

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..engine import ENGINE
-from ..shapes import fmt, size_of
+from ..shapes import broadcast_shapes, fmt, size_of
 from ..tensor import Tensor
 from . import binary as B
 from . import unary as U
@@ -137,12 +137,31 @@ def basic_lstm_cell(
 ) -> list[Tensor]:
     """One LSTM step: [new_c, new_h] from data, the previous c and h, a kernel and bias (gates i, j, f, o)."""
     name = "basic_lstm_cell"
-    fb = convert_to_tensor(forget_bias, "forget_bias", name)
-    kernel, bias = (
-        convert_to_tensor(lstm_kernel, "lstm_kernel", name),
-        convert_to_tensor(lstm_bias, "lstm_bias", name),
-    )
-    x, tc, th = (convert_to_tensor(v, a, name) for v, a in ((data, "data"), (c, "c"), (h, "h")))
+    given = {"forget_bias": forget_bias, "lstm_kernel": lstm_kernel, "lstm_bias": lstm_bias, "data": data}
+    ts = {a: convert_to_tensor(v, a, name, "float32") for a, v in {**given, "c": c, "h": h}.items()}
+    for a, t in ts.items():
+        if t.dtype != "float32":
+            raise TypeError(f"Error in {name}: argument '{a}' must be a float32 tensor, but got {t.dtype}")
+    fb, kernel, bias, x, tc, th = ts.values()
+    if not (
+        x.rank == th.rank == kernel.rank == 2
+        and x.shape[0] == th.shape[0]
+        and tuple(kernel.shape) == (x.shape[1] + th.shape[1], 4 * th.shape[1])
+    ):
+        raise ValueError(
+            f"Error in {name}: expected data [batch, n], h [batch, units] and lstm_kernel [n + units, 4 * units], "
+            f"but got data {fmt(x.shape)}, h {fmt(th.shape)} and lstm_kernel {fmt(kernel.shape)}"
+        )
+    batch, units = th.shape
+    for a, want in (
+        ("lstm_bias", (batch, 4 * units)),
+        ("c", (batch, units)),
+        ("forget_bias", (batch, units)),
+    ):
+        if broadcast_shapes(want, ts[a].shape, name) != want:
+            raise ValueError(
+                f"Error in {name}: argument '{a}' of shape {fmt(ts[a].shape)} does not fit {fmt(want)}"
+            )
     res = B.add(mat_mul(concat([x, th], 1), kernel), bias)
     batch, cols = res.shape[0], res.shape[1] // 4
     i, j, f, o = (slice_(res, [0, cols * k], [batch, cols]) for k in range(4))
@@ -158,7 +177,15 @@ def multi_rnn_cell(
     h: Sequence[TensorLike],
 ) -> list[list[Tensor]]:
     """Stacked cells: each cell(input, c[i], h[i]) -> [c, h], its h feeding the next; returns [cs, hs]."""
-    inp = convert_to_tensor(data, "data", "multi_rnn_cell")
+    name = "multi_rnn_cell"
+    if not isinstance(lstm_cells, (list, tuple)) or not all(map(callable, lstm_cells)):
+        raise TypeError(f"Error in {name}: argument 'lstm_cells' must be a list of cells (callables)")
+    for a, v in (("c", c), ("h", h)):
+        if not isinstance(v, (list, tuple)) or len(v) != len(lstm_cells):
+            raise TypeError(
+                f"Error in {name}: argument '{a}' must be a list of {len(lstm_cells)} tensors, one per cell"
+            )
+    inp = convert_to_tensor(data, "data", name)
     cs, hs = [], []
     for i, cell in enumerate(lstm_cells):
         new_c, new_h = cell(inp, c[i], h[i])

@@ -10,13 +10,13 @@ from typing import Any
 
 from .. import kernel_names as kn
 from ..engine import ENGINE
-from ..shapes import fmt
+from ..shapes import broadcast_shapes, fmt
 from ..tensor import Tensor
 from . import binary as B
 from . import reduce as R
 from . import unary as U
 from .cast import cast
-from .checks import axes_arg, int_arg, number_arg
+from .checks import MAX_DIM, axes_arg, flag_arg, int_arg, number_arg
 from .creation import scalar
 from .op import TensorLike, convert_to_tensor, op
 from .shape import reshape
@@ -36,16 +36,17 @@ def moments(x: TensorLike, axis: Any = None, keep_dims: bool = False) -> dict[st
     """{'mean', 'variance'} of x over `axis` (None = all), float32 (composite, as TF.js's moments)."""
     t = convert_to_tensor(x, "x", "moments")
     axes = axes_arg(axis, t.rank, "moments")
+    keep_dims = flag_arg(keep_dims, "keep_dims", "moments")
     mean = R.mean(t, list(axes), keep_dims)
     centred = B.sub(cast(t, "float32"), reshape(mean, _keep_dims_shape(t.shape, axes)))
     return {"mean": mean, "variance": R.mean(U.square(centred), list(axes), keep_dims)}
 
 
-def _norm(x: Tensor, ord: Any, axis: Any) -> Tensor:
+def _norm(x: Tensor, ord: Any, axis: Any, name: str) -> Tensor:
     if x.rank == 0:
         return U.abs(x)
     if x.rank != 1 and axis is None:
-        return _norm(reshape(x, [-1]), ord, None)
+        return _norm(reshape(x, [-1]), ord, None, name)
     axes = [axis] if isinstance(axis, int) else list(axis) if axis is not None else None
     if x.rank == 1 or (axes is not None and len(axes) == 1):
         if ord == 1:
@@ -56,7 +57,7 @@ def _norm(x: Tensor, ord: Any, axis: Any) -> Tensor:
             return R.min(U.abs(x), axes)
         if ord in ("euclidean", 2):
             return U.sqrt(R.sum(U.square(U.abs(x)), axes))
-        raise ValueError(f"Error in norm: invalid ord value: {ord}")
+        raise ValueError(f"Error in {name}: invalid ord value: {ord}")
     if axes is not None and len(axes) == 2:
         a0, a1 = axes
         if ord == 1:
@@ -67,27 +68,34 @@ def _norm(x: Tensor, ord: Any, axis: Any) -> Tensor:
             return R.min(R.sum(U.abs(x), a1), a0)
         if ord in ("fro", "euclidean"):
             return U.sqrt(R.sum(U.square(x), axes))
-        raise ValueError(f"Error in norm: invalid ord value: {ord}")
-    raise ValueError(f"Error in norm: invalid axis: {axis}")
+        raise ValueError(f"Error in {name}: invalid ord value: {ord}")
+    raise ValueError(f"Error in {name}: invalid axis: {axis}")
 
 
 @op
 def norm(x: TensorLike, ord: Any = "euclidean", axis: Any = None, keep_dims: bool = False) -> Tensor:
     """Vector norm (ord 1, 2 / 'euclidean', inf, -inf) or matrix norm over two axes (1, inf, -inf, 'fro')."""
-    t = convert_to_tensor(x, "x", "norm")
-    axes = axes_arg(axis, t.rank, "norm")
-    if isinstance(axis, (list, tuple)) and len(axis) == 2:
-        axis = list(axes) if len(axes) == 2 else axis
-    elif axis is not None and not isinstance(axis, (list, tuple)):
-        axis = axes[0]
-    result = _norm(t, ord, axis)
-    return reshape(result, _keep_dims_shape(t.shape, axes)) if keep_dims else result
+    return _norm_op(x, ord, axis, keep_dims, "norm")
 
 
 @op
 def euclidean_norm(x: TensorLike, axis: Any = None, keep_dims: bool = False) -> Tensor:
     """The euclidean norm over `axis` (norm with ord 'euclidean')."""
-    return norm(x, "euclidean", axis, keep_dims)
+    return _norm_op(x, "euclidean", axis, keep_dims, "euclidean_norm")
+
+
+def _norm_op(x: TensorLike, ord: Any, axis: Any, keep_dims: Any, name: str) -> Tensor:
+    t = convert_to_tensor(x, "x", name)
+    if isinstance(ord, bool) or not isinstance(ord, (str, int, float)):
+        raise ValueError(f"Error in {name}: invalid ord value: {type(ord).__name__}")
+    keep_dims = flag_arg(keep_dims, "keep_dims", name)
+    axes = axes_arg(axis, t.rank, name)
+    if isinstance(axis, (list, tuple)) and len(axis) == 2:
+        axis = list(axes) if len(axes) == 2 else axis
+    elif axis is not None and not isinstance(axis, (list, tuple)):
+        axis = axes[0]
+    result = _norm(t, ord, axis, name)
+    return reshape(result, _keep_dims_shape(t.shape, axes)) if keep_dims else result
 
 
 def _as_4d(x: Tensor) -> Tensor:
@@ -185,6 +193,9 @@ def local_response_normalization(
     if t.rank not in (3, 4):
         raise ValueError(f"Error in {name}: x must be rank 3 or 4 but got rank {t.rank}.")
     radius = int_arg(depth_radius, "depth_radius", name)
+    if radius < -MAX_DIM:
+        raise ValueError(f"Error in {name}: depth_radius must be >= {-MAX_DIM}, but got {radius}")
+    radius = min(radius, t.shape[-1])  # a window wider than the channels is all of them (and fits an int32)
     attrs = {
         "depth_radius": radius,
         "bias": number_arg(bias, "bias", name),
@@ -212,6 +223,9 @@ def moving_average(
         )
     if tv.shape != tx.shape:
         raise ValueError(f"Error in {name}: shape mismatch in v {fmt(tv.shape)} and x {fmt(tx.shape)}")
+    if broadcast_shapes(tv.shape, td.shape, name) != tv.shape:
+        raise ValueError(f"Error in {name}: decay of shape {fmt(td.shape)} does not fit v {fmt(tv.shape)}")
+    zero_debias = flag_arg(zero_debias, "zero_debias", name)
     one = scalar(1)
     update = B.mul(B.sub(tx, tv), B.sub(one, td))
     if zero_debias:

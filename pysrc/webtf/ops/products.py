@@ -9,7 +9,7 @@ from ..tensor import Tensor
 from .cast import cast
 from .checks import check_size
 from .matmul import mat_mul
-from .op import TensorLike, convert_to_tensor, op
+from .op import TensorLike, convert_non_bool, convert_to_tensor, op
 from .shape import reshape
 
 __all__ = ["dot", "outer_product", "einsum", "diag"]
@@ -18,7 +18,7 @@ __all__ = ["dot", "outer_product", "einsum", "diag"]
 @op
 def dot(t1: TensorLike, t2: TensorLike) -> Tensor:
     """Dot product of two vectors or matrices (rank 1 or 2 each), through mat_mul."""
-    a, b = convert_to_tensor(t1, "t1", "dot"), convert_to_tensor(t2, "t2", "dot")
+    a, b = convert_non_bool(t1, "t1", "dot"), convert_non_bool(t2, "t2", "dot")
     if a.rank not in (1, 2) or b.rank not in (1, 2):
         raise ValueError(
             f"Error in dot: inputs must all be rank 1 or 2, but got ranks {a.rank} and {b.rank}."
@@ -91,6 +91,10 @@ def parse_einsum(equation: str, shapes: list[tuple[int, ...]]) -> tuple[list[str
 @op
 def einsum(equation: str, *tensors: TensorLike) -> Tensor:
     """Einstein summation of one or two tensors, e.g. einsum('ij,jk->ik', a, b) (kernel Einsum)."""
+    if not isinstance(equation, str):
+        raise TypeError(
+            f"Error in einsum: argument 'equation' must be a str, but got {type(equation).__name__}"
+        )
     ts = [convert_to_tensor(t, f"tensors[{i}]", "einsum") for i, t in enumerate(tensors)]
     _, output, sizes = parse_einsum(equation, [t.shape for t in ts])
     check_size([sizes[c] for c in output], "einsum")

@@ -15,7 +15,7 @@ from ..tensor import Tensor
 from . import binary as B
 from . import unary as U
 from .checks import count_arg, dtype_arg, flag_arg, int_arg, number_arg, output_shape
-from .creation import clone, random_normal, random_uniform
+from .creation import clone, normal, random_uniform, uniform
 from .op import TensorLike, convert_to_tensor, op
 from .shape import reshape
 
@@ -26,21 +26,26 @@ def rand(shape: Sequence[int], rand_function: Callable[[], float], dtype: str = 
     """A tensor of `shape` filled by calling rand_function() once per element."""
     out = output_shape(shape, "shape", "rand")
     dtype_arg(dtype, "rand", ("float32", "int32", "bool"))
+    if not callable(rand_function):
+        raise TypeError(
+            f"Error in rand: argument 'rand_function' must be callable, but got {type(rand_function).__name__}"
+        )
     values = [rand_function() for _ in builtins.range(size_of(out))]
     code = {"float32": "f", "int32": "i", "bool": "B"}[dtype]
-    if dtype != "float32":
-        values = [int(v) for v in values]
-    return ENGINE.make_tensor(array(code, values), out, dtype)
+    try:
+        return ENGINE.make_tensor(array(code, values if dtype == "float32" else map(int, values)), out, dtype)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise TypeError(f"Error in rand: rand_function must return {dtype} numbers ({e})") from None
 
 
 def random_standard_normal(shape: Sequence[int], dtype: str = "float32", seed: int | None = None) -> Tensor:
     """Standard normal values (random_normal with mean 0 and stddev 1)."""
-    return random_normal(shape, 0, 1, dtype, seed)
+    return normal(shape, 0, 1, dtype, seed, "random_standard_normal")
 
 
 def random_uniform_int(shape: Sequence[int], minval: int, maxval: int, seed: int | None = None) -> Tensor:
     """Uniform int32 values in [minval, maxval)."""
-    return random_uniform(shape, minval, maxval, "int32", seed)
+    return uniform(shape, minval, maxval, "int32", seed, "random_uniform_int")
 
 
 def random_gamma(
@@ -48,7 +53,8 @@ def random_gamma(
 ) -> Tensor:
     """Gamma-distributed values of shape alpha, scaled by beta (float32 or int32)."""
     out = output_shape(shape, "shape", "random_gamma")
-    a, b = number_arg(alpha, "alpha", "random_gamma"), number_arg(beta, "beta", "random_gamma")
+    a = number_arg(alpha, "alpha", "random_gamma", finite=True)
+    b = number_arg(beta, "beta", "random_gamma", finite=True)
     if not a > 0:
         raise ValueError(f"Error in random_gamma: alpha must be positive, but got {alpha}")
     if not b > 0:

@@ -4,10 +4,11 @@ bincount, dense_bincount, unique, search_sorted / lower_bound / upper_bound, bit
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .. import kernel_names as kn
 from ..engine import ENGINE
-from ..shapes import fmt
+from ..shapes import fmt, size_of
 from ..tensor import Tensor
 from .checks import axis_arg, choice_arg, count_arg, flag_arg, output_shape
 from .op import TensorLike, convert_to_tensor, op
@@ -149,7 +150,22 @@ def unique(x: TensorLike, axis: int = 0) -> dict[str, Tensor]:
 @op
 def search_sorted(sorted_sequence: TensorLike, values: TensorLike, side: str = "left") -> Tensor:
     """int32 insertion points of values in each row of sorted_sequence (kernel SearchSorted)."""
-    name = "search_sorted"
+    return _search_sorted(sorted_sequence, values, side, "search_sorted")
+
+
+@op
+def lower_bound(sorted_sequence: TensorLike, values: TensorLike) -> Tensor:
+    """search_sorted with side 'left'."""
+    return _search_sorted(sorted_sequence, values, "left", "lower_bound")
+
+
+@op
+def upper_bound(sorted_sequence: TensorLike, values: TensorLike) -> Tensor:
+    """search_sorted with side 'right'."""
+    return _search_sorted(sorted_sequence, values, "right", "upper_bound")
+
+
+def _search_sorted(sorted_sequence: TensorLike, values: TensorLike, side: Any, name: str) -> Tensor:
     seq = convert_to_tensor(sorted_sequence, "sorted_sequence", name)
     vals = convert_to_tensor(values, "values", name, seq.dtype)
     where = choice_arg(side, ("left", "right"), "side", name)
@@ -164,22 +180,11 @@ def search_sorted(sorted_sequence: TensorLike, values: TensorLike, side: str = "
         raise TypeError(
             f"Error in {name}: values ({vals.dtype}) must have sorted_sequence's dtype ({seq.dtype})"
         )
-    seq2 = reshape(seq, [-1, seq.shape[-1]])
-    vals2 = reshape(vals, [-1, vals.shape[-1]])
+    rows = size_of(seq.shape[:-1])
+    seq2 = reshape(seq, [rows, seq.shape[-1]])
+    vals2 = reshape(vals, [rows, vals.shape[-1]])
     out = ENGINE.run_kernel(kn.SearchSorted, {"sorted_sequence": seq2, "values": vals2}, {"side": where})
     return reshape(out, vals.shape)
-
-
-@op
-def lower_bound(sorted_sequence: TensorLike, values: TensorLike) -> Tensor:
-    """search_sorted with side 'left'."""
-    return search_sorted(sorted_sequence, values, "left")
-
-
-@op
-def upper_bound(sorted_sequence: TensorLike, values: TensorLike) -> Tensor:
-    """search_sorted with side 'right'."""
-    return search_sorted(sorted_sequence, values, "right")
 
 
 @op

@@ -4,6 +4,7 @@ ensure_shape, print, and buffer / TensorBuffer (a mutable host buffer that becom
 from __future__ import annotations
 
 import builtins
+import inspect
 from array import array
 from collections.abc import Sequence
 from typing import Any
@@ -12,7 +13,7 @@ from ..dtypes import TYPECODE
 from ..engine import ENGINE
 from ..shapes import fmt, size_of, strides_of
 from ..tensor import Tensor
-from .checks import dtype_arg, output_shape
+from .checks import axis_arg, dtype_arg, flag_arg, is_int, output_shape, shape_arg
 from .creation import tensor
 from .op import TensorLike, convert_to_tensor, make_tensor, op
 from .shape import concat, reshape, reverse, tile
@@ -30,7 +31,7 @@ def _tensor_nd(rank: int) -> Any:
     name = f"tensor{rank}d"
 
     def tensor_nd(values: TensorLike, shape: Sequence[int] | None = None, dtype: str | None = None) -> Tensor:
-        if shape is not None and len(shape) != rank:
+        if shape is not None and len(shape_arg(shape, "shape", name)) != rank:
             raise ValueError(
                 f"Error in {name}: {name}() requires shape to have {rank} numbers, but got {shape}"
             )
@@ -63,8 +64,13 @@ tensor1d, tensor2d, tensor3d, tensor4d, tensor5d, tensor6d = (_tensor_nd(r) for 
 
 def _ranked(fn: Any, rank: int, verb: str) -> Any:
     name = f"{verb}{rank}d"
+    signature = inspect.signature(fn)
 
     def variant(x: TensorLike, *args: Any, **kwargs: Any) -> Tensor:
+        try:
+            signature.bind(x, *args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"Error in {name}: {e}") from None
         t = convert_to_tensor(x, "x", name)
         if t.rank != rank:
             raise ValueError(f"Error in {name}: x must be rank {rank} but got rank {t.rank}.")
@@ -79,11 +85,13 @@ def _concat_nd(rank: int) -> Any:
     name = f"concat{rank}d"
 
     def concat_nd(tensors: Sequence[TensorLike], axis: int = 0) -> Tensor:
+        if not isinstance(tensors, (list, tuple)) or not tensors:
+            raise TypeError(f"Error in {name}: argument 'tensors' must be a non-empty list of tensors")
         ts = [convert_to_tensor(t, f"tensors[{i}]", name) for i, t in enumerate(tensors)]
         for i, t in enumerate(ts):
             if t.rank != rank:
                 raise ValueError(f"Error in {name}: tensors[{i}] must be rank {rank} but got rank {t.rank}.")
-        return concat(ts, axis if rank > 1 else 0)
+        return concat(ts, axis_arg(axis, rank, name) if rank > 1 else 0)
 
     concat_nd.__name__ = concat_nd.__qualname__ = name
     concat_nd.__doc__ = f"concat of rank-{rank} tensors."
@@ -125,7 +133,7 @@ reverse1d, reverse2d, reverse3d, reverse4d = (_reverse_nd(r) for r in builtins.r
 @op
 def meshgrid(x: TensorLike, y: TensorLike | None = None, indexing: str = "xy") -> list[Tensor]:
     """Coordinate matrices of two vectors: 'xy' gives [len(y), len(x)] grids, 'ij' [len(x), len(y)]."""
-    if indexing not in ("xy", "ij"):
+    if not isinstance(indexing, str) or indexing not in ("xy", "ij"):
         raise TypeError(f"Error in meshgrid: {indexing} is not a valid third argument to meshgrid")
     tx = convert_to_tensor(x, "x", "meshgrid")
     if y is None:
@@ -139,6 +147,10 @@ def meshgrid(x: TensorLike, y: TensorLike | None = None, indexing: str = "xy") -
 
 def ensure_shape(x: TensorLike, shape: Sequence[int | None]) -> Tensor:
     """x itself when its shape matches `shape` (None matches any size), else an error."""
+    if not isinstance(shape, (list, tuple)) or not all(d is None or is_int(d) for d in shape):
+        raise TypeError(
+            f"Error in ensure_shape: argument 'shape' must be a list of integers or None, but got {shape!r:.60}"
+        )
     t = convert_to_tensor(x, "x", "ensure_shape")
     want = list(shape)
     if len(want) != t.rank or any(w is not None and w != d for w, d in zip(want, t.shape, strict=True)):
@@ -153,27 +165,40 @@ def ensure_shape(x: TensorLike, shape: Sequence[int | None]) -> Tensor:
 
 def print(x: Tensor, verbose: bool = False) -> None:  # noqa: A001
     """Print x (its values, and with verbose its dtype, rank and shape), as tf.print / x.print()."""
-    x.print(verbose)
+    if not isinstance(x, Tensor):
+        raise TypeError(f"Error in print: argument 'x' must be a Tensor, but got {type(x).__name__}")
+    x.print(flag_arg(verbose, "verbose", "print"))
 
 
 class TensorBuffer:
     """A mutable host buffer of a shape and dtype: set / get values by coordinates, then to_tensor()."""
 
     def __init__(self, shape: Sequence[int], dtype: str = "float32", values: Any = None) -> None:
-        self.shape = output_shape(shape, "shape", "buffer")
-        self.dtype = dtype_arg(dtype, "buffer")
+        self._fill(shape, dtype, values, "TensorBuffer")
+
+    def _fill(self, shape: Any, dtype: Any, values: Any, op_name: str) -> None:
+        self.shape = output_shape(shape, "shape", op_name)
+        self.dtype = dtype_arg(dtype, op_name)
         self.size = size_of(self.shape)
         self.strides = strides_of(self.shape)[:-1] if self.shape else []
         code = TYPECODE[self.dtype]
         if values is None:
             self.values = array(code, bytes(array(code).itemsize * self.size))
-        else:
+            return
+        try:
+            if isinstance(values, (str, bytes, Tensor)):
+                raise TypeError
             self.values = array(code, values)
-            if len(self.values) != self.size:
-                raise ValueError(
-                    f"Error in buffer: length of values '{len(self.values)}' does not match the size inferred by "
-                    f"the shape '{self.size}'."
-                )
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError(
+                f"Error in {op_name}: argument 'values' must be a flat list or typed array of {self.dtype} "
+                f"values, but got {type(values).__name__}"
+            ) from None
+        if len(self.values) != self.size:
+            raise ValueError(
+                f"Error in {op_name}: length of values '{len(self.values)}' does not match the size inferred by "
+                f"the shape '{self.size}'."
+            )
 
     @property
     def rank(self) -> int:
@@ -211,4 +236,6 @@ class TensorBuffer:
 
 def buffer(shape: Sequence[int], dtype: str = "float32", values: Any = None) -> TensorBuffer:
     """A TensorBuffer of `shape` and `dtype` (zeros, or a copy of `values`)."""
-    return TensorBuffer(shape, dtype, values)
+    out = TensorBuffer.__new__(TensorBuffer)
+    out._fill(shape, dtype, values, "buffer")
+    return out

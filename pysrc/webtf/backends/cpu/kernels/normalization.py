@@ -43,6 +43,15 @@ def _windows(size: int, channels: int, radius: int, end_extra: int) -> Any:
         yield offset, base + max(0, c - radius), base + min(channels - 1 + end_extra, c + radius + end_extra)
 
 
+def _pow(base: float, e: float) -> float:
+    """base ** e as JS's Math.pow: NaN for a negative base to a fractional power, inf for 0 to a negative one."""
+    try:
+        out = base**e
+    except (ZeroDivisionError, OverflowError):
+        return math.inf
+    return out if isinstance(out, float) else math.nan
+
+
 def lrn(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """LRN: x / (bias + alpha * sum of x**2 over depth_radius channels around) ** beta."""
     x = inputs["x"]
@@ -52,7 +61,7 @@ def lrn(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     out = array("f", bytes(4 * len(xs)))
     for i, lo, hi in _windows(len(xs), x.shape[-1], radius, 0):
         total = sum(v * v for v in xs[lo : hi + 1])
-        out[i] = xs[i] * (bias + alpha * total) ** -beta
+        out[i] = xs[i] * _pow(bias + alpha * total, -beta)
     return backend.output(out, x.shape, "float32")
 
 
@@ -67,7 +76,7 @@ def lrn_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         for k in range(lo, end):
             d = -2 * alpha * beta * x[k] * y[i] / norm
             if k == i:
-                d += norm**-beta
+                d += _pow(norm, -beta)
             out[k] += d * dy[i]
     return backend.output(array("f", out), inputs["dy"].shape, "float32")
 
