@@ -176,7 +176,7 @@ def _rgba(t: Tensor, values: Any, alpha: float = 1.0) -> bytearray:
     if t.dtype == "float32":  # round half up, like Math.round
         scaled = bytes(map(int, map(operator.add, map(operator.mul, values, repeat(255.0)), repeat(0.5))))
     else:
-        scaled = bytes(values)
+        scaled = array("B", values).tobytes()  # values may be an int32 array: one byte each
     n = height * width
     if depth == 4:
         return bytearray(scaled)
