@@ -26,6 +26,7 @@ c = canvas()
 t = tf.tensor({FLOAT.tolist()}, dtype="float32")
 tf.browser.draw(t, c)
 out["float"] = [c.width, c.height, read(c)]
+out["to_pixels"] = list(await tf.browser.to_pixels(t))
 back = await tf.browser.from_pixels_async(c, 4)
 out["float_back"] = back.array_sync()
 ENV.set("WRAP_TO_IMAGEBITMAP", True)
@@ -73,6 +74,7 @@ def test_draw_and_from_pixels_async(py):
     out = py(CODE)
     byte = np.round(FLOAT * 255).astype(int)
     assert out["float"] == [4, 3, _rgba(byte)]
+    assert out["to_pixels"] == _rgba(byte)
     assert out["float_back"] == np.concatenate([byte, np.full((3, 4, 1), 255)], axis=2).tolist()
     assert out["wrapped"] == byte.tolist()
     assert out["gray"] == _rgba(np.repeat(GRAY[..., None], 3, axis=2))
