@@ -1,6 +1,6 @@
 """Page test: tf.browser.draw puts a tensor's pixels into a canvas and tf.browser.from_pixels_async reads them
 back (plain and wrapped in an ImageBitmap), checked against the tensor's values; bad input names draw and the
-argument. One page call for every case."""
+argument; tf.io.decode_weights_stream reads a JS ReadableStream. One page call for every case."""
 
 import numpy as np
 
@@ -47,6 +47,13 @@ half = tf.tensor([[0.0, 1.0]])
 tf.browser.draw(half, c, {{"image_options": {{"alpha": 0.5}}}})
 out["alpha"] = read(c)[3::4]
 
+# decode_weights_stream reads a JS ReadableStream (a fetch body) too
+specs = tf.io.get_weight_specs([{{"paths": [], "weights": [{{"name": "w", "shape": [3], "dtype": "int32"}}]}}])
+body = js.Response.new(js.Uint8Array.new([1, 0, 0, 0, 2, 1, 0, 0, 255, 255, 255, 255])).body
+streamed = await tf.io.decode_weights_stream(body, specs)
+out["stream"] = streamed["w"].array_sync()
+tf.dispose(streamed["w"])
+
 errors = []
 deep, flat = tf.zeros([2, 2, 2]), tf.zeros([2])
 for args in [(t, c, {{"image_options": {{"alpha": 2}}}}), (deep, c), (t, c, {{"contextOptions":
@@ -80,6 +87,7 @@ def test_draw_and_from_pixels_async(py):
     assert out["gray"] == _rgba(np.repeat(GRAY[..., None], 3, axis=2))
     assert out["rgba"] == RGBA.reshape(-1).tolist()
     assert out["alpha"] == [128, 128]  # round(0.5 * 255)
+    assert out["stream"] == [1, 258, -1]  # little-endian int32s of the bytes
     e = out["errors"]
     assert "draw: alpha value 2 is supposed to be in range [0 - 1]" in e[0]
     assert "draw only supports depth of size 1, 3 or 4 but got 2" in e[1]
