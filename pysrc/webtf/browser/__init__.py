@@ -251,7 +251,11 @@ async def from_pixels_async(pixels: Any, num_channels: int = 3) -> Tensor:
             bitmap = None
         if bitmap is not None and (bitmap.width, bitmap.height) == (_get(pixels, "width"), _get(pixels, "height")):
             source = bitmap
-    return from_pixels(source, num_channels)
+    try:
+        return from_pixels(source, num_channels)
+    finally:
+        if source is not pixels:
+            source.close()  # the pixels are copied out: free the bitmap now rather than at GC
 
 
 def _draw(canvas: Any, rgba: bytes, width: int, height: int, attributes: dict[str, Any] | None = None) -> None:
