@@ -9,6 +9,7 @@ from typing import Any
 
 from . import backends as _backends  # noqa: F401
 from . import (
+    browser,
     data,  # tf.data: datasets (array, generator, zip, csv)
     layers,  # tf.layers.<name>(**config): a factory per layer class
     losses,
@@ -45,12 +46,21 @@ from .kernel_registry import (
 )
 from .losses import Reduction
 from .models import GraphModel, LayersModel, io, load_graph_model, load_layers_model
+from .models.graph import load_graph_model_sync
 from .models.graph.math_ops import deregister_op, register_op
 from .models.layers import callbacks, constraints, initializers, metrics, regularizers
 from .models.layers.api import Sequential, SymbolicTensor, input, model, sequential  # noqa: A004
 from .models.layers.base import LayerVariable
-from .models.layers.callbacks import Callback, CallbackList, CustomCallback, EarlyStopping, History
+from .models.layers.callbacks import (
+    Callback,
+    CallbackList,
+    CustomCallback,
+    EarlyStopping,
+    History,
+    register_callback_constructor,
+)
 from .models.layers.recurrent import RNN
+from .models.layers.topology import InputSpec
 from .ops import *  # noqa: F403
 from .ops.chaining import bind as _bind
 from .ops.pool_more import pool
@@ -181,4 +191,5 @@ __all__ = [
     "MomentumOptimizer", "Optimizer", "RMSPropOptimizer", "SGDOptimizer",
     "util", "register_op", "deregister_op", "LayerVariable", "RNN", "Callback", "CallbackList", "CustomCallback",
     "EarlyStopping", "History", "unregister_gradient", "pool",
+    "browser", "load_graph_model_sync", "register_callback_constructor", "InputSpec",
 ] + list(_ops.__all__)  # fmt: skip

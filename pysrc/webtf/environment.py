@@ -139,6 +139,7 @@ def _register_core_flags() -> None:
     ENV.register_flag("DEBUG", lambda: False, _warn_debug)
     ENV.register_flag("CHECK_COMPUTATION_FOR_ERRORS", lambda: True)
     ENV.register_flag("KEEP_INTERMEDIATE_TENSORS", lambda: False)
+    ENV.register_flag("WRAP_TO_IMAGEBITMAP", lambda: False)  # tf.browser.from_pixels_async wraps sources
 
 
 def _warn_debug(value: Any) -> None:

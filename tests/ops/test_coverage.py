@@ -104,27 +104,12 @@ ALLOW: dict[str, dict[str, str]] = {
     "converter": {},
 }
 
-_MATH = "ops-math (issue 15): not added yet"
-
-
 def _names(text: str) -> set[str]:
     return set(text.split())
 
 
 #: group -> names being added by a branch right now, by owner
-PENDING: dict[str, dict[str, set[str]]] = {
-    "op": {
-        _MATH: _names("loadGraphModelSync registerCallbackConstructor InputSpec"),
-    },
-    "browser": {_MATH: _names("draw fromPixels fromPixelsAsync toPixels")},
-    "io": {
-        _MATH: _names(
-            "CompositeArrayBuffer browserHTTPRequest concatenateArrayBuffers decodeWeightsStream fromMemorySync "
-            "getModelArtifactsForJSON getModelArtifactsForJSONSync getModelArtifactsInfoForJSON getWeightSpecs "
-            "http isHTTPScheme loadWeights weightsLoaderFactory withSaveHandlerSync"
-        )
-    },
-}
+PENDING: dict[str, dict[str, set[str]]] = {}
 
 
 def snake(name: str) -> str:

@@ -17,11 +17,12 @@ from typing import Any
 from ..backends import js as bridge
 from ..backends.base import TensorInfo
 from ..engine import ENGINE
+from ..environment import ENV
 from ..ops.cast import cast
 from ..ops.op import convert_to_tensor
 from ..tensor import Tensor
 
-__all__ = ["from_pixels", "to_pixels"]
+__all__ = ["draw", "from_pixels", "from_pixels_async", "to_pixels"]
 
 _HAVE_CURRENT_DATA = 2  # HTMLMediaElement.readyState once a frame can be drawn
 _scratch: dict[str, Any] = {}  # the reusable OffscreenCanvas and its 2d context
@@ -137,32 +138,35 @@ def from_pixels(pixels: Any, num_channels: int = 3) -> Tensor:
     return ENGINE.make_tensor(_to_int32(raw, num_channels), (height, width, num_channels), "int32")
 
 
-async def to_pixels(img: Any, canvas: Any = None) -> bytes:
-    """RGBA bytes (4 per pixel) of a [h, w] or [h, w, 1|3|4] image tensor; draws it into canvas if given.
-
-    float32 values must lie in [0, 1] (scaled by 255), int32 values in [0, 255].
-    """
-    t = convert_to_tensor(img, "img", "to_pixels")
+def _image_tensor(img: Any, fn: str) -> tuple[Tensor, bool]:
+    """img as a checked [h, w] or [h, w, 1|3|4] float32/int32 tensor (non-tensors taken as int32, like TF.js),
+    and whether it was made here (so the caller frees it)."""
+    t = convert_to_tensor(img, "img", fn)
     owned = t is not img
-    if owned and t.dtype != "int32":  # like TF.js: non-tensor input is taken as int32
+    if owned and t.dtype != "int32":
         as_int = cast(t, "int32")
         t.dispose()
         t = as_int
     try:
         if t.rank not in (2, 3):
-            raise ValueError(f"to_pixels only supports rank 2 or 3 tensors, got rank {t.rank}.")
-        height, width = t.shape[0], t.shape[1]
+            raise ValueError(f"{fn} only supports rank 2 or 3 tensors, got rank {t.rank}.")
         depth = 1 if t.rank == 2 else t.shape[2]
         if depth not in (1, 3, 4):
-            raise ValueError(f"to_pixels only supports depth of size 1, 3 or 4 but got {depth}")
+            raise ValueError(f"{fn} only supports depth of size 1, 3 or 4 but got {depth}")
         if t.dtype not in ("float32", "int32"):
-            raise TypeError(
-                f"Unsupported type for to_pixels: {t.dtype}. Please use float32 or int32 tensors."
-            )
-        values = await t.data()
-    finally:
+            raise TypeError(f"Unsupported type for {fn}: {t.dtype}. Please use float32 or int32 tensors.")
+    except Exception:
         if owned:
             t.dispose()
+        raise
+    return t, owned
+
+
+def _rgba(t: Tensor, values: Any, alpha: float = 1.0) -> bytearray:
+    """RGBA bytes of an image tensor's values: float32 in [0, 1] scaled by 255, int32 in [0, 255]; depth 1 is
+    gray, depth 1 and 3 get alpha * 255."""
+    height, width = t.shape[0], t.shape[1]
+    depth = 1 if t.rank == 2 else t.shape[2]
     high = 1 if t.dtype == "float32" else 255
     if values and (min(values) < 0 or max(values) > high or math.isnan(math.fsum(values))):
         bad = next(v for v in values if not 0 <= v <= high)  # the first offender, as TF.js reports it
@@ -172,20 +176,89 @@ async def to_pixels(img: Any, canvas: Any = None) -> bytes:
     if t.dtype == "float32":  # round half up, like Math.round
         scaled = bytes(map(int, map(operator.add, map(operator.mul, values, repeat(255.0)), repeat(0.5))))
     else:
-        scaled = bytes(values)
+        scaled = array("B", values).tobytes()  # values may be an int32 array: one byte each
     n = height * width
     if depth == 4:
-        rgba = bytearray(scaled)
-    else:
-        rgba = bytearray(b"\xff") * (n * 4)
-        for ch in range(3):
-            rgba[ch::4] = scaled if depth == 1 else scaled[ch::3]
+        return bytearray(scaled)
+    rgba = bytearray([int(255 * alpha + 0.5)]) * (n * 4)
+    for ch in range(3):
+        rgba[ch::4] = scaled if depth == 1 else scaled[ch::3]
+    return rgba
+
+
+async def to_pixels(img: Any, canvas: Any = None) -> bytes:
+    """RGBA bytes (4 per pixel) of a [h, w] or [h, w, 1|3|4] image tensor; draws it into canvas if given.
+
+    float32 values must lie in [0, 1] (scaled by 255), int32 values in [0, 255].
+    """
+    t, owned = _image_tensor(img, "to_pixels")
+    try:
+        values = await t.data()
+    finally:
+        if owned:
+            t.dispose()
+    rgba = _rgba(t, values)
     if canvas is not None:
-        _draw(canvas, bytes(rgba), width, height)
+        _draw(canvas, bytes(rgba), t.shape[1], t.shape[0])
     return bytes(rgba)
 
 
-def _draw(canvas: Any, rgba: bytes, width: int, height: int) -> None:
+def _option(options: Any, snake: str, camel: str) -> Any:
+    return options.get(snake, options.get(camel)) if isinstance(options, dict) else None
+
+
+def draw(image: Any, canvas: Any, options: dict[str, Any] | None = None) -> None:
+    """Draw a [h, w] or [h, w, 1|3|4] image tensor into a canvas (resized to it), as tf.browser.draw.
+
+    options: {"image_options": {"alpha": a}} (alpha in [0, 1] for depth 1 and 3; default 1) and
+    {"context_options": {"context_type": "2d", "context_attributes": {...}}}; TF.js's camelCase keys work too.
+    """
+    if options is not None and not isinstance(options, dict):
+        raise TypeError(f"tf.browser.draw: options must be a dict, got {type(options).__name__}")
+    image_options = _option(options, "image_options", "imageOptions")
+    alpha = _option(image_options, "alpha", "alpha") or 1  # like TF.js, 0 means the default
+    if not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
+        raise ValueError(f"tf.browser.draw: alpha value {alpha} is supposed to be in range [0 - 1].")
+    context_options = _option(options, "context_options", "contextOptions")
+    context_type = _option(context_options, "context_type", "contextType") or "2d"
+    if context_type != "2d":
+        raise ValueError(f"tf.browser.draw: context type {context_type!r} is not supported (only '2d')")
+    if canvas is None:
+        raise ValueError("tf.browser.draw: canvas must be an HTMLCanvasElement or OffscreenCanvas, got None")
+    t, owned = _image_tensor(image, "draw")
+    try:
+        values = t.data_sync()
+    finally:
+        if owned:
+            t.dispose()
+    attributes = _option(context_options, "context_attributes", "contextAttributes")
+    _draw(canvas, bytes(_rgba(t, values, float(alpha))), t.shape[1], t.shape[0], attributes)
+
+
+async def from_pixels_async(pixels: Any, num_channels: int = 3) -> Tensor:
+    """from_pixels, first wrapping an element source in an ImageBitmap (premultiplyAlpha 'none') when the
+    WRAP_TO_IMAGEBITMAP flag is set and the bitmap keeps the source's size, as TF.js does."""
+    source = pixels
+    if (
+        pixels is not None
+        and bridge.available()
+        and ENV.get_bool("WRAP_TO_IMAGEBITMAP")
+        and _kind(pixels) in ("video", "image", "canvas", "image_data")
+    ):
+        try:
+            bitmap = await bridge.js.createImageBitmap(pixels, bridge.js_object({"premultiplyAlpha": "none"}))
+        except Exception:  # some browsers cannot wrap every source: fall back to the source itself
+            bitmap = None
+        if bitmap is not None and (bitmap.width, bitmap.height) == (_get(pixels, "width"), _get(pixels, "height")):
+            source = bitmap
+    try:
+        return from_pixels(source, num_channels)
+    finally:
+        if source is not pixels:
+            source.close()  # the pixels are copied out: free the bitmap now rather than at GC
+
+
+def _draw(canvas: Any, rgba: bytes, width: int, height: int, attributes: dict[str, Any] | None = None) -> None:
     """Resize canvas to width x height and put the RGBA bytes into it."""
     if not bridge.available():
         raise RuntimeError("tf.browser.to_pixels: drawing into a canvas needs the browser (Pyodide)")
@@ -195,4 +268,5 @@ def _draw(canvas: Any, rgba: bytes, width: int, height: int) -> None:
         return
     u8 = bridge.uint8_array(rgba)
     clamped = js.Uint8ClampedArray.new(u8.buffer, u8.byteOffset, u8.length)
-    canvas.getContext("2d").putImageData(js.ImageData.new(clamped, width, height), 0, 0)
+    ctx = canvas.getContext("2d", bridge.js_object(attributes)) if attributes else canvas.getContext("2d")
+    ctx.putImageData(js.ImageData.new(clamped, width, height), 0, 0)

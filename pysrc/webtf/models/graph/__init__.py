@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from .model import GraphModel, load_graph_model
+from .model import GraphModel, load_graph_model, load_graph_model_sync
 
-__all__ = ["GraphModel", "load_graph_model"]
+__all__ = ["GraphModel", "load_graph_model", "load_graph_model_sync"]

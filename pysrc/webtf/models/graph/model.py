@@ -7,7 +7,9 @@ from typing import Any
 from ...ops.creation import clone, zeros
 from ...shapes import fmt
 from ...tensor import Tensor
+from ..io.artifacts import ModelArtifacts
 from ..io.handlers import get_load_handler
+from ..io.io_utils import get_model_artifacts_for_json_sync, get_weight_specs
 from ..io.weights import decode_weights
 from ..runner import TensorSpec, live_input, named_inputs
 from .executor import Executor
@@ -301,7 +303,42 @@ class GraphModel:
 async def load_graph_model(url_or_handler: Any) -> GraphModel:
     """Load a TF.js graph model (model.json + shards) from a URL, a path or an IOHandler."""
     handler = get_load_handler(url_or_handler)
-    artifacts = await handler.load()
+    return _graph_model_of(await handler.load())
+
+
+def load_graph_model_sync(model_source: Any) -> GraphModel:
+    """Load a graph model synchronously: from a handler with load_sync(), ModelArtifacts, or
+    (model_json, weight bytes)."""
+    where = "load_graph_model_sync(model_source)"
+    if model_source is None:
+        raise ValueError(f"{where}: model_source is None; pass model artifacts or a handler with load_sync()")
+    if isinstance(model_source, (list, tuple)):
+        if len(model_source) != 2:
+            raise ValueError(f"{where}: expected (model_json, weight bytes), got {len(model_source)} items")
+        model_json, weight_data = model_source
+        if not isinstance(model_json, dict):
+            raise ValueError(f"{where}: model_json must be the first element, got {type(model_json).__name__}")
+        if not isinstance(weight_data, (bytes, bytearray, memoryview)):
+            raise ValueError(f"{where}: weight bytes must be the second element, got {type(weight_data).__name__}")
+        for key in ("modelTopology", "weightsManifest"):
+            if key not in model_json:
+                raise ValueError(f"{where}: model JSON is missing '{key}'")
+        specs = get_weight_specs(model_json["weightsManifest"])
+        artifacts = get_model_artifacts_for_json_sync(model_json, specs, weight_data)
+    elif isinstance(model_source, ModelArtifacts):
+        artifacts = model_source
+    elif callable(getattr(model_source, "load_sync", None)):
+        artifacts = model_source.load_sync()
+    else:
+        raise TypeError(
+            f"{where}: expected a handler with load_sync(), ModelArtifacts or (model_json, weight bytes), "
+            f"got {type(model_source).__name__}"
+        )
+    return _graph_model_of(artifacts)
+
+
+def _graph_model_of(artifacts: ModelArtifacts) -> GraphModel:
+    """A checked GraphModel of loaded artifacts (its weights freed if it cannot be built)."""
     weights = decode_weights(artifacts.weight_specs, artifacts.weight_data)
     model = None
     try:

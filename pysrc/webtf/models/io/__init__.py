@@ -5,7 +5,29 @@ from __future__ import annotations
 
 from .artifacts import ModelArtifacts, ModelArtifactsInfo, WeightSpec
 from .browser import browser_downloads, browser_files
-from .handlers import IOHandler, from_memory, get_load_handler, get_save_handler, with_save_handler
+from .handlers import (
+    IOHandler,
+    browser_http_request,
+    from_memory,
+    from_memory_sync,
+    get_load_handler,
+    get_save_handler,
+    http,
+    with_save_handler,
+    with_save_handler_sync,
+)
+from .io_utils import (
+    CompositeArrayBuffer,
+    concatenate_array_buffers,
+    decode_weights_stream,
+    get_model_artifacts_for_json,
+    get_model_artifacts_for_json_sync,
+    get_model_artifacts_info_for_json,
+    get_weight_specs,
+    is_http_scheme,
+    load_weights,
+    weights_loader_factory,
+)
 from .management import copy_model, list_models, move_model, register_manager, remove_model
 from .router import get_load_handlers, get_save_handlers, register_load_router, register_save_router
 from .weights import decode_weights, encode_weights
@@ -32,4 +54,18 @@ __all__ = [
     "register_save_router",
     "remove_model",
     "with_save_handler",
+    "CompositeArrayBuffer",
+    "browser_http_request",
+    "concatenate_array_buffers",
+    "decode_weights_stream",
+    "from_memory_sync",
+    "get_model_artifacts_for_json",
+    "get_model_artifacts_for_json_sync",
+    "get_model_artifacts_info_for_json",
+    "get_weight_specs",
+    "http",
+    "is_http_scheme",
+    "load_weights",
+    "weights_loader_factory",
+    "with_save_handler_sync",
 ]

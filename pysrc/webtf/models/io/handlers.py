@@ -3,6 +3,7 @@ the choice of a handler for a URL (routers by scheme, then HTTP in the page or f
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -109,6 +110,10 @@ class MemoryHandler:
         """Return the held artifacts."""
         return self.artifacts
 
+    def load_sync(self) -> ModelArtifacts:
+        """Return the held artifacts (TF.js's IOHandlerSync load)."""
+        return self.artifacts
+
 
 class CallbackSaveHandler:
     """Saves by calling fn(artifacts) (tf.io.with_save_handler)."""
@@ -123,6 +128,15 @@ class CallbackSaveHandler:
             result = await result
         return result if isinstance(result, dict) else {"model_artifacts_info": artifacts_info(artifacts)}
 
+    def save_sync(self, artifacts: ModelArtifacts) -> dict[str, Any]:
+        """Hand the artifacts to a synchronous callback (TF.js's IOHandlerSync save)."""
+        result = self.fn(artifacts)
+        if isinstance(result, Awaitable):
+            if inspect.iscoroutine(result):
+                result.close()
+            raise TypeError("with_save_handler_sync: the save handler returned an awaitable; use with_save_handler")
+        return result if isinstance(result, dict) else {"model_artifacts_info": artifacts_info(artifacts)}
+
 
 def from_memory(model_json: dict[str, Any] | ModelArtifacts, weight_data: bytes = b"") -> MemoryHandler:
     """A handler for a model held in memory: a parsed model.json + its weight bytes, or ModelArtifacts."""
@@ -131,9 +145,37 @@ def from_memory(model_json: dict[str, Any] | ModelArtifacts, weight_data: bytes 
     return MemoryHandler(artifacts_from_json(model_json, weight_data, "from_memory"))
 
 
+def from_memory_sync(model_json: dict[str, Any] | ModelArtifacts, weight_data: bytes = b"") -> MemoryHandler:
+    """from_memory for synchronous loading: the handler's load_sync() returns the artifacts."""
+    return from_memory(model_json, weight_data)
+
+
 def with_save_handler(fn: Callable[[ModelArtifacts], Any]) -> CallbackSaveHandler:
     """A save handler that passes the artifacts to `fn`."""
     return CallbackSaveHandler(fn)
+
+
+def with_save_handler_sync(fn: Callable[[ModelArtifacts], Any]) -> CallbackSaveHandler:
+    """A save handler whose save_sync(artifacts) passes them to the synchronous `fn`."""
+    if not callable(fn):
+        raise TypeError(f"with_save_handler_sync: save_handler must be callable, got {type(fn).__name__}")
+    return CallbackSaveHandler(fn)
+
+
+def http(path: str, load_options: dict[str, Any] | None = None) -> HttpHandler:
+    """A handler that loads model.json and its shards from `path` with fetch() in the page."""
+    if not isinstance(path, str) or not path:
+        raise ValueError(f"tf.io.http: path must be a non-empty URL string, got {path!r}")
+    if load_options:
+        raise ValueError(
+            f"tf.io.http: load_options {sorted(load_options)} are not supported (the page's fetch() is used as is)"
+        )
+    return HttpHandler(path)
+
+
+def browser_http_request(path: str, load_options: dict[str, Any] | None = None) -> HttpHandler:
+    """Deprecated name of tf.io.http."""
+    return http(path, load_options)
 
 
 register_load_router(scheme_router("file://", FileHandler, browser_only=False))

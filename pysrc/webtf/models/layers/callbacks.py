@@ -171,6 +171,29 @@ def early_stopping(**kwargs: Any) -> EarlyStopping:
     return EarlyStopping(**kwargs)
 
 
+#: verbosity level -> callback classes fit instantiates when its verbose >= that level (TF.js's
+#: CallbackConstructorRegistry)
+CALLBACK_CONSTRUCTORS: dict[int, list[Callable[[], Any]]] = {}
+
+
+def register_callback_constructor(verbosity_level: int, callback_constructor: Callable[[], Any]) -> None:
+    """Make fit (with verbose >= verbosity_level) add callback_constructor() to its callbacks."""
+    where = "register_callback_constructor"
+    if not isinstance(verbosity_level, int) or isinstance(verbosity_level, bool) or verbosity_level < 0:
+        raise ValueError(f"{where}: verbosity_level must be an integer >= 0, but got {verbosity_level!r}")
+    if not callable(callback_constructor):
+        raise TypeError(f"{where}: callback_constructor must be a class or callable, got {callback_constructor!r}")
+    if any(callback_constructor in ctors for ctors in CALLBACK_CONSTRUCTORS.values()):
+        raise ValueError(f"{where}: duplicate callback constructor {callback_constructor!r}")
+    CALLBACK_CONSTRUCTORS.setdefault(verbosity_level, []).append(callback_constructor)
+
+
+def create_callbacks(verbosity_level: int) -> list[Any]:
+    """New callbacks from every constructor registered at verbosity_level or below, by level."""
+    return [ctor() for level in sorted(CALLBACK_CONSTRUCTORS) if level <= verbosity_level
+            for ctor in CALLBACK_CONSTRUCTORS[level]]  # fmt: skip
+
+
 class ProgressLogger(Callback):
     """The progress display: a line per epoch (verbose 2, or 1 in the browser), rewritten per batch in a CPython
     terminal (verbose 1)."""

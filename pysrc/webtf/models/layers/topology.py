@@ -532,3 +532,30 @@ class ModelLayer(Layer):
         feeds = inputs if isinstance(inputs, list) else [inputs]
         out = self.network.run(feeds, None, bool(kwargs.get("training")))
         return out[0] if len(out) == 1 else out
+
+
+class InputSpec:
+    """What a layer accepts as input (TF.js InputSpec): dtype, shape, ndim (shape's rank if shape is given),
+    max_ndim, min_ndim and axes ({axis: size})."""
+
+    def __init__(
+        self,
+        dtype: str | None = None,
+        shape: list[int | None] | tuple[int | None, ...] | None = None,
+        ndim: int | None = None,
+        max_ndim: int | None = None,
+        min_ndim: int | None = None,
+        axes: dict[int, int] | None = None,
+    ) -> None:
+        self.dtype = dtype
+        self.shape = None if shape is None else tuple(shape)
+        self.ndim = len(self.shape) if self.shape is not None else ndim
+        self.max_ndim = max_ndim
+        self.min_ndim = min_ndim
+        self.axes = dict(axes or {})
+
+    def __repr__(self) -> str:
+        return (
+            f"InputSpec(dtype={self.dtype!r}, shape={self.shape!r}, ndim={self.ndim!r}, max_ndim={self.max_ndim!r}, "
+            f"min_ndim={self.min_ndim!r}, axes={self.axes!r})"
+        )

@@ -25,7 +25,7 @@ from ...ops.op import convert_to_tensor
 from ...shapes import fmt
 from ...tensor import Tensor
 from .base import fmt_shape
-from .callbacks import CallbackList, History, ProgressLogger, standardize
+from .callbacks import CallbackList, History, ProgressLogger, create_callbacks, standardize
 from .metrics import (
     LossFn,
     binary_accuracy,
@@ -405,7 +405,7 @@ class Training:
         """The epoch loop both fits share: batches(epoch) yields (size, [inputs..., targets..., weights...])."""
         history = History()
         user = standardize(callbacks)
-        cbs = ([ProgressLogger(verbose)] if verbose else []) + user + [history]
+        cbs = ([ProgressLogger(verbose)] if verbose else []) + create_callbacks(verbose) + user + [history]
         val_names = ["val_" + k for k in c.names] if val else []
         params = {"epochs": epochs, "initial_epoch": initial_epoch, "steps": shown_steps, "verbose": verbose,
                   "do_validation": val is not None, "metrics": c.names + val_names}  # fmt: skip
