@@ -78,7 +78,7 @@ async function boot() {
   renderPanel(panel);
   setStatus("setting up the camera demo");
   await setupDemo(pyodide, panel);
-  await setupTeach(pyodide);
+  if (panel.teach) await setupTeach(pyodide); // the teach section stays hidden in a build without layers
   setStatus(`${panel.backend} backend started (${Math.round(window.webtfBackendMs)} ms)`);
   root.dataset.webtf = "ready";
 }

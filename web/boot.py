@@ -1,6 +1,7 @@
 """Run by web/boot.js inside Pyodide once webtf is installed: start webtf, report the flags panel."""
 
 import json
+from importlib.util import find_spec
 
 import webtf as tf
 from webtf.kernel_registry import CUSTOM_BUILD
@@ -62,5 +63,6 @@ async def boot(backend: str | None) -> str:
             "flags": {name: flag(env, name) for name in PANEL_FLAGS},
             "renderer": webgl_renderer(),
             "build": CUSTOM_BUILD or {"name": "full"},
+            "teach": find_spec("webtf.models.layers") is not None,  # a custom build may leave layers out
         }
     )

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ... import ops as tf
 from ...tensor import Tensor
+from .lazy_ops import ops as tf
 from .nodes import Node
 from .resources import TensorArray, TensorList, element_shape
 
