@@ -131,6 +131,33 @@ res
     assert "Conv2D" not in fallbacks and "Add" not in fallbacks
 
 
+def test_buffers_moved_to_cpu_and_back_stay_valid(py: Py) -> None:
+    """A buffer read on cpu leaves wasm (its free is queued by data id) and comes back under the same id: the
+    queued free must not release the new block (it did: a wasm trap a few kernels later)."""
+    x = np.arange(1 * 6 * 6 * 4, dtype=np.float32).reshape(1, 6, 6, 4) % 7 - 3
+    f = np.arange(3 * 3 * 4 * 4, dtype=np.float32).reshape(3, 3, 4, 4) % 5 - 2
+    out = py(
+        f"""
+prev = tf.get_backend()
+assert await tf.set_backend("wasm")
+x = tf.tensor({x.ravel().tolist()}, [1, 6, 6, 4])
+f = tf.tensor({f.ravel().tolist()}, [3, 3, 4, 4])
+step = lambda: tf.conv2d(x, f, 1, "same").sum().data_sync()[0]
+values = [tf.tidy(step)]
+assert await tf.set_backend("cpu")
+values.append(tf.tidy(step))  # x and f move to cpu
+assert await tf.set_backend("wasm")
+values += [tf.tidy(step) for _ in range(300)]  # they move back; 300 tidy scopes flush the queued frees
+tf.dispose([x, f])
+await tf.set_backend(prev)
+sorted(set(values))
+"""
+    )
+    pad = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    ref = sum(pad[:, i : i + 6, j : j + 6, :] @ f[i, j] for i in range(3) for j in range(3)).sum()
+    assert len(out) == 1 and abs(out[0] - ref) <= 1e-3 * abs(ref), (out, ref)
+
+
 def test_missing_or_corrupt_binary_keeps_the_previous_backend(py: Py) -> None:
     corrupt = base64.b64encode((FIXTURES / "corrupt.wasm").read_bytes()).decode()
     out = run(

@@ -237,6 +237,8 @@ class WasmBackend(Backend):
         if dtype == "string" or dtype == "complex64":
             self.host[data_id] = values
             return
+        if data_id in self._frees[::2]:  # moved away and back: its old block's free, queued by data id, goes first
+            self._flush_frees()
         ptr = self._allocate(data_id, len(values), dtype, shape)
         if len(values):
             if values.typecode != TYPECODE[dtype]:
