@@ -8,17 +8,14 @@ import json
 
 import numpy as np
 
+from tests.helpers import LOAD_TFJS_JS
 from tests.models.synth import Graph, attr_ints, attr_str
 
-ORACLE_JS = """async ([model, data, feeds, outputs]) => {
-  if (!window.tf) {
-    await new Promise((ok, fail) => {
-      const s = document.createElement("script");
-      s.src = "vendor/tfjs/tf.min.js"; s.onload = ok; s.onerror = () => fail(new Error("no tf.min.js"));
-      document.head.appendChild(s);
-    });
-  }
-  await tf.setBackend("cpu");
+ORACLE_JS = (
+    """async ([model, data, feeds, outputs]) => {
+"""
+    + LOAD_TFJS_JS
+    + """  await tf.setBackend("cpu");
   const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
   const m = await tf.loadGraphModel(tf.io.fromMemory({
     modelTopology: model.modelTopology, format: "graph-model",
@@ -32,6 +29,7 @@ ORACLE_JS = """async ([model, data, feeds, outputs]) => {
   tf.dispose(outs); tf.dispose(Object.values(inputs)); m.dispose();
   return res;
 }"""
+)
 
 WEBTF_PY = """
 import base64, json, js

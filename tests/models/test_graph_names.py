@@ -10,17 +10,14 @@ from the output node's op attrs (undefined for most ops).
 import json
 
 import build
+from tests.helpers import LOAD_TFJS_JS
 from tests.models import synth
 
-ORACLE_JS = """async ([names, texts]) => {
-  if (!window.tf) {
-    await new Promise((ok, fail) => {
-      const s = document.createElement("script");
-      s.src = "vendor/tfjs/tf.min.js"; s.onload = ok; s.onerror = () => fail(new Error("no tf.min.js"));
-      document.head.appendChild(s);
-    });
-  }
-  const info = (specs) => specs.map((s) => ({ name: s.name, shape: s.shape ?? null, dtype: s.dtype ?? null }));
+ORACLE_JS = (
+    """async ([names, texts]) => {
+"""
+    + LOAD_TFJS_JS
+    + """  const info = (specs) => specs.map((s) => ({ name: s.name, shape: s.shape ?? null, dtype: s.dtype ?? null }));
   window.webtfTopologies = texts;
   const out = {};
   for (const name of names) {
@@ -40,6 +37,7 @@ ORACLE_JS = """async ([names, texts]) => {
   }
   return out;
 }"""
+)
 
 WEBTF_PY = """
 import json, js

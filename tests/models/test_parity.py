@@ -8,19 +8,17 @@ each model twice: the second run replays the first's capture (models/capture.py)
 
 import pytest
 
+from tests.helpers import LOAD_TFJS_JS
+
 MODELS = ["blazeface", "facemesh", "movenet-lightning", "posenet", "selfie"]
 BACKENDS = ["cpu", "wasm", "webgl"]
 TOLERANCE = {"cpu": 1e-3, "wasm": 1e-3, "webgl": 1e-2}
 
-ORACLE_JS = """async (name) => {
-  if (!window.tf) {
-    await new Promise((ok, fail) => {
-      const s = document.createElement("script");
-      s.src = "vendor/tfjs/tf.min.js"; s.onload = ok; s.onerror = () => fail(new Error("no tf.min.js"));
-      document.head.appendChild(s);
-    });
-    await tf.setBackend("cpu");
-  }
+ORACLE_JS = (
+    """async (name) => {
+"""
+    + LOAD_TFJS_JS
+    + """  await tf.setBackend("cpu");
   const model = await tf.loadGraphModel(`models/${name}.json`);
   const spec = model.inputs[0];
   const shape = spec.shape.map((d) => (d === -1 ? 1 : d));
@@ -42,6 +40,7 @@ ORACLE_JS = """async (name) => {
   model.dispose();
   return { outputNodes, shapes };
 }"""
+)
 
 WEBTF_PY = """
 import js, math
