@@ -53,13 +53,13 @@ float compute(int i) {
 #endif
 #ifdef OP_Binary
 // complex Add (CADD), Sub (CSUB), Multiply (CMUL) with broadcasting: A_COMPLEX / B_COMPLEX (true or false) say
-// whether an operand holds pairs; uI[1] = rank, uI[2..] = the output dims, then A's and B's element strides.
+// whether an operand holds pairs; RANK dims of the output at uI[1..], then A's and B's element strides.
 uniform sampler2D A;
 uniform sampler2D B;
 int operandIndex(int p, int strides) {
-  int rank = uI[1], idx = 0;
-  for (int d = rank - 1; d >= 0; d--) {
-    int n = uI[2 + d];
+  int idx = 0;
+  for (int d = RANK - 1; d >= 0; d--) {
+    int n = uI[1 + d];
     idx += (p % n) * uI[strides + d];
     p /= n;
   }
@@ -69,9 +69,9 @@ vec2 operand(sampler2D s, bool pairs, int j) {
   return pairs ? vec2(at(s, 2 * j), at(s, 2 * j + 1)) : vec2(at(s, j), 0.0);
 }
 float compute(int i) {
-  int rank = uI[1], p = i >> 1;
-  vec2 a = operand(A, A_COMPLEX, operandIndex(p, 2 + rank));
-  vec2 b = operand(B, B_COMPLEX, operandIndex(p, 2 + 2 * rank));
+  int p = i >> 1;
+  vec2 a = operand(A, A_COMPLEX, operandIndex(p, 1 + RANK));
+  vec2 b = operand(B, B_COMPLEX, operandIndex(p, 1 + 2 * RANK));
 #if defined(CMUL)
   vec2 r = vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 #elif defined(CSUB)

@@ -63,8 +63,8 @@ def complex_binary(backend: Any, a: Any, b: Any, op: str) -> TensorInfo:
     out_shape = a.shape if a.shape == b.shape else broadcast_shapes(a.shape, b.shape, op)
     rank, ints = broadcast_ints((a, b), out_shape, (GENERAL, GENERAL))
     pairs = tuple(f"{n}_COMPLEX {str(t.dtype == 'complex64').lower()}" for n, t in (("A", a), ("B", b)))
-    defines = (_COMPLEX_BINARY[op], *pairs)
-    return _run(backend, "Binary", (a, b), ("A", "B"), out_shape, "complex64", (rank, *ints), (), defines)
+    defines = (_COMPLEX_BINARY[op], f"RANK {rank}", *pairs)
+    return _run(backend, "Binary", (a, b), ("A", "B"), out_shape, "complex64", ints, (), defines)
 
 
 def from_real(backend: Any, x: Any) -> TensorInfo:
