@@ -31,7 +31,7 @@ def test_issue15_glsl_kernels_match_numpy(run):
     a, b, b3, v = _rand(2, 3), _rand(3, 4), _rand(2, 3, 4), _rand(3)
     ai, bi = RNG.integers(-5, 5, (2, 3)).astype(np.int32), RNG.integers(-5, 5, (3, 2)).astype(np.int32)
     out = run(
-        "tf.tidy(lambda: [tf.grad(lambda t: tf.sum(tf.mul(tf.local_response_normalization(t, 2, 1.5, 0.3, 0.75), w)))(x), "
+        "tf.tidy(lambda: [tf.grad(lambda t: tf.sum(tf.local_response_normalization(t, 2, 1.5, 0.3, 0.75) * w))(x), "
         "tf.einsum('ij,jk->ik', a, b), tf.einsum('bij,j->bi', tf.transpose(b3, [0, 2, 1]), v), "
         "tf.einsum('ij->', a), tf.einsum('i,j->ji', v, v), tf.einsum('ij,ij->i', a, a), "
         "tf.einsum('ij,jk->ki', ai, bi), tf.einsum('ij->ji', a), "
