@@ -12,6 +12,7 @@ from ....backend_util.einsum import einsum_plan
 from ....backend_util.sparse import scatter_dense
 from ...base import TensorInfo
 from ...cpu import KERNELS as CPU_KERNELS
+from .common import size_of
 from .elementwise import _View, binary
 from .gather import transpose
 from .math import _program, scatter
@@ -86,8 +87,11 @@ def sparse_to_dense(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
 
 def einsum(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Einsum: each operand transposed to the label order (output labels, then summed ones) and broadcast
-    to it, their product, then the sum over the summed labels."""
+    to it, their product, then the sum over the summed labels (the cpu kernel when that product is too large
+    for a texture)."""
     terms, output, sizes = einsum_plan(attrs["equation"], [t.shape for t in inputs])
+    if size_of(sizes.values()) > backend.max_elements:  # the broadcast product would not fit in a texture
+        return CPU_KERNELS[kn.Einsum](backend, inputs, attrs)
     labels = list(output) + [c for c in sizes if c not in output]
     pos = {c: i for i, c in enumerate(labels)}
     dtype = inputs[0].dtype
