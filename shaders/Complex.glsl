@@ -2,6 +2,7 @@
 // OP_Complex: RE, IM -> pairs. OP_Part: X's component uI[1] (0 real, 1 imaginary). OP_ComplexAbs: |x|.
 // OP_FFT: the DFT of each row of uI[1] complex values (direct sum, angles reduced mod n for precision);
 // uF[0] = the angle step (-2 pi / n forward, 2 pi / n inverse), uF[1] = the scale (1 or 1 / n).
+// OP_FromReal: a real X as pairs (x, 0). OP_Binary: complex Add / Sub / Multiply (below).
 #define SCALAR
 #ifdef OP_Complex
 uniform sampler2D RE;
@@ -42,5 +43,42 @@ float compute(int i) {
     im += xr * s + xi * c;
   }
   return ((i & 1) == 0 ? re : im) * uF[1];
+}
+#endif
+#ifdef OP_FromReal
+uniform sampler2D X;
+float compute(int i) {
+  return (i & 1) == 0 ? at(X, i >> 1) : 0.0;
+}
+#endif
+#ifdef OP_Binary
+// complex Add (CADD), Sub (CSUB), Multiply (CMUL) with broadcasting: A_COMPLEX / B_COMPLEX (true or false) say
+// whether an operand holds pairs; RANK dims of the output at uI[1..], then A's and B's element strides.
+uniform sampler2D A;
+uniform sampler2D B;
+int operandIndex(int p, int strides) {
+  int idx = 0;
+  for (int d = RANK - 1; d >= 0; d--) {
+    int n = uI[1 + d];
+    idx += (p % n) * uI[strides + d];
+    p /= n;
+  }
+  return idx;
+}
+vec2 operand(sampler2D s, bool pairs, int j) {
+  return pairs ? vec2(at(s, 2 * j), at(s, 2 * j + 1)) : vec2(at(s, j), 0.0);
+}
+float compute(int i) {
+  int p = i >> 1;
+  vec2 a = operand(A, A_COMPLEX, operandIndex(p, 1 + RANK));
+  vec2 b = operand(B, B_COMPLEX, operandIndex(p, 1 + 2 * RANK));
+#if defined(CMUL)
+  vec2 r = vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+#elif defined(CSUB)
+  vec2 r = a - b;
+#else
+  vec2 r = a + b;
+#endif
+  return (i & 1) == 0 ? r.x : r.y;
 }
 #endif

@@ -1,6 +1,7 @@
 // ScatterNd (OP_SUM) and TensorScatterUpdate: slice `row` of the output gathers the updates whose index
 // row (sum of indices[n, j] * uI[4 + j]) is `row`: summed into zeros, or the last one replacing T's value.
 // uI[1] = number of updates, uI[2] = slice size, uI[3] = index depth (<= 6), uI[4..9] = slice strides.
+// SparseToDense: T_SCALAR (T is the one default value) and U_SCALAR (one update value for every index).
 uniform sampler2D I;
 uniform sampler2D U;
 #ifndef OP_SUM
@@ -16,7 +17,11 @@ float compute(int i) {
 #ifdef OP_SUM
   float out_value = 0.0;
 #else
+#ifdef T_SCALAR
+  float out_value = at(T, 0);
+#else
   float out_value = at(T, i);
+#endif
 #endif
   for (int n = 0; n < uI[1]; n++) {
     int r = 0;
@@ -24,10 +29,15 @@ float compute(int i) {
       r += int(at(I, n * depth + j)) * uI[4 + j];
     }
     if (r == row) {
-#ifdef OP_SUM
-      out_value += at(U, n * size + k);
+#ifdef U_SCALAR
+      float u = at(U, 0);
 #else
-      out_value = at(U, n * size + k);
+      float u = at(U, n * size + k);
+#endif
+#ifdef OP_SUM
+      out_value += u;
+#else
+      out_value = u;
 #endif
     }
   }

@@ -171,3 +171,37 @@ def test_webtf_has_every_tfjs_name(browser, server):
         stale += [f"{group} {name} (listed, but TF.js has no such name)" for name in sorted(unknown)]
     assert not missing, f"{len(missing)} TF.js names webtf lacks: " + ", ".join(missing)
     assert not stale, "ALLOW / PENDING entries that no longer hold: " + ", ".join(stale)
+
+
+# ---- webgl: GLSL for every kernel TF.js's webgl runs on the GPU (issue 15, gl) ----------------------------
+_TFJS_CPU = "TF.js's webgl also runs it on the CPU (reads its inputs, calls the cpu impl); so does webtf's fallback"
+_SHARES = "a reshape of the texture (shares the buffer, no program) in TF.js and webtf alike"
+
+#: TF.js webgl kernel names that need no GLSL in webtf's table, with why
+WEBGL_NOT_GLSL: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "Bincount", "BroadcastArgs", "DenseBincount", "LinSpace", "Range", "Unique",
+            "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
+            "RaggedGather", "RaggedRange", "RaggedTensorToTensor",
+            "SparseFillEmptyRows", "SparseReshape", "SparseSegmentMean", "SparseSegmentSum",
+            "StaticRegexReplace", "StringNGrams", "StringSplit", "StringToHashBucketFast",
+        ),
+        _TFJS_CPU,
+    ),  # fmt: skip
+    **dict.fromkeys(("Reshape", "Identity", "ExpandDims"), _SHARES),
+    "FromPixels": ALLOW["kernel:webgl"]["FromPixels"],
+}
+
+
+def test_webgl_has_glsl_for_every_tfjs_gpu_kernel(browser, server):
+    """Every kernel TF.js 4.22 registers for webgl is in webtf's GLSL table (webtf.backends.webgl.kernels), not
+    left to the cpu fallback, unless WEBGL_NOT_GLSL says why; a listed name with GLSL now fails too."""
+    from webtf.backends.webgl.kernels import KERNELS as GLSL
+
+    tfjs = set(tfjs_names(browser, server)["kernel:webgl"])
+    assert len(tfjs) > 150
+    missing = sorted(tfjs - set(GLSL) - set(WEBGL_NOT_GLSL))
+    assert not missing, f"{len(missing)} TF.js webgl kernels run on webtf's cpu fallback: " + ", ".join(missing)
+    stale = sorted(n for n in WEBGL_NOT_GLSL if n in GLSL or n not in tfjs)
+    assert not stale, "WEBGL_NOT_GLSL entries that no longer hold: " + ", ".join(stale)

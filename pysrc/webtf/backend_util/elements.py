@@ -108,11 +108,19 @@ def _on_indices(impl: Kernel, backend: Any, inputs: Any, attrs: dict[str, Any], 
     return results[0] if single else results
 
 
+def takes_complex(impl: Kernel) -> Kernel:
+    """Mark a backend's kernel as running complex64 tensors itself (for_dtypes leaves that dtype to it)."""
+    impl.takes_complex = True  # type: ignore[attr-defined]
+    return impl
+
+
 def _moving(impl: Kernel) -> Kernel:
+    native = _NUMERIC | {"complex64"} if getattr(impl, "takes_complex", False) else _NUMERIC
+
     @functools.wraps(impl)
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
         first = _first(inputs)
-        if first is None or first.dtype in _NUMERIC:
+        if first is None or first.dtype in native:
             return impl(backend, inputs, attrs)
         return _on_indices(impl, backend, inputs, attrs, first.dtype)
 
@@ -226,6 +234,8 @@ def for_dtypes(table: Mapping[str, Kernel]) -> dict[str, Kernel]:
     )
     for name, wrap in wrappers.items():
         impl = out.get(name)
+        if name not in MOVING and name not in (kn.ZerosLike, kn.OnesLike) and getattr(impl, "takes_complex", False):
+            continue  # complex64 is all these wrappers add
         if impl is not None and not getattr(impl, "for_dtypes", False):  # a table registered again
             out[name] = wrap(impl)
             out[name].for_dtypes = True  # type: ignore[attr-defined]

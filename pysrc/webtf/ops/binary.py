@@ -105,6 +105,8 @@ mul = _binary_op(kn.Multiply, "mul", "a * b element-wise with broadcasting (kern
 def div(a: TensorLike, b: TensorLike) -> Tensor:
     """a / b (kernel RealDiv; FloorDiv when both are int32, as TF.js): x / 0 = +-inf, 0 / 0 = nan."""
     ta, tb = convert_pair(a, b, "div")
+    if ta.dtype == "complex64":  # TF.js's RealDiv takes no complex64 on any backend
+        raise TypeError("Error in div: complex64 tensors are not supported (TF.js's RealDiv kernel takes none)")
     kernel = kn.FloorDiv if ta.dtype == "int32" else kn.RealDiv
     return ENGINE.run_kernel(kernel, {"a": ta, "b": tb})
 

@@ -55,7 +55,15 @@ def _unary_op(
 
 
 abs = _unary_op(kn.Abs, "abs", "|x| element-wise (kernel Abs); int32 stays int32.")
-neg = _unary_op(kn.Neg, "neg", "-x element-wise (kernel Neg).")
+def _convert_real(x: TensorLike, arg: str, op_name: str) -> Tensor:
+    """_convert_bool_as_int, refusing complex64 (TF.js's Neg kernel takes none on any backend)."""
+    t = _convert_bool_as_int(x, arg, op_name)
+    if t.dtype == "complex64":
+        raise TypeError(f"Error in {op_name}: complex64 tensors are not supported (TF.js's Neg kernel takes none)")
+    return t
+
+
+neg = _unary_op(kn.Neg, "neg", "-x element-wise (kernel Neg).", _convert_real)
 exp = _unary_op(kn.Exp, "exp", "e ** x element-wise (kernel Exp); float32 output, overflow gives inf.")
 expm1 = _unary_op(kn.Expm1, "expm1", "e ** x - 1 element-wise, accurate near 0 (kernel Expm1).")
 log = _unary_op(kn.Log, "log", "Natural logarithm (kernel Log): log(0) = -inf, log(x < 0) = nan.")

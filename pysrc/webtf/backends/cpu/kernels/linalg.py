@@ -6,6 +6,7 @@ from itertools import product
 from typing import Any
 
 from .... import kernel_names as kn
+from ....backend_util.einsum import einsum_plan
 from ....shapes import size_of, strides_of
 from ...base import TensorInfo
 from .broadcast import to_typed
@@ -20,16 +21,6 @@ def diag(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     for i, v in enumerate(vals):
         out[i * n + i] = v
     return backend.output(to_typed(out, x.dtype), (*x.shape, *x.shape), x.dtype)
-
-
-def einsum_plan(equation: str, shapes: list[tuple[int, ...]]) -> tuple[list[str], str, dict[str, int]]:
-    """(input terms, output term, label -> size) of a checked equation."""
-    inputs, output = equation.split("->")
-    terms = inputs.split(",")
-    sizes = {
-        c: d for term, shape in zip(terms, shapes, strict=True) for c, d in zip(term, shape, strict=True)
-    }
-    return terms, output, sizes
 
 
 def einsum(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:

@@ -8,9 +8,11 @@ from typing import Any
 
 from .... import kernel_names as kn
 from ....backend_util import cast_values, fill_kernels, filled, scalar_as
+from ....backend_util.elements import takes_complex
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from .common import broadcast_ints, read_mode, size_of
+from .complex import complex_binary, from_real, real_part
 
 UNARY = (
     kn.Abs, kn.Neg, kn.Exp, kn.Expm1, kn.Log, kn.Log1p, kn.Sqrt, kn.Rsqrt, kn.Square, kn.Reciprocal, kn.Relu,
@@ -35,6 +37,8 @@ _BOOL_BINARY = {
     "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
 }  # fmt: skip
 _INT_SENSITIVE = {"FloorDiv", "Mod"}
+#: binary kernels that take complex64 operands on the GPU, as TF.js's webgl (shaders/Complex.glsl)
+_COMPLEX = {"Add", "Sub", "Multiply"}
 
 
 # ---- unary ----------------------------------------------------------------------------------------
@@ -86,6 +90,15 @@ def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     x, dtype = inputs["x"], attrs["dtype"]
     if dtype == x.dtype:
         return TensorInfo(x.data_id, x.shape, x.dtype)
+    if dtype == "complex64":
+        return from_real(backend, x)
+    if x.dtype == "complex64":  # as TF.js: the real part, cast
+        re = real_part(backend, x)
+        if dtype == "float32":
+            return re
+        out = cast(backend, {"x": _View(re.data_id, re.shape, "float32")}, {"dtype": dtype})
+        backend.temp(re)
+        return out
     host = backend.host_values(x)
     if host is not None and x.size <= 4096:  # still on the host: convert there, no GPU round trip
         return backend.output(cast_values(host, x.dtype, dtype), x.shape, dtype)
@@ -155,9 +168,17 @@ def _binary_kernel(op: str) -> Any:
         dtype = fixed or a.dtype
         return binary(backend, a, b, op, dtype)
 
+    def complex_kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        a, b = inputs["a"], inputs["b"]
+        if a.dtype == "complex64" or b.dtype == "complex64":
+            return complex_binary(backend, a, b, op)
+        return binary(backend, a, b, op, a.dtype)
+
+    if op in _COMPLEX:
+        kernel = complex_kernel
     kernel.__name__ = kernel.__qualname__ = f"webgl_{op}"
     kernel.__doc__ = f"{op} in GLSL with broadcasting (shaders/Binary.glsl, OP_{op})."
-    return kernel
+    return takes_complex(kernel) if op in _COMPLEX else kernel
 
 
 def prelu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -194,7 +215,7 @@ KERNELS.update(
         kn.LeakyRelu: leaky_relu,
         kn.Step: step,
         kn.ClipByValue: clip_by_value,
-        kn.Cast: cast,
+        kn.Cast: takes_complex(cast),
         **fill_kernels(fill_value),
         kn.Prelu: prelu,
         kn.Select: select,

@@ -20,6 +20,7 @@ from ....backend_util import (
     slice_info_from_attrs,
     split_sizes,
 )
+from ....backend_util.elements import takes_complex
 from ....shapes import strides_of
 from ...base import TensorInfo
 from .elementwise import _View
@@ -282,10 +283,17 @@ def _concat_run(backend: Any, parts: list[tuple[Any, int]], outer: int, total: i
     return backend.run(prog, [t for t, _ in parts], (outer, total), dtype, ints)
 
 
+@takes_complex
 def concat(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Concat: shaders/Concat.glsl."""
+    """Concat: shaders/Concat.glsl; complex64 tensors as float32 ones with a trailing (re, im) dim."""
     axis = attrs["axis"]
-    return _concat(backend, list(inputs), axis, concat_shape([t.shape for t in inputs], axis))
+    shape = concat_shape([t.shape for t in inputs], axis)
+    if inputs[0].dtype != "complex64":
+        return _concat(backend, list(inputs), axis, shape)
+    axis %= len(shape)
+    pairs = [_View(t.data_id, (*t.shape, 2), "float32") for t in inputs]
+    out = _concat(backend, pairs, axis, (*shape, 2))
+    return TensorInfo(out.data_id, shape, "complex64")
 
 
 def pack(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:

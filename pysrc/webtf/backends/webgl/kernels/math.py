@@ -69,7 +69,10 @@ def lrn(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return backend.run(prog, (x,), x.shape, "float32", (x.shape[-1], int(attrs["depth_radius"])), floats)
 
 
-def _scatter(backend: Any, inputs: Any, shape: tuple[int, ...], dtype: str, base: Any) -> TensorInfo:
+def scatter(
+    backend: Any, inputs: Any, shape: tuple[int, ...], dtype: str, base: Any, defines: tuple[str, ...] = ()
+) -> TensorInfo:
+    """shaders/ScatterNd.glsl: updates summed into zeros (base None) or written over base (the last wins)."""
     indices, updates = inputs["indices"], inputs["updates"]
     depth = indices.shape[-1] if len(indices.shape) > 1 else 1
     if depth > 6:
@@ -82,20 +85,20 @@ def _scatter(backend: Any, inputs: Any, shape: tuple[int, ...], dtype: str, base
         (indices, updates) if base is None else (indices, updates, base),
     )
     prog = _program(
-        backend, "ScatterNd", samplers, 9, 0, dtype == "int32", ("OP_SUM",) if base is None else ()
+        backend, "ScatterNd", samplers, 9, 0, dtype == "int32", (("OP_SUM",) if base is None else ()) + defines
     )
     return backend.run(prog, texes, shape, dtype, (n, size, depth, *strides))
 
 
 def scatter_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """ScatterNd: shaders/ScatterNd.glsl (OP_SUM); indices are not range-checked on the GPU, as in TF.js."""
-    return _scatter(backend, inputs, tuple(attrs["shape"]), inputs["updates"].dtype, None)
+    return scatter(backend, inputs, tuple(attrs["shape"]), inputs["updates"].dtype, None)
 
 
 def tensor_scatter_update(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """TensorScatterUpdate: shaders/ScatterNd.glsl (the last matching update wins)."""
     t = inputs["tensor"]
-    return _scatter(backend, inputs, t.shape, t.dtype, t)
+    return scatter(backend, inputs, t.shape, t.dtype, t)
 
 
 def unsorted_segment_sum(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
