@@ -73,7 +73,13 @@ def conv_reference(x: np.ndarray, w: dict[str, np.ndarray]) -> np.ndarray:
     return np.maximum(out + w["conv/bias"], 0).reshape(n, -1)
 
 
-_TF_DTYPES = {"float32": "DT_FLOAT", "int32": "DT_INT32", "bool": "DT_BOOL"}
+_TF_DTYPES = {
+    "float32": "DT_FLOAT",
+    "int32": "DT_INT32",
+    "bool": "DT_BOOL",
+    "string": "DT_STRING",
+    "complex64": "DT_COMPLEX64",
+}
 
 
 class Graph:
