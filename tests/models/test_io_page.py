@@ -205,3 +205,50 @@ def test_downloads_then_browser_files(webtf_page, py):
     assert res["leak"] == 0
     webtf_page.evaluate("async () => {" + LOAD_TFJS + "}")
     np.testing.assert_allclose(webtf_page.evaluate(TFJS_FILES_JS), expected, rtol=1e-6)
+
+
+# LoadOptions in the page: TF.js and webtf load the same served model with the same options; the URLs their
+# fetch_func saw (with the init it got), on_progress's fractions and the weights loaded must agree.
+TFJS_LOAD_OPTIONS_JS = (
+    "async () => {"
+    + LOAD_TFJS
+    + """
+  const calls = [], progress = [];
+  const fetchFunc = (url, init) => { calls.push([String(url), init.cache]); return fetch(url, init); };
+  const m = await tf.loadGraphModel("models/blazeface.json?v=2", { fetchFunc, weightPathPrefix: "models/",
+    requestInit: { cache: "no-store" }, onProgress: (f) => progress.push(f) });
+  const weights = Object.keys(m.weights).length;
+  m.dispose();
+  return { calls, progress, weights };
+}"""
+)
+
+WEBTF_LOAD_OPTIONS_PY = """
+import js
+before = tf.memory().num_tensors
+calls, progress = [], []
+def fetch_func(url, init):
+    calls.append([str(url), str(init.cache)])
+    return js.fetch(url, init)
+m = await tf.load_graph_model("models/blazeface.json?v=2", {"fetch_func": fetch_func, "weight_path_prefix": "models/",
+    "request_init": {"cache": "no-store"}, "on_progress": progress.append})
+weights = len(m.weights)
+m.dispose()
+progress2 = []
+m = await tf.load_graph_model(tf.io.http("models/blazeface.json", {"on_progress": progress2.append,
+    "weight_url_converter": lambda p: "models/" + p}))
+same = len(m.weights) == weights
+m.dispose()
+{"calls": calls, "progress": progress, "weights": weights, "progress2": progress2, "same": same,
+ "leak": tf.memory().num_tensors - before}
+"""
+
+
+def test_load_options_match_tfjs(webtf_page, py):
+    want = webtf_page.evaluate(TFJS_LOAD_OPTIONS_JS)
+    got = py(WEBTF_LOAD_OPTIONS_PY)
+    assert want["calls"] == [["models/blazeface.json?v=2", "no-store"], ["models/blazeface.bin?v=2", "no-store"]]
+    assert got["calls"] == want["calls"]
+    assert got["progress"] == want["progress"] == got["progress2"] == [0.5, 1]
+    assert got["weights"] == want["weights"] and got["same"]
+    assert got["leak"] == 0

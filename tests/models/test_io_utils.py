@@ -144,8 +144,7 @@ def test_sync_handlers_http_and_scheme():
     assert tf.io.browser_http_request("m.json").url == "m.json"
     with pytest.raises(ValueError, match="tf.io.http: path must be a non-empty URL string"):
         tf.io.http("")
-    with pytest.raises(ValueError, match=r"tf.io.http: load_options \['weight_path_prefix'\] are not supported"):
-        tf.io.http("m.json", {"weight_path_prefix": "w/"})
+    assert tf.io.http("m.json", {"weight_path_prefix": "w/"}).load_options.weight_path_prefix == "w/"
 
 
 def test_load_graph_model_sync_from_each_source():

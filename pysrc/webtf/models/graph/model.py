@@ -300,9 +300,10 @@ class GraphModel:
         self._disposed = True
 
 
-async def load_graph_model(url_or_handler: Any) -> GraphModel:
-    """Load a TF.js graph model (model.json + shards) from a URL, a path or an IOHandler."""
-    handler = get_load_handler(url_or_handler)
+async def load_graph_model(url_or_handler: Any, options: Any = None) -> GraphModel:
+    """Load a TF.js graph model (model.json + shards) from a URL, a path or an IOHandler; `options` are
+    TF.js's LoadOptions (tf.io.LoadOptions or a dict of its fields) for loading over HTTP."""
+    handler = get_load_handler(url_or_handler, options)
     return _graph_model_of(await handler.load())
 
 
