@@ -139,8 +139,9 @@ def _spectral() -> Case:
     g.op("real", "Real", "fft")
     g.op("imag", "Imag", "fft")
     g.op("abs", "ComplexAbs", "ifft")
+    g.op("fft_const", "FFT", g.const("k", [[1 + 2j, -0.5j, 3, 0.25 - 1j]], "complex64"))
     feeds = {"re": [[1, -2, 0.5, 3], [0, 1, 0, -1]], "im": [[0.25, 0, -1, 2], [1, 1, -1, 0]]}
-    return _case(g, ["c", "fft", "ifft", "rfft", "irfft", "real", "imag", "abs"],
+    return _case(g, ["c", "fft", "ifft", "rfft", "irfft", "real", "imag", "abs", "k", "fft_const"],
                  {k: np.array(v, np.float32) for k, v in feeds.items()})  # fmt: skip
 
 
@@ -155,13 +156,15 @@ def _strings() -> Case:
     g.op("re_first", "StaticRegexReplace", "s", pattern=attr_str("[ab]"), rewrite=attr_str("_"),
          replace_global={"b": False})  # fmt: skip
     g.op("split", "StringSplit", "s", "delim", skip_empty=_B)
-    g.op("split_empty", "StringSplit", "s", "delim", skip_empty={"b": False})
+    g.op("split_empty", "StringSplit", "s", g.const("delim_a", "a", "string"), skip_empty={"b": False})
+    g.op("hash_const", "StringToHashBucketFast", g.const("words_const", [["héllo", ""], ["x y", "wörld"]], "string"),
+         num_buckets={"i": "7"})  # fmt: skip
     g.placeholder("words", "string", [5])
     g.op("ngrams", "StringNGrams", "words", g.const("splits", [0, 2, 2, 5], "int32"), separator=attr_str("+"),
          ngram_widths=attr_ints(1, 3), left_pad=attr_str("<l>"), right_pad=attr_str("<r>"), pad_width={"i": "1"},
          preserve_short_sequences={"b": False})  # fmt: skip
     outs = ["hash", "re_all", "re_first", "split", "split:1", "split:2", "split_empty", "split_empty:1",
-            "split_empty:2", "ngrams", "ngrams:1"]  # fmt: skip
+            "split_empty:2", "ngrams", "ngrams:1", "words_const", "hash_const"]  # fmt: skip
     feeds = {"s": np.array(["aab ba", "", "b  abc", "zz caaat b"]), "delim": np.array(" "),
              "words": np.array(["a", "b", "c", "dd", "e"])}
     return _case(g, outs, feeds)
