@@ -249,6 +249,25 @@ def _tables_v1() -> Case:
     return _case(g, outs, {"k": np.array([7, 1, 3, 11, 7], np.int32)})
 
 
+def _tables_strings() -> Case:
+    """A vocabulary table: string keys to int32 ids, and the reverse, filled from string consts."""
+    g = Graph()
+    g.placeholder("words", "string", [5])
+    g.placeholder("ids", "int32", [3])
+    g.const("vocab", ["the", "cat", "sat", "mat"], "string")
+    g.const("vocab_ids", [0, 1, 2, 3], "int32")
+    s2i = {"key_dtype": dtype_attr("string"), "value_dtype": dtype_attr("int32")}
+    i2s = {"key_dtype": dtype_attr("int32"), "value_dtype": dtype_attr("string")}
+    g.op("s2i", "HashTableV2", shared_name=attr_str("s2i"), **s2i)
+    g.op("i2s", "HashTableV2", shared_name=attr_str("i2s"), **i2s)
+    g.op("s2i_init", "LookupTableImportV2", "s2i", "vocab", "vocab_ids")
+    g.op("i2s_init", "LookupTableImportV2", "i2s", "vocab_ids", "vocab")
+    g.op("to_ids", "LookupTableFindV2", "s2i", "words", g.const("oov", -1, "int32"), "^s2i_init")
+    g.op("to_words", "LookupTableFindV2", "i2s", "ids", g.const("unk", "<unk>", "string"), "^i2s_init")
+    feeds = {"words": np.array(["cat", "dog", "the", "", "mat"]), "ids": np.array([3, 9, 0], np.int32)}
+    return _case(g, ["to_ids", "to_words"], feeds)
+
+
 def more_cases() -> dict[str, Case]:
     """Every case by id."""
     return {
@@ -260,4 +279,5 @@ def more_cases() -> dict[str, Case]:
         "tensor-arrays-and-lists": _lists(),
         "random-more": _random_more(),
         "hash-table-v1": _tables_v1(),
+        "hash-table-strings": _tables_strings(),
     }
