@@ -4,7 +4,8 @@ complex64 and string outputs. Run by tests/models/test_graph_ops_parity.py like 
 
 Left out: BitwiseAnd and EnsureShape (TF.js 4.22's converter passes BitwiseAnd no inputs and reads EnsureShape's
 shape attr as an input; tests/models/test_graph_math_ops.py checks webtf's handlers against numpy), and the
-Ragged* ops, which webtf's converter runs but TF.js 4.22's has no mapping for (test_graph_ops_host.py).
+Ragged* ops, which webtf's converter runs but TF.js 4.22's has no mapping for (test_graph_ops_host.py checks
+them against hand-computed values).
 """
 
 from __future__ import annotations
