@@ -117,8 +117,10 @@ def test_load_option_errors():
     files, _ = _graph_files("https://h/model.json", "https://h/weights.bin")
     with pytest.raises(ValueError, match="requestInit is expected to have no pre-existing body, but has one"):
         tf.io.http("m.json", {"request_init": {"body": "x"}})
-    with pytest.raises(ValueError, match=r"unknown load options \['requestInit'\]"):
-        run_sync(tf.load_graph_model("m.json", {"requestInit": {}}))
+    with pytest.raises(ValueError, match=r"unknown load options \['request'\]"):
+        run_sync(tf.load_graph_model("m.json", {"request": {}}))
+    camel = tf.io.http("m.json", {"requestInit": {"a": 1}, "weightPathPrefix": "w/", "fromTFHub": True})
+    assert camel.load_options == tf.io.LoadOptions(request_init={"a": 1}, weight_path_prefix="w/", from_tf_hub=True)
     with pytest.raises(TypeError, match="fetch_func must be callable"):
         tf.io.http("m.json", {"fetch_func": "fetch"})
     with pytest.raises(ValueError, match="no fetch\\(\\) outside the page"):

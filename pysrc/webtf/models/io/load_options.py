@@ -28,6 +28,7 @@ class LoadOptions:
     from_tf_hub: the URL is a TF Hub module: model.json?tfjs-format=file is appended.
     weight_url_converter(file name) -> URL (sync or async): the URL of each shard.
     stream_weights: accepted for TF.js code; webtf reads every shard whole before decoding.
+    A dict may use TF.js's camelCase keys (requestInit, onProgress, fromTFHub, ...).
     """
 
     request_init: Any = None
@@ -41,6 +42,9 @@ class LoadOptions:
 
 
 _NAMES = tuple(f.name for f in fields(LoadOptions))
+#: TF.js's camelCase keys, accepted too
+_CAMEL = {"".join(w.capitalize() if i else w for i, w in enumerate(n.split("_"))): n for n in _NAMES}
+_CAMEL["fromTFHub"] = "from_tf_hub"
 
 
 def as_load_options(options: Mapping[str, Any] | LoadOptions | None, where: str) -> LoadOptions:
@@ -50,10 +54,11 @@ def as_load_options(options: Mapping[str, Any] | LoadOptions | None, where: str)
     if isinstance(options, LoadOptions):
         opts = options
     elif isinstance(options, Mapping):
-        unknown = sorted(set(options) - set(_NAMES))
+        named = {_CAMEL.get(k, k): v for k, v in options.items()}
+        unknown = sorted(set(named) - set(_NAMES))
         if unknown:
             raise ValueError(f"{where}: unknown load options {unknown}; known: {', '.join(_NAMES)}")
-        opts = LoadOptions(**options)
+        opts = LoadOptions(**named)
     else:
         raise TypeError(f"{where}: load options must be a dict or LoadOptions, got {type(options).__name__}")
     for name in ("on_progress", "fetch_func", "weight_url_converter"):
