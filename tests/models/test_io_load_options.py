@@ -136,3 +136,36 @@ def test_load_option_errors():
     files["https://h/empty.json"] = b"{}"
     with pytest.raises(ValueError, match="contains neither model topology or manifest for weights"):
         run_sync(tf.load_graph_model("https://h/empty.json", {"fetch_func": FakeServer(files)}))
+
+
+def test_save_posts_model_json_and_weights():
+    """tf.io.http(url).save: one POST with the request_init and a multipart body (outside the page the body is
+    the dict of parts): model.json naming ./model.weights.bin, and the weights; the saved model loads back."""
+    rng = np.random.default_rng(6)
+    kernel, bias = rng.standard_normal((3, 2)).astype(np.float32), rng.standard_normal(2).astype(np.float32)
+    model_json, data = artifacts(sequential(layer("Dense", "d", units=2, batch_input_shape=[None, 3])),
+                                 {"d/kernel": kernel, "d/bias": bias})  # fmt: skip
+    m = run_sync(tf.load_layers_model(tf.io.from_memory(model_json, data)))
+    posted = []
+
+    async def fetch(url, init):
+        posted.append((url, init))
+        return FakeResponse(b"{}" if url.endswith("ok") else None)
+
+    opts = {"fetch_func": fetch, "request_init": {"headers": {"x-key": "k"}}}
+    res = run_sync(m.save(tf.io.http("https://h/ok", opts)))
+    assert res["model_artifacts_info"].weight_data_bytes == len(data) and len(res["responses"]) == 1
+    ((url, init),) = posted
+    assert url == "https://h/ok" and init["method"] == "POST" and init["headers"] == {"x-key": "k"}
+    assert sorted(init["body"]) == ["model.json", "model.weights.bin"] and init["body"]["model.weights.bin"] == data
+    saved = json.loads(init["body"]["model.json"])
+    assert saved["weightsManifest"][0]["paths"] == ["./model.weights.bin"]
+    again = run_sync(tf.load_layers_model(tf.io.from_memory(saved, init["body"]["model.weights.bin"])))
+    x = tf.tensor(rng.standard_normal((2, 3)).astype(np.float32))
+    a, b = m.predict(x), again.predict(x)
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+    with pytest.raises(OSError, match="BrowserHTTPRequest.save\\(\\) failed due to HTTP response status 404"):
+        run_sync(m.save(tf.io.http("https://h/fails", opts)))
+    tf.dispose([x, a, b])
+    m.dispose()
+    again.dispose()

@@ -252,3 +252,58 @@ def test_load_options_match_tfjs(webtf_page, py):
     assert got["progress"] == want["progress"] == got["progress2"] == [0.5, 1]
     assert got["weights"] == want["weights"] and got["same"]
     assert got["leak"] == 0
+
+
+# tf.io.http(url).save in the page: TF.js and webtf POST the same small layers model through a capturing
+# fetchFunc; the multipart parts (names, file names, types, weight bytes, the weights manifest) must agree.
+CAPTURE_POST_JS = """
+  const capture = async (url, init) => {
+    const parts = [];
+    for (const [name, blob] of init.body.entries()) {
+      const bytes = new Uint8Array(await blob.arrayBuffer());
+      parts.push({ name, file: blob.name, type: blob.type, size: bytes.length, text: name === "model.json"
+        ? new TextDecoder().decode(bytes) : btoa(String.fromCharCode(...bytes)) });
+    }
+    window.webtfPosted.push({ url: String(url), method: init.method, key: init.headers["x-key"], parts });
+    return new Response("{}", { status: 200 });
+  };
+"""
+
+TFJS_HTTP_SAVE_JS = (
+    "async () => {"
+    + LOAD_TFJS
+    + CAPTURE_POST_JS
+    + """
+  window.webtfPosted = [];
+  window.webtfCapture = capture;
+  const model = tf.sequential({ layers: [tf.layers.dense({ inputShape: [3], units: 2, name: "d" })] });
+  model.setWeights([tf.tensor2d([[1, 2], [3, 4], [5, 6]]), tf.tensor1d([0.5, -0.5])]);
+  let artifacts;
+  await model.save(tf.io.withSaveHandler(async (a) => { artifacts = a; return {}; }));
+  window.webtfHttpModel = { json: JSON.stringify({ modelTopology: artifacts.modelTopology, weightsManifest:
+    [{ paths: [], weights: artifacts.weightSpecs }] }), weights: new Uint8Array(artifacts.weightData) };
+  await model.save(tf.io.http("upload/model", { fetchFunc: capture, requestInit: { headers: { "x-key": "k" } } }));
+  model.dispose();
+  return window.webtfPosted.pop();
+}"""
+)
+
+WEBTF_HTTP_SAVE_PY = """
+import js, json
+spec = js.webtfHttpModel
+m = await tf.load_layers_model(tf.io.from_memory(json.loads(str(spec.json)), spec.weights.to_bytes()))
+await m.save(tf.io.http("upload/model", {"fetch_func": js.webtfCapture, "request_init": {"headers": {"x-key": "k"}}}))
+m.dispose()
+"""
+
+
+def test_http_save_matches_tfjs(webtf_page, py):
+    want = webtf_page.evaluate(TFJS_HTTP_SAVE_JS)
+    py(WEBTF_HTTP_SAVE_PY)
+    got = webtf_page.evaluate("() => window.webtfPosted.pop()")
+    assert [p["name"] for p in want["parts"]] == ["model.json", "model.weights.bin"]
+    for side in (want, got):  # model.json's other fields (format, generatedBy ...) are each side's own
+        model_json = side["parts"][0].pop("text")
+        side["parts"][0].pop("size")
+        side["manifest"] = json.loads(model_json)["weightsManifest"]
+    assert got == want

@@ -15,7 +15,7 @@ from . import browser  # noqa: F401  (registers the indexeddb://, localstorage:/
 from .artifacts import ModelArtifacts
 from .io_utils import is_http_scheme
 from .load_options import Fetcher, LoadOptions, as_load_options, tf_hub_url
-from .model_json import artifacts_from_json, artifacts_info, model_json_of
+from .model_json import artifacts_from_json, artifacts_info, json_text, model_json_of
 from .router import (
     get_load_handlers,
     get_save_handlers,
@@ -48,7 +48,7 @@ def parse_json(text: str | bytes, where: str) -> dict[str, Any]:
 
 class HttpHandler:
     """Loads model.json and its shards over HTTP (TF.js HTTPRequest): the page's fetch() or the load options'
-    fetch_func, shard URLs from the model URL (or weight_path_prefix / weight_url_converter)."""
+    fetch_func, shard URLs from the model URL (or weight_path_prefix / weight_url_converter); saves by POST."""
 
     def __init__(self, url: str, load_options: Mapping[str, Any] | LoadOptions | None = None) -> None:
         self.url = url
@@ -67,6 +67,20 @@ class HttpHandler:
         _, paths = parse_manifest(model_json.get("weightsManifest", []), self.url)
         shards = await fetcher.shards(await fetcher.shard_urls(self.url, paths))
         return artifacts_from_json(model_json, b"".join(shards), self.url)
+
+    async def save(self, artifacts: ModelArtifacts) -> dict[str, Any]:
+        """POST model.json (naming './model.weights.bin') and model.weights.bin as multipart form data."""
+        if isinstance(artifacts.model_topology, (bytes, bytearray, memoryview)):
+            raise ValueError(
+                "BrowserHTTPRequest.save() does not support saving model topology in binary formats yet."
+            )
+        model_json = json_text(model_json_of(artifacts, "./model.weights.bin")).encode()
+        files = {
+            "model.json": (model_json, "application/json"),
+            "model.weights.bin": (bytes(artifacts.weight_data), "application/octet-stream"),
+        }
+        resp = await Fetcher(self.load_options, "tf.io.http").post(self.url, files)
+        return {"model_artifacts_info": artifacts_info(artifacts), "responses": [resp]}
 
 
 class FileHandler:
@@ -186,6 +200,7 @@ register_load_router(scheme_router("file://", FileHandler, browser_only=False))
 register_save_router(scheme_router("file://", FileHandler, browser_only=False))
 for _scheme in ("http://", "https://"):
     register_load_router(scheme_router(_scheme, lambda rest, s=_scheme: HttpHandler(s + rest)))
+    register_save_router(scheme_router(_scheme, lambda rest, s=_scheme: HttpHandler(s + rest)))
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 

@@ -169,6 +169,29 @@ class Fetcher:
         return [prefix + p + suffix for p in paths]
 
 
+    async def post(self, url: str, files: dict[str, tuple[bytes, str]]) -> Any:
+        """POST files (name -> (bytes, MIME type)) to url as multipart form data with the request_init (in the
+        page a FormData of Blobs; elsewhere the body is the dict name -> bytes); the response, checked."""
+        init = self.opts.request_init
+        if bridge.available():
+            form = bridge.js.FormData.new()
+            for name, (data, mime) in files.items():
+                blob = bridge.js.Blob.new(bridge.to_js([bridge.uint8_array(data)]), bridge.js_object({"type": mime}))
+                form.append(name, blob, name)
+            extra = bridge.js_object({}) if self._init is None else self._init
+            req = bridge.js.Object.assign(bridge.js_object({"method": "POST"}), extra)
+            req.body = form
+        else:
+            req = {"method": "POST", **dict(init or {}), "body": {name: data for name, (data, _) in files.items()}}
+        fetch = self.opts.fetch_func or bridge.js.fetch
+        resp = await _await(fetch(url, req))
+        if not getattr(resp, "ok", False):
+            raise OSError(
+                f"BrowserHTTPRequest.save() failed due to HTTP response status {getattr(resp, 'status', '?')}."
+            )
+        return resp
+
+
 def _bytes(buf: Any) -> bytes:
     if hasattr(buf, "to_bytes"):
         return bytes(buf.to_bytes())
