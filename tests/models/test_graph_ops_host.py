@@ -209,3 +209,32 @@ def test_ragged_converter_ops_match_hand_computed_values():
         [[1, 2, -1, -1], [-1, -1, -1, -1], [3, 4, 5, -1]],
         [[1], [-1]],
     ]  # fmt: skip
+
+
+def test_graph_model_predict_async_save_and_version():
+    """predict_async (structuredOutputKeys naming the outputs), model_version as TF.js spells it, and save():
+    the saved artifacts load back into a model that gives the same outputs."""
+    g = Graph()
+    g.placeholder("x", "float32", [2])
+    g.op("y", "Mul", "x", g.const("k", [2.0, -1.0]))
+    g.op("z", "AddV2", "x", g.const("one", [1.0, 1.0]))
+    model, data = g.model(["y", "z"])
+    model["modelTopology"]["versions"] = {"producer": 1395}
+    model["userDefinedMetadata"] = {"structuredOutputKeys": ["scaled", "shifted"]}
+    m = _load(model, data)
+    assert m.model_version == "1395.undefined"
+    x = tf.tensor([3.0, 4.0])
+    out = run_sync(m.predict_async(x))
+    assert {k: v.numpy().tolist() for k, v in out.items()} == {"scaled": [6.0, -4.0], "shifted": [4.0, 5.0]}
+    saved = []
+    run_sync(m.save(tf.io.with_save_handler(saved.append)))
+    again = _load_artifacts(saved[0])
+    out2 = again.predict(x)
+    assert [out2[k].numpy().tolist() for k in ("scaled", "shifted")] == [[6.0, -4.0], [4.0, 5.0]]
+    tf.dispose([x, *out.values(), *out2.values()])
+    m.dispose()
+    again.dispose()
+
+
+def _load_artifacts(artifacts):
+    return run_sync(tf.load_graph_model(tf.io.from_memory(artifacts)))
