@@ -227,6 +227,8 @@ async def decode_weights_stream(weight_stream: Any, specs: list[WeightSpec]) -> 
                     n = weight_nbytes(spec, read, 0)
                     break
                 except ValueError:
+                    if spec.dtype != "string":
+                        raise
                     await need(spec, len(buf) + 1)
             await need(spec, n)
             out.update(decode_weights([spec], bytes(buf[:n])))

@@ -104,13 +104,15 @@ class Fetcher:
             )
         self.opts = opts
         init = opts.request_init
-        self._init = bridge.js_object(dict(init)) if isinstance(init, Mapping) and bridge.available() else init
+        if init is None or isinstance(init, Mapping):  # every fetch gets an init, {} by default (as in TF.js)
+            init = bridge.js_object(dict(init or {})) if bridge.available() else dict(init or {})
+        self._init = init
 
     def start(self, url: str) -> Any:
         """Begin fetching url: an awaitable of its response (a JS fetch starts at once)."""
         fetch = self.opts.fetch_func or bridge.js.fetch
         try:
-            return fetch(url) if self._init is None else fetch(url, self._init)
+            return fetch(url, self._init)
         except Exception as e:
             raise OSError(f"Failed to fetch {url}: {e}") from None
 
@@ -168,21 +170,18 @@ class Fetcher:
         prefix = self.opts.weight_path_prefix or prefix
         return [prefix + p + suffix for p in paths]
 
-
     async def post(self, url: str, files: dict[str, tuple[bytes, str]]) -> Any:
         """POST files (name -> (bytes, MIME type)) to url as multipart form data with the request_init (in the
         page a FormData of Blobs; elsewhere the body is the dict name -> bytes); the response, checked."""
-        init = self.opts.request_init
         if bridge.available():
             form = bridge.js.FormData.new()
             for name, (data, mime) in files.items():
                 blob = bridge.js.Blob.new(bridge.to_js([bridge.uint8_array(data)]), bridge.js_object({"type": mime}))
                 form.append(name, blob, name)
-            extra = bridge.js_object({}) if self._init is None else self._init
-            req = bridge.js.Object.assign(bridge.js_object({"method": "POST"}), extra)
+            req = bridge.js.Object.assign(bridge.js_object({"method": "POST"}), self._init)
             req.body = form
         else:
-            req = {"method": "POST", **dict(init or {}), "body": {name: data for name, (data, _) in files.items()}}
+            req = {"method": "POST", **self._init, "body": {name: data for name, (data, _) in files.items()}}
         fetch = self.opts.fetch_func or bridge.js.fetch
         resp = await _await(fetch(url, req))
         if not getattr(resp, "ok", False):
