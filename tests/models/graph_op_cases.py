@@ -24,6 +24,9 @@ def _case(g: Graph, outputs: list[str], feeds: dict[str, Any], random: bool = Fa
     fed = {}
     for name, value in feeds.items():
         arr = np.asarray(value)
+        if arr.dtype.kind == "U":
+            fed[name] = [arr.ravel().tolist(), list(arr.shape), "string"]
+            continue
         dtype = "bool" if arr.dtype == np.bool_ else "int32" if arr.dtype.kind in "iu" else "float32"
         fed[name] = [arr.astype(float).ravel().tolist(), list(arr.shape), dtype]
     return {

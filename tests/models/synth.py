@@ -73,7 +73,16 @@ def conv_reference(x: np.ndarray, w: dict[str, np.ndarray]) -> np.ndarray:
     return np.maximum(out + w["conv/bias"], 0).reshape(n, -1)
 
 
-_TF_DTYPES = {"float32": "DT_FLOAT", "int32": "DT_INT32", "bool": "DT_BOOL"}
+_TF_DTYPES = {
+    "float32": "DT_FLOAT",
+    "int32": "DT_INT32",
+    "bool": "DT_BOOL",
+    "string": "DT_STRING",
+    "complex64": "DT_COMPLEX64",
+}
+
+
+_NP_DTYPES = {"float32": np.float32, "int32": np.int32, "bool": np.bool_, "string": np.str_, "complex64": np.complex64}
 
 
 class Graph:
@@ -94,7 +103,7 @@ class Graph:
         return name
 
     def const(self, name: str, value: Any, dtype: str = "float32", controls: tuple[str, ...] = ()) -> str:
-        arr = np.asarray(value, dtype={"float32": np.float32, "int32": np.int32, "bool": np.bool_}[dtype])
+        arr = np.asarray(value, dtype=_NP_DTYPES[dtype])
         self.weights[name] = arr
         node: dict[str, Any] = {"name": name, "op": "Const", "attr": {"dtype": {"type": _TF_DTYPES[dtype]}}}
         if controls:
@@ -131,8 +140,8 @@ class Graph:
         return name
 
     def model(self, outputs: list[str] | None = None) -> tuple[dict[str, Any], bytes]:
-        specs = [{"name": k, "shape": list(v.shape), "dtype": str(v.dtype)} for k, v in self.weights.items()]
-        data = b"".join(v.tobytes() for v in self.weights.values())
+        specs = [{"name": k, "shape": list(v.shape), "dtype": _weight_dtype(v)} for k, v in self.weights.items()]
+        data = b"".join(_weight_bytes(v) for v in self.weights.values())
         model: dict[str, Any] = {
             "format": "graph-model",
             "modelTopology": {
@@ -144,6 +153,18 @@ class Graph:
         if outputs:
             model["signature"] = {"outputs": {o: {"name": o} for o in outputs}}
         return model, data
+
+
+def _weight_dtype(v: np.ndarray) -> str:
+    return "string" if v.dtype.kind == "U" else str(v.dtype)
+
+
+def _weight_bytes(v: np.ndarray) -> bytes:
+    """A weight's shard bytes as TF.js stores them: strings as uint32 byte length + UTF-8 bytes each,
+    complex64 as interleaved float32 (real, imag)."""
+    if v.dtype.kind != "U":
+        return v.tobytes()
+    return b"".join(len(b).to_bytes(4, "little") + b for b in (str(x).encode() for x in v.ravel()))
 
 
 def func_attr(name: str) -> dict[str, Any]:

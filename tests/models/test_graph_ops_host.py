@@ -175,3 +175,66 @@ def test_placeholder_with_default_gives_its_default_unless_fed():
     finally:
         tf.dispose([x, fed])
         model.dispose()
+
+
+def test_ragged_converter_ops_match_hand_computed_values():
+    """RaggedRange, RaggedGather and RaggedTensorToTensor in a graph (TF's op definitions: TF.js 4.22's
+    converter has no mapping for them, so there is no TF.js side)."""
+    from tests.models.synth import attr_strs
+
+    g = Graph()
+    g.op("range", "RaggedRange", g.const("starts", [0, 5, 8], "int32"), g.const("limits", [3, 5, 12], "int32"),
+         g.const("deltas", [1, 1, 2], "int32"), Tsplits=dtype_attr("int32"))  # fmt: skip
+    g.const("splits", [0, 2, 2, 5], "int32")
+    g.const("values", [1.0, 2, 3, 4, 5])
+    g.op("gather", "RaggedGather", "splits", "values", g.const("idx", [2, 0, 2, 1], "int32"),
+         OUTPUT_RAGGED_RANK={"i": "1"}, PARAMS_RAGGED_RANK={"i": "1"})  # fmt: skip
+    types = attr_strs("ROW_SPLITS")
+    g.op("dense", "RaggedTensorToTensor", g.const("shape", [3, 4], "int32"), "values", g.const("dflt", -1.0),
+         "splits", row_partition_types=types)  # fmt: skip
+    g.op("cut", "RaggedTensorToTensor", g.const("shape2", [2, 1], "int32"), "values", "dflt", "splits",
+         row_partition_types=types)  # fmt: skip
+    model, data = g.model()
+    m = _load(model, data)
+    outs = ["range", "range:1", "gather", "gather:1", "dense", "cut"]
+    try:
+        got = run_sync(m.execute_async({}, outs))
+        values = [t.numpy().tolist() for t in got]
+        tf.dispose(got)
+    finally:
+        m.dispose()
+    assert values == [
+        [0, 3, 3, 5], [0, 1, 2, 8, 10],
+        [0, 3, 5, 8, 8], [3, 4, 5, 1, 2, 3, 4, 5],
+        [[1, 2, -1, -1], [-1, -1, -1, -1], [3, 4, 5, -1]],
+        [[1], [-1]],
+    ]  # fmt: skip
+
+
+def test_graph_model_predict_async_save_and_version():
+    """predict_async (structuredOutputKeys naming the outputs), model_version as TF.js spells it, and save():
+    the saved artifacts load back into a model that gives the same outputs."""
+    g = Graph()
+    g.placeholder("x", "float32", [2])
+    g.op("y", "Mul", "x", g.const("k", [2.0, -1.0]))
+    g.op("z", "AddV2", "x", g.const("one", [1.0, 1.0]))
+    model, data = g.model(["y", "z"])
+    model["modelTopology"]["versions"] = {"producer": 1395}
+    model["userDefinedMetadata"] = {"structuredOutputKeys": ["scaled", "shifted"]}
+    m = _load(model, data)
+    assert m.model_version == "1395.undefined"
+    x = tf.tensor([3.0, 4.0])
+    out = run_sync(m.predict_async(x))
+    assert {k: v.numpy().tolist() for k, v in out.items()} == {"scaled": [6.0, -4.0], "shifted": [4.0, 5.0]}
+    saved = []
+    run_sync(m.save(tf.io.with_save_handler(saved.append)))
+    again = _load_artifacts(saved[0])
+    out2 = again.predict(x)
+    assert [out2[k].numpy().tolist() for k in ("scaled", "shifted")] == [[6.0, -4.0], [4.0, 5.0]]
+    tf.dispose([x, *out.values(), *out2.values()])
+    m.dispose()
+    again.dispose()
+
+
+def _load_artifacts(artifacts):
+    return run_sync(tf.load_graph_model(tf.io.from_memory(artifacts)))

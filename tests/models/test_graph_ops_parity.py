@@ -1,7 +1,8 @@
-"""The converter ops of issue 15 in small graph models (tests/models/graph_op_cases.py): webtf vs TF.js 4.22
-executing the same model.json in the same page (TF.js on its cpu backend, executeAsync), all cases in one
-page call per side. Float outputs match to 1e-4 of the output's scale (1e-2 on webgl), others exactly;
-random ops match in shape, dtype and range. Every webtf run leaves no tensor behind but the model's tables.
+"""The converter ops of issue 15 in small graph models (tests/models/graph_op_cases.py and
+graph_op_cases_more.py, with string and complex64 outputs): webtf vs TF.js 4.22 executing the same model.json
+in the same page (TF.js on its cpu backend, executeAsync), all cases in one page call per side. Float outputs
+match to 1e-4 of the output's scale (1e-2 on webgl), others exactly; random ops match in shape, dtype and
+range. Every webtf run leaves no tensor behind but the model's tables.
 """
 
 import json
@@ -10,8 +11,9 @@ import pytest
 
 from tests.helpers import LOAD_TFJS_JS
 from tests.models.graph_op_cases import cases
+from tests.models.graph_op_cases_more import more_cases
 
-CASES = cases()
+CASES = {**cases(), **more_cases()}
 TOLERANCE = {"cpu": 1e-4, "wasm": 1e-4, "webgl": 1e-2}
 
 ORACLE_JS = (
@@ -63,8 +65,8 @@ for cid, c in json.loads(CASES).items():
         res = res if isinstance(res, list) else [res]
         outs = []
         for t in res:
-            vals = [v if math.isfinite(v) else str(v).replace("inf", "Infinity").replace("nan", "NaN")
-                    for v in (await t.data()).tolist()]
+            vals = [v if isinstance(v, str) or math.isfinite(v) else
+                    str(v).replace("inf", "Infinity").replace("nan", "NaN") for v in list(await t.data())]
             outs.append({"values": vals, "shape": list(t.shape), "dtype": t.dtype})
         tf.dispose(res)
         tf.dispose(list(feeds.values()))
@@ -97,20 +99,20 @@ def test_graph_ops_match_tfjs(webtf_page, py, oracle, backend):
     bad = {}
     for cid, case in CASES.items():
         want, mine = oracle[cid], got[cid]
-        assert "error" not in want, f"{cid}: TF.js failed: {want['error']}"
-        assert "error" not in mine, f"{cid}: webtf failed: {mine['error']}"
-        assert mine["leak"] == 0, f"{cid}: {mine['leak']} tensors left alive"
+        if "error" in want or "error" in mine or mine["leak"]:
+            bad[cid] = {"tfjs": want if "error" in want else "ok", "webtf": mine.get("error"), "leak": mine.get("leak")}
+            continue
         for k, (g, w) in enumerate(zip(mine["outs"], want, strict=True)):
             if (g["shape"], g["dtype"]) != (w["shape"], w["dtype"]):
-                bad[f"{cid}[{k}]"] = ((g["shape"], g["dtype"]), (w["shape"], w["dtype"]))
+                bad[f"{cid}[{case['outputs'][k]}]"] = ((g["shape"], g["dtype"]), (w["shape"], w["dtype"]))
             elif case["random"]:
                 lo, hi = min(w["values"]), max(w["values"])
                 span = (hi - lo) * 0.25
                 if not (lo - span <= min(g["values"]) and max(g["values"]) <= hi + span):
-                    bad[f"{cid}[{k}]"] = ("range", min(g["values"]), max(g["values"]), lo, hi)
+                    bad[f"{cid}[{case['outputs'][k]}]"] = ("range", min(g["values"]), max(g["values"]), lo, hi)
             else:
                 finite = [abs(v) for v in w["values"] if not isinstance(v, str)]
-                tol = (TOLERANCE[backend] if w["dtype"] == "float32" else 0) * max([1.0, *finite])
+                tol = (TOLERANCE[backend] if w["dtype"] in ("float32", "complex64") else 0) * max([1.0, *finite])
                 if not all(_close(a, b, tol) for a, b in zip(g["values"], w["values"], strict=True)):
-                    bad[f"{cid}[{k}]"] = (g["values"][:12], w["values"][:12])
-    assert not bad, bad
+                    bad[f"{cid}[{case['outputs'][k]}]"] = (g["values"][:12], w["values"][:12])
+    assert not bad, "\n" + "\n".join(f"{k}: {v}" for k, v in bad.items())

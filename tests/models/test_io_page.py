@@ -205,3 +205,105 @@ def test_downloads_then_browser_files(webtf_page, py):
     assert res["leak"] == 0
     webtf_page.evaluate("async () => {" + LOAD_TFJS + "}")
     np.testing.assert_allclose(webtf_page.evaluate(TFJS_FILES_JS), expected, rtol=1e-6)
+
+
+# LoadOptions in the page: TF.js and webtf load the same served model with the same options; the URLs their
+# fetch_func saw (with the init it got), on_progress's fractions and the weights loaded must agree.
+TFJS_LOAD_OPTIONS_JS = (
+    "async () => {"
+    + LOAD_TFJS
+    + """
+  const calls = [], progress = [];
+  const fetchFunc = (url, init) => { calls.push([String(url), init.cache]); return fetch(url, init); };
+  const m = await tf.loadGraphModel("models/blazeface.json?v=2", { fetchFunc, weightPathPrefix: "models/",
+    requestInit: { cache: "no-store" }, onProgress: (f) => progress.push(f) });
+  const weights = Object.keys(m.weights).length;
+  m.dispose();
+  return { calls, progress, weights };
+}"""
+)
+
+WEBTF_LOAD_OPTIONS_PY = """
+import js
+before = tf.memory().num_tensors
+calls, progress = [], []
+def fetch_func(url, init):
+    calls.append([str(url), str(init.cache)])
+    return js.fetch(url, init)
+m = await tf.load_graph_model("models/blazeface.json?v=2", {"fetch_func": fetch_func, "weight_path_prefix": "models/",
+    "request_init": {"cache": "no-store"}, "on_progress": progress.append})
+weights = len(m.weights)
+m.dispose()
+progress2 = []
+m = await tf.load_graph_model(tf.io.http("models/blazeface.json", {"on_progress": progress2.append,
+    "weight_url_converter": lambda p: "models/" + p}))
+same = len(m.weights) == weights
+m.dispose()
+{"calls": calls, "progress": progress, "weights": weights, "progress2": progress2, "same": same,
+ "leak": tf.memory().num_tensors - before}
+"""
+
+
+def test_load_options_match_tfjs(webtf_page, py):
+    want = webtf_page.evaluate(TFJS_LOAD_OPTIONS_JS)
+    got = py(WEBTF_LOAD_OPTIONS_PY)
+    assert want["calls"] == [["models/blazeface.json?v=2", "no-store"], ["models/blazeface.bin?v=2", "no-store"]]
+    assert got["calls"] == want["calls"]
+    assert got["progress"] == want["progress"] == got["progress2"] == [0.5, 1]
+    assert got["weights"] == want["weights"] and got["same"]
+    assert got["leak"] == 0
+
+
+# tf.io.http(url).save in the page: TF.js and webtf POST the same small layers model through a capturing
+# fetchFunc; the multipart parts (names, file names, types, weight bytes, the weights manifest) must agree.
+CAPTURE_POST_JS = """
+  const capture = async (url, init) => {
+    const parts = [];
+    for (const [name, blob] of init.body.entries()) {
+      const bytes = new Uint8Array(await blob.arrayBuffer());
+      parts.push({ name, file: blob.name, type: blob.type, size: bytes.length, text: name === "model.json"
+        ? new TextDecoder().decode(bytes) : btoa(String.fromCharCode(...bytes)) });
+    }
+    window.webtfPosted.push({ url: String(url), method: init.method, key: init.headers["x-key"], parts });
+    return new Response("{}", { status: 200 });
+  };
+"""
+
+TFJS_HTTP_SAVE_JS = (
+    "async () => {"
+    + LOAD_TFJS
+    + CAPTURE_POST_JS
+    + """
+  window.webtfPosted = [];
+  window.webtfCapture = capture;
+  const model = tf.sequential({ layers: [tf.layers.dense({ inputShape: [3], units: 2, name: "d" })] });
+  model.setWeights([tf.tensor2d([[1, 2], [3, 4], [5, 6]]), tf.tensor1d([0.5, -0.5])]);
+  let artifacts;
+  await model.save(tf.io.withSaveHandler(async (a) => { artifacts = a; return {}; }));
+  window.webtfHttpModel = { json: JSON.stringify({ modelTopology: artifacts.modelTopology, weightsManifest:
+    [{ paths: [], weights: artifacts.weightSpecs }] }), weights: new Uint8Array(artifacts.weightData) };
+  await model.save(tf.io.http("upload/model", { fetchFunc: capture, requestInit: { headers: { "x-key": "k" } } }));
+  model.dispose();
+  return window.webtfPosted.pop();
+}"""
+)
+
+WEBTF_HTTP_SAVE_PY = """
+import js, json
+spec = js.webtfHttpModel
+m = await tf.load_layers_model(tf.io.from_memory(json.loads(str(spec.json)), spec.weights.to_bytes()))
+await m.save(tf.io.http("upload/model", {"fetch_func": js.webtfCapture, "request_init": {"headers": {"x-key": "k"}}}))
+m.dispose()
+"""
+
+
+def test_http_save_matches_tfjs(webtf_page, py):
+    want = webtf_page.evaluate(TFJS_HTTP_SAVE_JS)
+    py(WEBTF_HTTP_SAVE_PY)
+    got = webtf_page.evaluate("() => window.webtfPosted.pop()")
+    assert [p["name"] for p in want["parts"]] == ["model.json", "model.weights.bin"]
+    for side in (want, got):  # model.json's other fields (format, generatedBy ...) are each side's own
+        model_json = side["parts"][0].pop("text")
+        side["parts"][0].pop("size")
+        side["manifest"] = json.loads(model_json)["weightsManifest"]
+    assert got == want

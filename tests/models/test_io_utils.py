@@ -144,8 +144,7 @@ def test_sync_handlers_http_and_scheme():
     assert tf.io.browser_http_request("m.json").url == "m.json"
     with pytest.raises(ValueError, match="tf.io.http: path must be a non-empty URL string"):
         tf.io.http("")
-    with pytest.raises(ValueError, match=r"tf.io.http: load_options \['weight_path_prefix'\] are not supported"):
-        tf.io.http("m.json", {"weight_path_prefix": "w/"})
+    assert tf.io.http("m.json", {"weight_path_prefix": "w/"}).load_options.weight_path_prefix == "w/"
 
 
 def test_load_graph_model_sync_from_each_source():
@@ -207,3 +206,43 @@ def test_input_spec():
     assert (s.shape, s.ndim, s.dtype, s.axes, s.max_ndim, s.min_ndim) == ((None, 4), 2, "float32", {}, None, None)
     s = tf.InputSpec(ndim=3, min_ndim=2, max_ndim=4, axes={-1: 8})
     assert (s.shape, s.ndim, s.min_ndim, s.max_ndim, s.axes) == (None, 3, 2, 4, {-1: 8})
+
+
+# string and complex64 weights, laid out as TF.js stores them: each string its byte length (uint32 LE) and its
+# UTF-8 bytes, each complex64 value two float32 (real, imag)
+WORDS = ["", "héllo", "ab"]
+WORDS_BYTES = b"\x00\x00\x00\x00" + b"\x06\x00\x00\x00h\xc3\xa9llo" + b"\x02\x00\x00\x00ab"
+Z = np.array([[1 + 2j], [-3.5 + 0j]], np.complex64)
+TYPED_MANIFEST = [{"paths": ["t0.bin", "t1.bin"], "weights": [
+    {"name": "s", "shape": [3], "dtype": "string"}, {"name": "z", "shape": [2, 1], "dtype": "complex64"},
+    {"name": "b", "shape": [3], "dtype": "int32"}]}]  # fmt: skip
+TYPED = WORDS_BYTES + np.array([1, 2, -3.5, 0], np.float32).tobytes() + B.tobytes()
+
+
+def _typed(tensors):
+    out = {"s": tensors["s"].data_sync(), "z": np.array(tensors["z"].data_sync()), "b": tensors["b"].numpy()}
+    assert tensors["s"].dtype == "string" and tensors["z"].dtype == "complex64"
+    tf.dispose(list(tensors.values()))
+    return out
+
+
+def test_string_and_complex64_weights():
+    specs = tf.io.get_weight_specs(TYPED_MANIFEST)
+    for got in (
+        tf.io.decode_weights(specs, TYPED),
+        run_sync(tf.io.weights_loader_factory(lambda urls: [TYPED[:7], TYPED[7:]])(TYPED_MANIFEST)),
+        run_sync(tf.io.decode_weights_stream([TYPED[i : i + 3] for i in range(0, len(TYPED), 3)], specs)),
+    ):
+        got = _typed(got)
+        assert got["s"] == WORDS
+        np.testing.assert_array_equal(got["z"], Z.view(np.float32).ravel())
+        np.testing.assert_array_equal(got["b"], B)
+    s, z = tf.tensor(WORDS), tf.tidy(lambda: tf.complex(tf.tensor([[1.0], [-3.5]]), tf.tensor([[2.0], [0.0]])))
+    out_specs, data = tf.io.encode_weights({"s": s, "z": z})
+    assert data == TYPED[: -B.nbytes]
+    assert [(w.dtype, w.shape) for w in out_specs] == [("string", (3,)), ("complex64", (2, 1))]
+    tf.dispose([s, z])
+    with pytest.raises(ValueError, match="Weight 's' \\(string, shape \\[3\\]\\) is cut short"):
+        tf.io.decode_weights(specs[:1], WORDS_BYTES[:6])
+    with pytest.raises(ValueError, match="Weight 's' holds string bytes that are not UTF-8"):
+        tf.io.decode_weights(specs[:1], b"\x00\x00\x00\x00\x01\x00\x00\x00\xff\x00\x00\x00\x00")

@@ -8,7 +8,7 @@ from ...ops.creation import clone, zeros
 from ...shapes import fmt
 from ...tensor import Tensor
 from ..io.artifacts import ModelArtifacts
-from ..io.handlers import get_load_handler
+from ..io.handlers import get_load_handler, get_save_handler
 from ..io.io_utils import get_model_artifacts_for_json_sync, get_weight_specs
 from ..io.weights import decode_weights
 from ..runner import TensorSpec, live_input, named_inputs
@@ -21,6 +21,10 @@ from .tables import Tables
 def dispose(ts: Tensor | list[Tensor]) -> None:
     for t in [ts] if isinstance(ts, Tensor) else ts:
         t.dispose()
+
+
+def _js_str(v: Any) -> str:
+    return "undefined" if v is None else str(v)
 
 
 def _is_array_index(key: str) -> bool:
@@ -257,17 +261,39 @@ class GraphModel:
         feeds = self._feeds(inputs)
         return self._finish(feeds, await self.executor.run_async(feeds, self._outputs(outputs)))
 
-    def predict(self, inputs: Any) -> Tensor | list[Tensor] | dict[str, Tensor]:
-        """Run the graph on its default outputs; a dict by the metadata's structuredOutputKeys if it has them."""
+    def _structured_keys(self) -> list[str] | None:
         keys = self.model_structured_output_keys
         if keys is not None and len(keys) != len(self.outputs):
             raise ValueError(
                 f"structuredOutputKeys {keys} do not match the model's outputs {self.output_nodes}"
             )
-        out = self.execute(inputs)
+        return keys
+
+    @staticmethod
+    def _named(keys: list[str] | None, out: Tensor | list[Tensor]) -> Tensor | list[Tensor] | dict[str, Tensor]:
         if keys is None:
             return out
         return dict(zip(keys, [out] if isinstance(out, Tensor) else out, strict=True))
+
+    def predict(self, inputs: Any) -> Tensor | list[Tensor] | dict[str, Tensor]:
+        """Run the graph on its default outputs; a dict by the metadata's structuredOutputKeys if it has them."""
+        keys = self._structured_keys()
+        return self._named(keys, self.execute(inputs))
+
+    async def predict_async(self, inputs: Any) -> Tensor | list[Tensor] | dict[str, Tensor]:
+        """predict() through execute_async, for graphs with control flow or dynamic ops."""
+        keys = self._structured_keys()
+        return self._named(keys, await self.execute_async(inputs))
+
+    @property
+    def model_version(self) -> str:
+        """'producer.minConsumer' of the graph's versions, spelled as TF.js's template string does."""
+        versions = (self.artifacts.model_topology or {}).get("versions") or {}
+        return ".".join(_js_str(versions.get(k)) for k in ("producer", "minConsumer"))
+
+    async def save(self, handler_or_url: Any, config: Any = None) -> dict[str, Any]:
+        """Save the model as loaded (its model.json fields and weight bytes) through a handler or URL."""
+        return await get_save_handler(handler_or_url).save(self.artifacts)
 
     def _zero_feeds(self) -> list[Tensor]:
         return [zeros(s.example_shape(), s.dtype) for s in self.inputs]
@@ -300,9 +326,10 @@ class GraphModel:
         self._disposed = True
 
 
-async def load_graph_model(url_or_handler: Any) -> GraphModel:
-    """Load a TF.js graph model (model.json + shards) from a URL, a path or an IOHandler."""
-    handler = get_load_handler(url_or_handler)
+async def load_graph_model(url_or_handler: Any, options: Any = None) -> GraphModel:
+    """Load a TF.js graph model (model.json + shards) from a URL, a path or an IOHandler; `options` are
+    TF.js's LoadOptions (tf.io.LoadOptions or a dict of its fields) for loading over HTTP."""
+    handler = get_load_handler(url_or_handler, options)
     return _graph_model_of(await handler.load())
 
 

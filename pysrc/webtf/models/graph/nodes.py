@@ -20,6 +20,9 @@ _DTYPES = {
     "DT_UINT16": "int32",
     "DT_UINT32": "int32",
     "DT_BOOL": "bool",
+    "DT_STRING": "string",
+    "DT_COMPLEX64": "complex64",
+    "DT_COMPLEX128": "complex64",
 }
 
 

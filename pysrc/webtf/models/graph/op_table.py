@@ -391,7 +391,8 @@ def _build() -> dict[str, Handler]:
         "Pad": _pad_op,
         kn.PadV2: _pad_op,
         kn.MirrorPad: _mirror_pad,
-        kn.Reverse: lambda node, ins, ctx: tf.reverse(ins[0], _ints(ctx, ins[1])),
+        # TF's Reverse takes a bool per dim, ReverseV2 the axes
+        kn.Reverse: lambda node, ins, ctx: tf.reverse(ins[0], [i for i, d in enumerate(_ints(ctx, ins[1])) if d]),
         "ReverseV2": lambda node, ins, ctx: tf.reverse(ins[0], _ints(ctx, ins[1])),
         kn.Slice: lambda node, ins, ctx: tf.slice(ins[0], _ints(ctx, ins[1]), _ints(ctx, ins[2])),
         kn.StridedSlice: _strided_slice,

@@ -41,7 +41,7 @@ class HashTable:
     def import_(self, keys: Tensor, values: Tensor) -> Tensor:
         """Replace the contents by keys[i] -> values[i]; returns the handle."""
         self._check(keys, values)
-        ks = keys.data_sync().tolist()
+        ks = list(keys.data_sync())  # (an array, or a list of str)
         n = values.shape[0] if values.rank else 0
         if len(ks) != n:
             raise ValueError(
@@ -59,7 +59,7 @@ class HashTable:
     def find(self, keys: Tensor, default: Tensor) -> Tensor:
         """The values of keys (default where missing), stacked."""
         self._check(keys, default)
-        return tf.stack([self.items.get(k, default) for k in keys.data_sync().tolist()], 0)
+        return tf.stack([self.items.get(k, default) for k in keys.data_sync()], 0)
 
     def dispose(self) -> None:
         self.clear()

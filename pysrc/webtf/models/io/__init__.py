@@ -28,6 +28,7 @@ from .io_utils import (
     load_weights,
     weights_loader_factory,
 )
+from .load_options import LoadOptions
 from .management import copy_model, list_models, move_model, register_manager, remove_model
 from .router import get_load_handlers, get_save_handlers, register_load_router, register_save_router
 from .weights import decode_weights, encode_weights
@@ -68,4 +69,5 @@ __all__ = [
     "load_weights",
     "weights_loader_factory",
     "with_save_handler_sync",
+    "LoadOptions",
 ]

@@ -7,13 +7,15 @@ import inspect
 import json
 import os
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from ...backends import js as bridge
 from . import browser  # noqa: F401  (registers the indexeddb://, localstorage:// and downloads:// routers)
 from .artifacts import ModelArtifacts
-from .model_json import artifacts_from_json, artifacts_info, model_json_of
+from .io_utils import is_http_scheme
+from .load_options import Fetcher, LoadOptions, as_load_options, tf_hub_url
+from .model_json import artifacts_from_json, artifacts_info, json_text, model_json_of
 from .router import (
     get_load_handlers,
     get_save_handlers,
@@ -45,20 +47,40 @@ def parse_json(text: str | bytes, where: str) -> dict[str, Any]:
 
 
 class HttpHandler:
-    """Loads model.json and its shards with fetch() (inside the page), resolving paths against the model URL."""
+    """Loads model.json and its shards over HTTP (TF.js HTTPRequest): the page's fetch() or the load options'
+    fetch_func, shard URLs from the model URL (or weight_path_prefix / weight_url_converter); saves by POST."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, load_options: Mapping[str, Any] | LoadOptions | None = None) -> None:
         self.url = url
+        self.load_options = as_load_options(load_options, "tf.io.http")
 
     async def load(self) -> ModelArtifacts:
         """Fetch model.json and every shard it names."""
-        base = str(bridge.js.URL.new(self.url, bridge.js.location.href).href)
-        model_json = parse_json(await bridge.fetch_bytes(base, "model"), base)
-        _, paths = parse_manifest(model_json.get("weightsManifest", []), base)
-        shards = [
-            await bridge.fetch_bytes(str(bridge.js.URL.new(p, base).href), "weight shard") for p in paths
-        ]
-        return artifacts_from_json(model_json, b"".join(shards), base)
+        fetcher = Fetcher(self.load_options, "tf.io.http")
+        model_json = await fetcher.model_json(self.url)
+        if not isinstance(model_json, dict):
+            raise ValueError(f"{self.url}: model.json must hold a JSON object, but holds {type(model_json).__name__}")
+        if model_json.get("modelTopology") is None and model_json.get("weightsManifest") is None:
+            raise ValueError(
+                f"The JSON from HTTP path {self.url} contains neither model topology or manifest for weights."
+            )
+        _, paths = parse_manifest(model_json.get("weightsManifest", []), self.url)
+        shards = await fetcher.shards(await fetcher.shard_urls(self.url, paths))
+        return artifacts_from_json(model_json, b"".join(shards), self.url)
+
+    async def save(self, artifacts: ModelArtifacts) -> dict[str, Any]:
+        """POST model.json (naming './model.weights.bin') and model.weights.bin as multipart form data."""
+        if isinstance(artifacts.model_topology, (bytes, bytearray, memoryview)):
+            raise ValueError(
+                "BrowserHTTPRequest.save() does not support saving model topology in binary formats yet."
+            )
+        model_json = json_text(model_json_of(artifacts, "./model.weights.bin")).encode()
+        files = {
+            "model.json": (model_json, "application/json"),
+            "model.weights.bin": (bytes(artifacts.weight_data), "application/octet-stream"),
+        }
+        resp = await Fetcher(self.load_options, "tf.io.http").post(self.url, files)
+        return {"model_artifacts_info": artifacts_info(artifacts), "responses": [resp]}
 
 
 class FileHandler:
@@ -162,18 +184,14 @@ def with_save_handler_sync(fn: Callable[[ModelArtifacts], Any]) -> CallbackSaveH
     return CallbackSaveHandler(fn)
 
 
-def http(path: str, load_options: dict[str, Any] | None = None) -> HttpHandler:
-    """A handler that loads model.json and its shards from `path` with fetch() in the page."""
+def http(path: str, load_options: Mapping[str, Any] | LoadOptions | None = None) -> HttpHandler:
+    """A handler that loads model.json and its shards from `path` over HTTP, steered by `load_options`."""
     if not isinstance(path, str) or not path:
         raise ValueError(f"tf.io.http: path must be a non-empty URL string, got {path!r}")
-    if load_options:
-        raise ValueError(
-            f"tf.io.http: load_options {sorted(load_options)} are not supported (the page's fetch() is used as is)"
-        )
-    return HttpHandler(path)
+    return HttpHandler(path, load_options)
 
 
-def browser_http_request(path: str, load_options: dict[str, Any] | None = None) -> HttpHandler:
+def browser_http_request(path: str, load_options: Mapping[str, Any] | LoadOptions | None = None) -> HttpHandler:
     """Deprecated name of tf.io.http."""
     return http(path, load_options)
 
@@ -182,22 +200,30 @@ register_load_router(scheme_router("file://", FileHandler, browser_only=False))
 register_save_router(scheme_router("file://", FileHandler, browser_only=False))
 for _scheme in ("http://", "https://"):
     register_load_router(scheme_router(_scheme, lambda rest, s=_scheme: HttpHandler(s + rest)))
+    register_save_router(scheme_router(_scheme, lambda rest, s=_scheme: HttpHandler(s + rest)))
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
-def get_load_handler(url_or_handler: Any) -> Any:
-    """The handler for a URL (by its scheme; else fetched in the page, a file elsewhere), or the handler itself."""
+def get_load_handler(url_or_handler: Any, load_options: Mapping[str, Any] | LoadOptions | None = None) -> Any:
+    """The handler for a URL (by its scheme; else fetched in the page or with the options' fetch_func, a file
+    elsewhere), or the handler itself. HTTP handlers get `load_options` (TF.js's loadGraphModel options)."""
+    opts = as_load_options(load_options, "load model")
     if not isinstance(url_or_handler, str):
         if not hasattr(url_or_handler, "load") and not hasattr(url_or_handler, "save"):
             raise TypeError(
                 f"Expected a model URL, a path or an IOHandler, got {type(url_or_handler).__name__}"
             )
         return url_or_handler
-    handlers = get_load_handlers(url_or_handler)
-    if handlers or _SCHEME.match(url_or_handler):
-        return only_handler(handlers, url_or_handler, "load")
-    return HttpHandler(url_or_handler) if bridge.available() else FileHandler(url_or_handler)
+    url = tf_hub_url(url_or_handler) if opts.from_tf_hub else url_or_handler
+    handlers = get_load_handlers(url)
+    http_url = is_http_scheme(url) or not _SCHEME.match(url)
+    if not handlers and http_url and (bridge.available() or opts.fetch_func is not None):
+        return HttpHandler(url, opts)
+    if handlers or _SCHEME.match(url):
+        handler = only_handler(handlers, url, "load")
+        return HttpHandler(url, opts) if type(handler) is HttpHandler else handler
+    return FileHandler(url)
 
 
 def get_save_handler(url_or_handler: Any) -> Any:

@@ -13,7 +13,7 @@ from ...backends import js as bridge
 from ...tensor import Tensor
 from .artifacts import ModelArtifacts, ModelArtifactsInfo, WeightSpec
 from .model_json import _artifacts, artifacts_info
-from .weights import decode_weights, parse_manifest, stored_bytes
+from .weights import decode_weights, parse_manifest, weight_nbytes
 
 _HTTP = re.compile(r"^https?://")
 Buffers = bytes | bytearray | memoryview | Iterable[bytes | bytearray | memoryview] | None
@@ -165,7 +165,7 @@ def weights_loader_factory(
                 at += len(paths)
                 offset = 0
                 for s in specs:
-                    n = stored_bytes(s)
+                    n = weight_nbytes(s, data.slice, offset)
                     if weight_names is None or s.name in weight_names:
                         out.update(decode_weights([s], data.slice(offset, offset + n)))
                     offset += n
@@ -208,8 +208,7 @@ async def decode_weights_stream(weight_stream: Any, specs: list[WeightSpec]) -> 
     chunks = _chunks(weight_stream)
     buf = bytearray()
     try:
-        for spec in specs:
-            n = stored_bytes(spec)
+        async def need(spec: WeightSpec, n: int) -> None:
             while len(buf) < n:
                 chunk = await anext(chunks, None)
                 if chunk is None:
@@ -217,7 +216,21 @@ async def decode_weights_stream(weight_stream: Any, specs: list[WeightSpec]) -> 
                         f"decode_weights_stream: the stream ended but weight '{spec.name}' still expects "
                         f"{n - len(buf)} bytes"
                     )
-                buf += chunk
+                buf.extend(chunk)
+
+        def read(a: int, b: int) -> bytes:
+            return bytes(buf[a:b])
+
+        for spec in specs:
+            while True:  # a string weight's size shows as its length prefixes arrive
+                try:
+                    n = weight_nbytes(spec, read, 0)
+                    break
+                except ValueError:
+                    if spec.dtype != "string":
+                        raise
+                    await need(spec, len(buf) + 1)
+            await need(spec, n)
             out.update(decode_weights([spec], bytes(buf[:n])))
             del buf[:n]
     except Exception:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import struct
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ...dtypes import TYPECODE
@@ -13,7 +13,9 @@ from ...shapes import fmt, size_of
 from ...tensor import Tensor
 from .artifacts import Quantization, WeightSpec
 
-_STORED_BYTES = {"float32": 4, "int32": 4, "bool": 1, "uint8": 1, "uint16": 2, "float16": 2}
+_STORED_BYTES = {"float32": 4, "int32": 4, "bool": 1, "uint8": 1, "uint16": 2, "float16": 2, "complex64": 8}
+#: a string weight stores each value as its byte length (uint32, little-endian) and then its bytes, as TF.js
+_STRING_LENGTH_BYTES = 4
 
 
 _QUANTIZED = ("uint8", "uint16", "float16")
@@ -118,9 +120,38 @@ def stored_bytes(spec: WeightSpec) -> int:
     return _STORED_BYTES[kind] * size_of(spec.shape)
 
 
-def _values(spec: WeightSpec, raw: bytes) -> array:
+def weight_nbytes(spec: WeightSpec, read: Callable[[int, int], bytes], offset: int) -> int:
+    """How many bytes the weight starting at `offset` takes: its dtype's size, or for a string weight the
+    lengths read(start, end) gives for each of its values."""
+    if spec.dtype != "string" or spec.quantization:
+        return stored_bytes(spec)
+    at = offset
+    for _ in range(size_of(spec.shape)):
+        head = read(at, at + _STRING_LENGTH_BYTES)
+        if len(head) < _STRING_LENGTH_BYTES:
+            raise ValueError(f"Weight '{spec.name}' (string, shape {fmt(spec.shape)}) is cut short in the shards")
+        at += _STRING_LENGTH_BYTES + int.from_bytes(head, "little")
+    return at - offset
+
+
+def _strings(spec: WeightSpec, raw: bytes) -> list[str]:
+    out, at = [], 0
+    for _ in range(size_of(spec.shape)):
+        n = int.from_bytes(raw[at : at + _STRING_LENGTH_BYTES], "little")
+        at += _STRING_LENGTH_BYTES
+        try:
+            out.append(raw[at : at + n].decode())
+        except UnicodeDecodeError:
+            raise ValueError(f"Weight '{spec.name}' holds string bytes that are not UTF-8") from None
+        at += n
+    return out
+
+
+def _values(spec: WeightSpec, raw: bytes) -> array | list[str]:
     n = size_of(spec.shape)
     q = spec.quantization
+    if q is None and spec.dtype == "string":
+        return _strings(spec, raw)
     if q is None:
         if spec.dtype not in TYPECODE:
             raise ValueError(f"Weight '{spec.name}' has unsupported dtype '{spec.dtype}'")
@@ -145,7 +176,7 @@ def decode_weights(specs: Iterable[WeightSpec], data: bytes) -> dict[str, Tensor
     offset = 0
     try:
         for spec in specs:
-            nbytes = stored_bytes(spec)
+            nbytes = weight_nbytes(spec, lambda a, b: data[a:b], offset)
             if offset + nbytes > len(data):
                 raise ValueError(
                     f"Weight '{spec.name}' (shape {fmt(spec.shape)}) needs bytes {offset}..{offset + nbytes} but the "
@@ -168,7 +199,10 @@ def encode_weights(tensors: Mapping[str, Tensor]) -> tuple[list[WeightSpec], byt
     specs, chunks = [], []
     for name, t in tensors.items():
         specs.append(WeightSpec(name, tuple(t.shape), t.dtype))
-        chunks.append(t.data_sync().tobytes())
+        if t.dtype == "string":
+            chunks += [len(b).to_bytes(_STRING_LENGTH_BYTES, "little") + b for b in map(str.encode, t.data_sync())]
+        else:
+            chunks.append(t.data_sync().tobytes())
     return specs, b"".join(chunks)
 
 

@@ -13,6 +13,7 @@ from ...shapes import fmt
 from ...tensor import Tensor, Variable
 from ..io.artifacts import ModelArtifacts
 from ..io.handlers import get_load_handler, get_save_handler
+from ..io.load_options import as_load_options
 from ..io.weights import decode_weights, encode_weights
 from ..runner import TensorSpec, live_input, named_inputs
 from .base import Layer, LayerVariable, WeightDef, assign_all, fmt_shape
@@ -403,12 +404,15 @@ def _row(fields: list[str], cols: list[int]) -> str:
     return line
 
 
-async def load_layers_model(url_or_handler: Any, strict: bool = True) -> LayersModel:
+async def load_layers_model(url_or_handler: Any, options: Any = None, strict: bool | None = None) -> LayersModel:
     """Load a TF.js layers model (Keras JSON topology + weights) from a URL, a path or an IOHandler.
 
-    strict=False ignores weights the model does not use (missing weights are always an error).
+    options: TF.js's LoadOptions (tf.io.LoadOptions or a dict of its fields). strict (or options' strict)
+    False ignores weights the model does not use (missing weights are always an error).
     """
-    handler = get_load_handler(url_or_handler)
+    opts = as_load_options(options, "load_layers_model")
+    strict = opts.strict if strict is None else strict
+    handler = get_load_handler(url_or_handler, opts)
     artifacts = await handler.load()
     if artifacts.model_topology is None:
         raise ValueError("The model artifacts have no modelTopology")
