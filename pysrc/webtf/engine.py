@@ -553,3 +553,13 @@ class Engine:
 
 ENGINE = Engine()
 _tensor_module._engine = ENGINE
+
+
+class _EngineModule(type(sys)):
+    """This module, callable as TF.js's `tf.engine()` (which returns the engine)."""
+
+    def __call__(self) -> Engine:
+        return ENGINE
+
+
+sys.modules[__name__].__class__ = _EngineModule

@@ -284,3 +284,18 @@ def test_debug_mode_fails_on_nan(capsys):
         tf.env().set("DEBUG", False)
         tf.env().set("PROD", False)
         tf.unregister_kernel("TestNaN", "cpu")
+
+
+def test_engine_is_callable_as_in_tfjs():
+    """tf.engine() returns the engine (TF.js); its scopes free what they made."""
+    before = tf.memory().num_tensors
+    engine = tf.engine()
+    assert engine is tf.ENGINE
+    engine.start_scope()
+    kept = tf.keep(tf.ones([2]))
+    tf.ones([3])
+    engine.end_scope()
+    assert tf.memory().num_tensors == before + 1
+    assert kept.data_sync().tolist() == [1.0, 1.0]
+    kept.dispose()
+    assert tf.memory().num_tensors == before
