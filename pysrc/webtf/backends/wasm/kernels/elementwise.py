@@ -41,6 +41,7 @@ BINARY: dict[str, tuple[frozenset, str | None]] = {
     kn.LogicalAnd: (BOOL, "bool"),
     kn.LogicalOr: (BOOL, "bool"),
     kn.LogicalXor: (BOOL, "bool"),
+    kn.BitwiseAnd: (frozenset({"int32"}), "int32"),
 }
 
 #: unary kernel -> (input dtypes run natively, output dtype or None for the input's)
@@ -65,6 +66,9 @@ UNARY: dict[str, tuple[frozenset, str | None]] = {
     kn.IsInf: (F32, "bool"),
     kn.IsFinite: (F32, "bool"),
     kn.LogicalNot: (BOOL, "bool"),
+    kn.Acosh: (F32, "float32"),
+    kn.Asinh: (F32, "float32"),
+    kn.Atanh: (F32, "float32"),
 }  # fmt: skip
 
 
