@@ -2,6 +2,8 @@
 with batch_dims) run in
 the binary, not on their cpu fallback, and match numpy (the op suite checks their edge cases on every backend);
 the cases the export gets wrong (reflect fill, nearest-neighbor halves, quarter turns) take the cpu kernel.
+The rest of the binary's kernel exports (scatter, sparse, bincount, Dilation2D, LRN, MaxPool3D, Multinomial,
+..., and int32 Square / Relu / Relu6 / Sign / Round) are checked the same way in a second page call.
 """
 
 from __future__ import annotations
@@ -106,6 +108,7 @@ def build():
     return [
         tf.acosh(tf.add(tf.abs(u), 1)), tf.asinh(u), tf.atanh(tf.mul(u, 0.3)),
         tf.bitwise_and(ia, ib),
+        *(f(ia) for f in (tf.square, tf.relu, tf.relu6, tf.sign, tf.round)),
         tf.diag(u),
         tf.bincount(counts, w, 5), tf.bincount(counts, tf.tensor([], None, "float32"), 5),
         tf.dense_bincount(tf.reshape(counts, [2, 4]), tf.tensor([], None, "float32"), 5, True),
@@ -151,7 +154,8 @@ await tf.set_backend(prev)
 BOUND_KERNELS = (
     "Acosh Asinh Atanh BitwiseAnd Diag Bincount DenseBincount SearchSorted ScatterNd TensorScatterUpdate "
     "SparseToDense SparseFillEmptyRows SparseReshape SparseSegmentSum SparseSegmentMean FusedBatchNorm LRN "
-    "LRNGrad Dilation2D Dilation2DBackpropInput Dilation2DBackpropFilter MaxPool3D MaxPool3DGrad Multinomial"
+    "LRNGrad Dilation2D Dilation2DBackpropInput Dilation2DBackpropFilter MaxPool3D MaxPool3DGrad Multinomial "
+    "Square Relu Relu6 Sign Round"
 ).split()
 
 
@@ -192,7 +196,10 @@ def test_remaining_exports_run_in_the_binary_and_match_numpy(py):
     x4 = rng.uniform(0.5, 2, (1, 4, 5, 3)).astype(np.float32)  # positive: the FLT_MIN-seeded maxima are exact
     x5 = rng.uniform(0.5, 2, (1, 3, 4, 4, 2)).astype(np.float32)
     f = rng.uniform(0.1, 1, (2, 2, 3)).astype(np.float32)
-    ia, ib = rng.integers(-100, 100, 6).astype(np.int32), rng.integers(-100, 100, 6).astype(np.int32)
+    ia, ib = (
+        np.array([-(2**31), -46341, -5, 3, 46341, 2**31 - 1], np.int32),
+        rng.integers(-100, 100, 6).astype(np.int32),
+    )
     xc, w = rng.integers(0, 7, 8).astype(np.int32), rng.uniform(0, 1, 8).astype(np.float32)
     seq = np.sort(rng.integers(0, 6, (2, 5)), axis=1).astype(np.float32)
     vals = rng.integers(0, 6, (2, 3)).astype(np.float32)
@@ -227,6 +234,7 @@ def test_remaining_exports_run_in_the_binary_and_match_numpy(py):
     refs = [
         np.arccosh(np.abs(u) + 1), np.arcsinh(u), np.arctanh(u * np.float32(0.3)),
         ia & ib,
+        ia * ia, np.maximum(ia, 0), np.clip(ia, 0, 6), np.sign(ia), ia,
         np.diag(u.ravel()).reshape(2, 3, 2, 3),
         np.bincount(xc, w, 7)[:5], np.bincount(xc, None, 7)[:5],
         binary,

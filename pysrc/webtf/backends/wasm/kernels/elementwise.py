@@ -2,7 +2,10 @@
 
 Each kernel runs the binary's export for the dtypes where its results match the cpu kernel's contract
 (probed against it: see tests/browser/test_wasm.py) and falls back to the cpu kernel otherwise, e.g.
-int32 transcendental math (float32 output), float32 FloorDiv (int32 output) or NaN-sensitive cases.
+int32 transcendental math (float32 output), float32 FloorDiv (int32 output) or NaN-sensitive cases. int32 runs
+natively where the export matches the cpu kernel on every int32 (probed: Square, Relu, Relu6, Sign, Round);
+the int32 Abs / Neg / Floor / Ceil / FloorDiv exports go through float32 (abs(-2**31 + 1) comes out -2**31)
+and int32 Mod traps on a zero divisor, so those stay on the cpu kernel.
 """
 
 from __future__ import annotations
@@ -55,13 +58,13 @@ UNARY: dict[str, tuple[frozenset, str | None]] = {
     },
     kn.Abs: (F32, None),
     kn.Neg: (F32, None),
-    kn.Square: (F32, None),
-    kn.Relu: (F32, None),
-    kn.Relu6: (F32, None),
-    kn.Sign: (F32, None),
+    kn.Square: (F32_I32, None),
+    kn.Relu: (F32_I32, None),
+    kn.Relu6: (F32_I32, None),
+    kn.Sign: (F32_I32, None),
     kn.Floor: (F32, None),
     kn.Ceil: (F32, None),
-    kn.Round: (F32, None),
+    kn.Round: (F32_I32, None),
     kn.IsNan: (F32, "bool"),
     kn.IsInf: (F32, "bool"),
     kn.IsFinite: (F32, "bool"),
