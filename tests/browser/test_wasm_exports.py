@@ -125,6 +125,8 @@ def build():
         tf.max_pool3d(x5, 2, 1, "same"),
         tf.multinomial(tf.tensor([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]), 6, 7, True),
         tf.multinomial(tf.tensor([[-50.0, 50.0], [50.0, -50.0]]), 4, 3),
+        tf.space_to_batch_nd(x4, [2, 2], [[0, 0], [1, 0]]),
+        tf.batch_to_space_nd(tf.reshape(x4, [4, 1, 5, 3]), [2, 2], [[0, 1], [1, 2]]),
         # gradient kernels: LRNGrad, Dilation2DBackpropInput / Filter, MaxPool3DGrad
         tf.grad(lambda t: tf.sum(tf.mul(lrn(t), x4)))(x4),
         *tf.grads(lambda a, b: tf.sum(tf.mul(tf.dilation2d(a, b, 1, "same"), x4)))([x4, filt]),
@@ -155,7 +157,7 @@ BOUND_KERNELS = (
     "Acosh Asinh Atanh BitwiseAnd Diag Bincount DenseBincount SearchSorted ScatterNd TensorScatterUpdate "
     "SparseToDense SparseFillEmptyRows SparseReshape SparseSegmentSum SparseSegmentMean FusedBatchNorm LRN "
     "LRNGrad Dilation2D Dilation2DBackpropInput Dilation2DBackpropFilter MaxPool3D MaxPool3DGrad Multinomial "
-    "Square Relu Relu6 Sign Round"
+    "Square Relu Relu6 Sign Round SpaceToBatchND BatchToSpaceND"
 ).split()
 
 
@@ -188,6 +190,24 @@ def _ref_lrn(x: np.ndarray, radius: int, bias: float, alpha: float, beta: float)
     sq = x.astype(np.float64) ** 2
     sums = np.stack([sq[..., max(0, k - radius) : k + radius + 1].sum(-1) for k in range(c)], -1)
     return x * (bias + alpha * sums) ** -beta
+
+
+def _ref_space_to_batch(x: np.ndarray, block: tuple, pads: tuple) -> np.ndarray:
+    p = np.pad(x, ((0, 0), *pads, (0, 0)))
+    b, h, w, c = p.shape
+    p = p.reshape(b, h // block[0], block[0], w // block[1], block[1], c).transpose(2, 4, 0, 1, 3, 5)
+    return p.reshape(-1, h // block[0], w // block[1], c)
+
+
+def _ref_batch_to_space(x: np.ndarray, block: tuple, crops: tuple) -> np.ndarray:
+    n, h, w, c = x.shape
+    b = n // (block[0] * block[1])
+    y = (
+        x.reshape(block[0], block[1], b, h, w, c)
+        .transpose(2, 3, 0, 4, 1, 5)
+        .reshape(b, h * block[0], w * block[1], c)
+    )
+    return y[:, crops[0][0] : y.shape[1] - crops[0][1], crops[1][0] : y.shape[2] - crops[1][1]]
 
 
 def test_remaining_exports_run_in_the_binary_and_match_numpy(py):
@@ -250,6 +270,8 @@ def test_remaining_exports_run_in_the_binary_and_match_numpy(py):
         _ref_max_pool3d(x5),
         [[2] * 6, [0] * 6],
         [[1] * 4, [0] * 4],
+        _ref_space_to_batch(x4, (2, 2), ((0, 0), (1, 0))),
+        _ref_batch_to_space(x4.reshape(4, 1, 5, 3), (2, 2), ((0, 1), (1, 2))),
     ]  # fmt: skip
     for got, ref in zip(outs, refs, strict=False):
         np.testing.assert_allclose(

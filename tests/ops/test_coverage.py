@@ -184,9 +184,6 @@ WASM_EXPORT_OF = {
 _SHARES = "TF.js relabels the input's buffer in JS; webtf's cpu kernel shares the buffer the same way"
 _JS_FILL = "TF.js fills the output from JS (typedArray.fill); webtf's cpu kernel writes the values once"
 _JS_CPU = "TF.js's wasm kernel runs its cpu implementation in JS; webtf runs the same cpu kernel"
-_COMPOSITE = (
-    "TF.js composes it in JS from other kernels (reshape, transpose, pad/slice); webtf runs the cpu kernel"
-)
 #: TF.js wasm kernels with no export behind them that webtf runs on the cpu kernel (why beside each)
 WASM_JS_KERNELS: dict[str, str] = {
     "Reshape": _SHARES,
@@ -201,8 +198,6 @@ WASM_JS_KERNELS: dict[str, str] = {
     "StringNGrams": _JS_CPU + " (string tensors live on the host)",
     "StringSplit": _JS_CPU + " (string tensors live on the host)",
     "StringToHashBucketFast": _JS_CPU + " (string tensors live on the host)",
-    "BatchToSpaceND": _COMPOSITE,
-    "SpaceToBatchND": _COMPOSITE,
 }
 #: kernels whose export webtf leaves unbound because it breaks the kernel's contract (why beside each)
 WASM_BROKEN_EXPORTS: dict[str, str] = {
