@@ -149,9 +149,30 @@ cpu_res = [g.data_sync().tolist() for g in cpu_grads]
 tf.dispose([cx4, cx5, cf, *cpu_grads])
 assert await tf.set_backend("wasm")
 tf.dispose([u, x4, x5, filt, ia, ib, counts, w, seq, vals, *outs])
+# bad input: the export reports it (or the host check catches it) and the cpu kernel raises TF.js's error
+I = lambda v: tf.tensor(v, None, i32)
+errors = []
+for bad in BAD:
+    try:
+        tf.tidy(lambda: eval(bad))
+        errors.append(None)
+    except ValueError as e:
+        errors.append(str(e))
 await tf.set_backend(prev)
-[res, cpu_res, fell, tf.memory().num_tensors - tensors]
+[res, cpu_res, fell, errors, tf.memory().num_tensors - tensors]
 """
+
+#: calls with bad input -> a piece of the error each raises
+BAD = {
+    "tf.bincount(I([-1, 2]), tf.tensor([], None, 'float32'), 3)": "must be non-negative",
+    "tf.scatter_nd(I([[5]]), tf.ones([1, 2]), [3, 2])": "Invalid indices: [5]",
+    "tf.tensor_scatter_update(tf.zeros([3, 2]), I([[-1]]), tf.ones([1, 2]))": "[-1] does not",
+    "tf.sparse.sparse_segment_sum(tf.ones([3, 2]), I([0, 1, 2]), I([1, 0, 2]))": "not increasing",
+    "tf.sparse.sparse_segment_mean(tf.ones([3, 2]), I([0, 7]), I([0, 1]))": "indices[1] == 7 out of range",
+    "tf.sparse.sparse_reshape(I([[0, 0]]), I([2, 3]), I([-1, -1]))": "only one output dimension may be -1",
+    "tf.sparse.sparse_fill_empty_rows(I([[5, 0]]), tf.tensor([1.0]), I([4, 3]), tf.scalar(0.0))": "5 >= 4",
+    "tf.sparse_to_dense(I([[3, 0]]), tf.tensor([1.0]), [2, 2])": "is out of bounds",
+}
 
 BOUND_KERNELS = (
     "Acosh Asinh Atanh BitwiseAnd Diag Bincount DenseBincount SearchSorted ScatterNd TensorScatterUpdate "
@@ -238,9 +259,12 @@ def test_remaining_exports_run_in_the_binary_and_match_numpy(py):
     }
     arrays["DATA"] = data
     code = "".join(f"{k} = {v.ravel().tolist()}\n" for k, v in arrays.items())
-    outs, cpu_grads, fell, leaked = py(code + f"KERNELS = {BOUND_KERNELS}\n" + BOUND_CODE)
+    code += f"KERNELS = {BOUND_KERNELS}\nBAD = {list(BAD)}\n"
+    outs, cpu_grads, fell, errors, leaked = py(code + BOUND_CODE)
     assert leaked == 0
     assert fell == dict.fromkeys(BOUND_KERNELS, 0), "kernels that took their cpu fallback"
+    for (call, expected), error in zip(BAD.items(), errors, strict=True):
+        assert error is not None and expected in error, (call, error)
     scattered = np.zeros((5, 4), np.float32)
     np.add.at(scattered, [1, 3, 1], np.arange(12, dtype=np.float32).reshape(3, 4))
     updated = np.zeros((4, 3), np.int32)
