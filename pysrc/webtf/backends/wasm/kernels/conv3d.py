@@ -110,6 +110,16 @@ def _conv3d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> 
         backend.dispose_data(g.data_id)
 
 
+def _window_counts(info: Conv3DInfo) -> list[list[int]]:
+    """Per spatial axis, how many taps of each output position's window fall inside the input."""
+    return [
+        window_counts(out, stride, before, n, window)
+        for n, out, window, stride, before in zip(
+            info.in_size, info.out_size, info.filter_size, info.strides, info.pad_before, strict=True
+        )
+    ]
+
+
 def _avg_pool3d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """AvgPool3D: the binary's AvgPool3D (the mean of each window's in-bounds elements)."""
     x = inputs["x"]
@@ -123,12 +133,7 @@ def _avg_pool3d_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tensor
     where a window is clipped."""
     x, dy = inputs["input"], inputs["dy"]
     info = conv3d_info_from_attrs(x.shape, None, attrs)
-    counts = [
-        window_counts(out, stride, before, n, window)
-        for n, out, window, stride, before in zip(
-            info.in_size, info.out_size, info.filter_size, info.strides, info.pad_before, strict=True
-        )
-    ]
+    counts = _window_counts(info)
     full = math.prod(info.filter_size)
     factors = [
         full / (a * b * c) if a * b * c > 0 else 0.0 for a in counts[0] for b in counts[1] for c in counts[2]
@@ -161,7 +166,8 @@ def _max_pool3d(name: str) -> Kernel:
             or not nonempty(info.out_shape)
         ):
             return fallback(backend, inputs, attrs)
-        if not min_sum_above_flt_min(backend, x):
+        # a window wholly in the padding has no maximum (-inf; no gradient), where the export gives FLT_MIN
+        if min(sum(_window_counts(info), [])) <= 0 or not min_sum_above_flt_min(backend, x):
             return fallback(backend, inputs, attrs)
         geo = _pool_geometry(info)
         out = backend.make_output(x.shape if grad else info.out_shape, "float32")
