@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from tests.ops.test_image import ref_rotate, ref_transform
+from tests.ops.test_image import ref_bilinear, ref_crop_and_resize, ref_rotate, ref_transform
 
 CODE = """
 prev = tf.get_backend()
@@ -92,6 +92,8 @@ filt = tf.tensor(F, [2, 2, 3])
 ia, ib = tf.tensor(IA, [6], i32), tf.tensor(IB, [6], i32)
 counts, w = tf.tensor(XC, [8], i32), tf.tensor(W, [8])
 seq, vals = tf.tensor(SEQ, [2, 5]), tf.tensor(VALS, [2, 3])
+ia_img = tf.tensor(IMG, [12], i32)
+I = lambda v: tf.tensor(v, None, i32)
 lrn = lambda t: tf.local_response_normalization(t, 1, 1.5, 0.3, 0.75)
 
 
@@ -126,6 +128,11 @@ def build():
         tf.multinomial(tf.tensor([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]), 6, 7, True),
         tf.multinomial(tf.tensor([[-50.0, 50.0], [50.0, -50.0]]), 4, 3),
         tf.space_to_batch_nd(x4, [2, 2], [[0, 0], [1, 0]]),
+        # int32 / bool where TF.js's wasm kernel takes them natively
+        tf.pad(tf.reshape(ia, [2, 3]), [[1, 0], [0, 2]], 5),
+        tf.pad(tf.greater(u, 0), [[0, 1], [1, 1]], 1),
+        tf.image.resize_bilinear(tf.reshape(ia_img, [1, 3, 4, 1]), [5, 7]),
+        tf.image.crop_and_resize(tf.reshape(ia_img, [1, 3, 4, 1]), tf.tensor([[0.1, 0.2, 0.9, 0.7]]), I([0]), [4, 3]),
         tf.batch_to_space_nd(tf.reshape(x4, [4, 1, 5, 3]), [2, 2], [[0, 1], [1, 2]]),
         # gradient kernels: LRNGrad, Dilation2DBackpropInput / Filter, MaxPool3DGrad
         tf.grad(lambda t: tf.sum(tf.mul(lrn(t), x4)))(x4),
@@ -148,9 +155,8 @@ cpu_grads = [
 cpu_res = [g.data_sync().tolist() for g in cpu_grads]
 tf.dispose([cx4, cx5, cf, *cpu_grads])
 assert await tf.set_backend("wasm")
-tf.dispose([u, x4, x5, filt, ia, ib, counts, w, seq, vals, *outs])
+tf.dispose([u, x4, x5, filt, ia, ib, counts, w, seq, vals, ia_img, *outs])
 # bad input: the export reports it (or the host check catches it) and the cpu kernel raises TF.js's error
-I = lambda v: tf.tensor(v, None, i32)
 errors = []
 for bad in BAD:
     try:
@@ -178,7 +184,7 @@ BOUND_KERNELS = (
     "Acosh Asinh Atanh BitwiseAnd Diag Bincount DenseBincount SearchSorted ScatterNd TensorScatterUpdate "
     "SparseToDense SparseFillEmptyRows SparseReshape SparseSegmentSum SparseSegmentMean FusedBatchNorm LRN "
     "LRNGrad Dilation2D Dilation2DBackpropInput Dilation2DBackpropFilter MaxPool3D MaxPool3DGrad Multinomial "
-    "Square Relu Relu6 Sign Round SpaceToBatchND BatchToSpaceND"
+    "Square Relu Relu6 Sign Round SpaceToBatchND BatchToSpaceND PadV2 ResizeBilinear CropAndResize"
 ).split()
 
 
@@ -257,7 +263,8 @@ def test_remaining_exports_run_in_the_binary_and_match_numpy(py):
         "SEQ": seq,
         "VALS": vals,
     }
-    arrays["DATA"] = data
+    img = rng.integers(0, 256, 12).astype(np.int32)
+    arrays["DATA"], arrays["IMG"] = data, img
     code = "".join(f"{k} = {v.ravel().tolist()}\n" for k, v in arrays.items())
     code += f"KERNELS = {BOUND_KERNELS}\nBAD = {list(BAD)}\n"
     outs, cpu_grads, fell, errors, leaked = py(code + BOUND_CODE)
@@ -295,6 +302,10 @@ def test_remaining_exports_run_in_the_binary_and_match_numpy(py):
         [[2] * 6, [0] * 6],
         [[1] * 4, [0] * 4],
         _ref_space_to_batch(x4, (2, 2), ((0, 0), (1, 0))),
+        np.pad(ia.reshape(2, 3), ((1, 0), (0, 2)), constant_values=5),
+        np.pad(u > 0, ((0, 1), (1, 1)), constant_values=True),
+        ref_bilinear(img.reshape(1, 3, 4, 1).astype(np.float32), (5, 7), False, False),
+        ref_crop_and_resize(img.reshape(1, 3, 4, 1).astype(np.float32), np.array([[0.1, 0.2, 0.9, 0.7]]), [0], (4, 3)),
         _ref_batch_to_space(x4.reshape(4, 1, 5, 3), (2, 2), ((0, 1), (1, 2))),
     ]  # fmt: skip
     for got, ref in zip(outs, refs, strict=False):
