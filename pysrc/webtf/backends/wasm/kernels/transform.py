@@ -274,12 +274,15 @@ def _upright(boxes: array) -> bool:
 
 
 def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """CropAndResize: natively (int32 / bool images cast to float32 first, as TF.js)."""
+    """CropAndResize: bilinear natively (int32 / bool images cast to float32 first, as TF.js)."""
     image, boxes, box_ind = inputs["image"], inputs["boxes"], inputs["box_ind"]
     ch, cw = (int(v) for v in attrs["crop_size"])
     n = boxes.shape[0]
+    # nearest: the export finds source positions in float32, so one at exactly .5 (a box at 0.1-0.9 of 4 rows)
+    # can round the other way than the cpu kernel's float64 position
     if (
-        image.dtype not in _ANY
+        attrs["method"] == "nearest"
+        or image.dtype not in _ANY
         or boxes.dtype != "float32"
         or box_ind.dtype != "int32"
         or not nonempty(image.shape)
@@ -290,10 +293,9 @@ def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
     out_shape = (n, ch, cw, image.shape[3])
     out = backend.make_output(out_shape, "float32")
     if nonempty(out_shape):
-        method = 1 if attrs["method"] == "nearest" else 0
         with _float32(backend, image) as x:
             backend.abi.CropAndResize(
-                x, boxes, box_ind, n, image.shape, ch, cw, method, attrs["extrapolation_value"], out
+                x, boxes, box_ind, n, image.shape, ch, cw, 0, attrs["extrapolation_value"], out
             )
     return out
 
