@@ -111,6 +111,7 @@ def build():
         tf.acosh(tf.add(tf.abs(u), 1)), tf.asinh(u), tf.atanh(tf.mul(u, 0.3)),
         tf.bitwise_and(ia, ib),
         *(f(ia) for f in (tf.square, tf.relu, tf.relu6, tf.sign, tf.round)),
+        tf.step(ia, 2.5), tf.add_n([ia, ib, ia]),
         tf.diag(u),
         tf.bincount(counts, w, 5), tf.bincount(counts, tf.tensor([], None, "float32"), 5),
         tf.dense_bincount(tf.reshape(counts, [2, 4]), tf.tensor([], None, "float32"), 5, True),
@@ -184,7 +185,7 @@ BOUND_KERNELS = (
     "Acosh Asinh Atanh BitwiseAnd Diag Bincount DenseBincount SearchSorted ScatterNd TensorScatterUpdate "
     "SparseToDense SparseFillEmptyRows SparseReshape SparseSegmentSum SparseSegmentMean FusedBatchNorm LRN "
     "LRNGrad Dilation2D Dilation2DBackpropInput Dilation2DBackpropFilter MaxPool3D MaxPool3DGrad Multinomial "
-    "Square Relu Relu6 Sign Round SpaceToBatchND BatchToSpaceND PadV2 ResizeBilinear CropAndResize"
+    "Square Relu Relu6 Sign Round SpaceToBatchND BatchToSpaceND PadV2 ResizeBilinear CropAndResize Step AddN"
 ).split()
 
 
@@ -286,6 +287,7 @@ def test_remaining_exports_run_in_the_binary_and_match_numpy(py):
         np.arccosh(np.abs(u) + 1), np.arcsinh(u), np.arctanh(u * np.float32(0.3)),
         ia & ib,
         ia * ia, np.maximum(ia, 0), np.clip(ia, 0, 6), np.sign(ia), ia,
+        np.where(ia > 0, 1, 2), ia + ib + ia,
         np.diag(u.ravel()).reshape(2, 3, 2, 3),
         np.bincount(xc, w, 7)[:5], np.bincount(xc, None, 7)[:5],
         binary,

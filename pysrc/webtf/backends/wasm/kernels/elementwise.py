@@ -3,7 +3,8 @@
 Each kernel runs the binary's export for the dtypes where its results match the cpu kernel's contract
 (probed against it: see tests/browser/test_wasm.py) and falls back to the cpu kernel otherwise, e.g.
 int32 transcendental math (float32 output), float32 FloorDiv (int32 output) or NaN-sensitive cases. int32 runs
-natively where the export matches the cpu kernel on every int32 (probed: Square, Relu, Relu6, Sign, Round);
+natively where the export matches the cpu kernel on every int32 (probed: Square, Relu, Relu6, Sign, Round,
+Step, AddN);
 the int32 Abs / Neg / Floor / Ceil / FloorDiv exports go through float32 (abs(-2**31 + 1) comes out -2**31)
 and int32 Mod traps on a zero divisor, so those stay on the cpu kernel.
 """
@@ -142,11 +143,11 @@ def leaky_relu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def step(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Step: float32 natively."""
+    """Step: float32 and int32 natively (int32: alpha truncated, as the cpu kernel)."""
     x = inputs["x"]
-    if x.dtype != "float32":
+    if x.dtype not in F32_I32:
         return cpu(kn.Step)(backend, inputs, attrs)
-    return call_export(backend, "Step", x.shape, "float32", x, attrs.get("alpha", 0.0), x.dtype)
+    return call_export(backend, "Step", x.shape, x.dtype, x, attrs.get("alpha", 0.0), x.dtype)
 
 
 def clip_by_value(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -172,9 +173,9 @@ def prelu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def add_n(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """AddN: float32 natively; one input shares its buffer."""
+    """AddN: float32 and int32 natively; one input shares its buffer."""
     first = inputs[0]
-    if len(inputs) == 1 or first.dtype != "float32":
+    if len(inputs) == 1 or first.dtype not in F32_I32:
         return cpu(kn.AddN)(backend, inputs, attrs)
     return call_export(backend, "AddN", first.shape, first.dtype, inputs, first.dtype)
 
