@@ -205,3 +205,64 @@ def test_webgl_has_glsl_for_every_tfjs_gpu_kernel(browser, server):
     assert not missing, f"{len(missing)} TF.js webgl kernels run on webtf's cpu fallback: " + ", ".join(missing)
     stale = sorted(n for n in WEBGL_NOT_GLSL if n in GLSL or n not in tfjs)
     assert not stale, "WEBGL_NOT_GLSL entries that no longer hold: " + ", ".join(stale)
+
+# ---- wasm: every TF.js wasm kernel that calls a binary export runs that export in webtf ------------------
+#: TF.js wasm kernels that call an export of another name
+WASM_EXPORT_OF = {
+    "GatherV2": "Gather",
+    "Select": "SelectV2",
+    "SparseSegmentSum": "SparseSegmentReduction",
+    "SparseSegmentMean": "SparseSegmentReduction",
+}
+_SHARES = "TF.js relabels the input's buffer in JS; webtf's cpu kernel shares the buffer the same way"
+_JS_FILL = "TF.js fills the output from JS (typedArray.fill); webtf's cpu kernel writes the values once"
+_JS_CPU = "TF.js's wasm kernel runs its cpu implementation in JS; webtf runs the same cpu kernel"
+#: TF.js wasm kernels with no export behind them that webtf runs on the cpu kernel (why beside each)
+WASM_JS_KERNELS: dict[str, str] = {
+    "Reshape": _SHARES,
+    "ExpandDims": _SHARES,
+    "Identity": _SHARES,
+    "Fill": _JS_FILL,
+    "OnesLike": _JS_FILL,
+    "ZerosLike": _JS_FILL,
+    "Range": _JS_CPU,
+    "BroadcastArgs": _JS_CPU,
+    "Unique": _JS_CPU,
+    "StringNGrams": _JS_CPU + " (string tensors live on the host)",
+    "StringSplit": _JS_CPU + " (string tensors live on the host)",
+    "StringToHashBucketFast": _JS_CPU + " (string tensors live on the host)",
+}
+#: kernels whose export webtf leaves unbound because it breaks the kernel's contract (why beside each)
+WASM_BROKEN_EXPORTS: dict[str, str] = {
+    "MaxPoolWithArgmax": "the export gives each window's last maximum (TF.js's cpu kernel and webtf: the first) "
+    "and starts the maximum at FLT_MIN, so a window of values below it comes out wrong",
+}
+
+
+def test_wasm_kernels_with_an_export_are_native(browser, server):
+    from webtf.backends.wasm.abi import export_signatures
+    from webtf.backends.wasm.kernels import NATIVE
+
+    kernels = set(tfjs_names(browser, server)["kernel:wasm"])
+    exports = set(export_signatures((build.DIST / "wasm" / "tfjs-backend-wasm-simd.wasm").read_bytes()))
+    assert {"Add", "Conv2D", "Acosh", "malloc"} <= exports
+
+    def export_of(name: str) -> str | None:
+        name = WASM_EXPORT_OF.get(name, name)
+        return name if name in exports else None
+
+    unbound = sorted(k for k in kernels if export_of(k) and k not in NATIVE and k not in WASM_BROKEN_EXPORTS)
+    assert not unbound, f"TF.js wasm kernels that call a binary export but run webtf's cpu kernel: {unbound}"
+    unexplained = sorted(
+        k for k in kernels if not export_of(k) and k not in NATIVE and k not in WASM_JS_KERNELS
+    )
+    assert not unexplained, f"wasm kernels neither native nor listed in WASM_JS_KERNELS: {unexplained}"
+    stale = [f"{k} (native now)" for k in {**WASM_JS_KERNELS, **WASM_BROKEN_EXPORTS} if k in NATIVE]
+    stale += [f"{k} (has an export)" for k in WASM_JS_KERNELS if export_of(k)]
+    stale += [f"{k} (no such export)" for k in WASM_BROKEN_EXPORTS if not export_of(k)]
+    stale += [
+        f"{k} (not a TF.js wasm kernel)"
+        for k in {**WASM_JS_KERNELS, **WASM_BROKEN_EXPORTS}
+        if k not in kernels
+    ]
+    assert not stale, "WASM_JS_KERNELS / WASM_BROKEN_EXPORTS entries that no longer hold: " + ", ".join(stale)

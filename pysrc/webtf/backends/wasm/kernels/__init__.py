@@ -9,9 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from . import backprop, conv3d, elementwise, memory, nn, optimizers, reduce, transform
+from . import pool_more as pool_more
+from . import scatter as scatter
+from . import sparse as sparse
 from .common import CPU_KERNELS
 
 FAMILIES = (elementwise, nn, reduce, transform, memory, backprop, optimizers, conv3d)
+FAMILIES += (scatter, sparse, pool_more)  # the binary's exports bound for issue 15
 
 #: the native kernels for every kernel name the cpu table also has (the binary's others have no op yet)
 NATIVE: dict[str, Any] = {}

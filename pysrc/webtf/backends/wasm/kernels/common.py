@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from array import array
 from collections.abc import Callable
 from typing import Any
 
@@ -67,3 +69,22 @@ def has_nan(backend: Any, x: Any) -> bool:
     if x.dtype != "float32" or 0 in x.shape:
         return False
     return backend.has_nan(x)
+
+
+#: FLT_MIN, the smallest normal positive float32: where some of the binary's max kernels start a window's
+#: maximum (std::numeric_limits<float>::min(), not the lowest float)
+FLT_MIN = 1.1754943508222875e-38
+
+
+def min_sum_above_flt_min(backend: Any, *tensors: Any) -> bool:
+    """True when float32 `tensors` hold no NaN and the sum of their minima (in float32) is above FLT_MIN, so a
+    maximum the binary starts at FLT_MIN is exact (each checked natively: IsNan + Any, Min, one read)."""
+    total = 0.0
+    for t in tensors:
+        if t.dtype != "float32" or has_nan(backend, t):
+            return False
+        low = backend.make_output((1,), "float32")
+        backend.abi.Min(t, "float32", math.prod(t.shape), low)
+        total += backend.values(low)[0]
+        backend.dispose_data(low.data_id)
+    return array("f", [total])[0] > FLT_MIN

@@ -3,12 +3,13 @@ binary's exports for float32: Conv3D, AvgPool3D, AvgPool3DGrad (whose export div
 dy is first scaled where a window is clipped), Conv3DBackpropFilterV2 with strides 1, and with strides 1
 Conv3DBackpropInputV2 as the Conv3D export of dy with the filter flipped (channels swapped).
 
-The binary's other 3-D exports are wrong, so the rest run the cpu kernels: MaxPool3D / MaxPool3DGrad start
-each window's maximum at FLT_MIN (the smallest positive float), so windows of negative values go wrong;
-Conv3DBackpropInputV2 bounds the output depths of each dx element by filter_depth / stride alone (its height
-and width add the window's corner), so most of dx's depths come out 0 (hence Conv3D above, and the cpu
-kernel for strides above 1); Conv3DBackpropFilterV2's first and last output positions per tap (a C++
-truncating DivCeil, a DivFloor for a ceiling) are off when a stride is above 1.
+MaxPool3D / MaxPool3DGrad start each window's maximum at FLT_MIN (the smallest positive float), so their
+exports run only when x's minimum is above it (checked natively), else the cpu kernels do. The binary's other
+3-D exports are wrong, so the rest run the cpu kernels: Conv3DBackpropInputV2 bounds the output depths of
+each dx element by filter_depth / stride alone (its height and width add the window's corner), so most of
+dx's depths come out 0 (hence Conv3D above, and the cpu kernel for strides above 1); Conv3DBackpropFilterV2's
+first and last output positions per tap (a C++ truncating DivCeil, a DivFloor for a ceiling) are off when a
+stride is above 1.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from .... import kernel_names as kn
 from ....backend_util import Conv3DInfo, conv3d_info_from_attrs, window_counts
 from ...base import TensorInfo
 from . import elementwise
-from .common import Kernel, cpu, nonempty, with_fallbacks
+from .common import Kernel, cpu, min_sum_above_flt_min, nonempty, with_fallbacks
 
 
 def _conv_geometry(info: Conv3DInfo) -> tuple[int, ...]:
@@ -109,6 +110,16 @@ def _conv3d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> 
         backend.dispose_data(g.data_id)
 
 
+def _window_counts(info: Conv3DInfo) -> list[list[int]]:
+    """Per spatial axis, how many taps of each output position's window fall inside the input."""
+    return [
+        window_counts(out, stride, before, n, window)
+        for n, out, window, stride, before in zip(
+            info.in_size, info.out_size, info.filter_size, info.strides, info.pad_before, strict=True
+        )
+    ]
+
+
 def _avg_pool3d(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """AvgPool3D: the binary's AvgPool3D (the mean of each window's in-bounds elements)."""
     x = inputs["x"]
@@ -122,12 +133,7 @@ def _avg_pool3d_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tensor
     where a window is clipped."""
     x, dy = inputs["input"], inputs["dy"]
     info = conv3d_info_from_attrs(x.shape, None, attrs)
-    counts = [
-        window_counts(out, stride, before, n, window)
-        for n, out, window, stride, before in zip(
-            info.in_size, info.out_size, info.filter_size, info.strides, info.pad_before, strict=True
-        )
-    ]
+    counts = _window_counts(info)
     full = math.prod(info.filter_size)
     factors = [
         full / (a * b * c) if a * b * c > 0 else 0.0 for a in counts[0] for b in counts[1] for c in counts[2]
@@ -144,6 +150,37 @@ def _avg_pool3d_grad(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Tensor
     return out
 
 
+def _max_pool3d(name: str) -> Kernel:
+    """MaxPool3D {x} (each window's maximum) or MaxPool3DGrad {dy, input, output} (dy to each window's last
+    maximum): the binary's export where x's minimum is above FLT_MIN, else the cpu kernel."""
+    fallback = cpu(name)
+    grad = name == kn.MaxPool3DGrad
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        x = inputs["input"] if grad else inputs["x"]
+        tensors = (x, inputs["dy"]) if grad else (x,)
+        info = conv3d_info_from_attrs(x.shape, None, attrs)
+        if (
+            any(t.dtype != "float32" for t in tensors)
+            or not nonempty(x.shape)
+            or not nonempty(info.out_shape)
+        ):
+            return fallback(backend, inputs, attrs)
+        # a window wholly in the padding has no maximum (-inf; no gradient), where the export gives FLT_MIN
+        if min(sum(_window_counts(info), [])) <= 0 or not min_sum_above_flt_min(backend, x):
+            return fallback(backend, inputs, attrs)
+        geo = _pool_geometry(info)
+        out = backend.make_output(x.shape if grad else info.out_shape, "float32")
+        if grad:
+            backend.abi.MaxPool3DGrad(x, inputs["dy"], out, *geo)
+        else:
+            backend.abi.MaxPool3D(x, out, *geo)
+        return out
+
+    kernel.__doc__ = _max_pool3d.__doc__
+    return kernel
+
+
 KERNELS: dict[str, Kernel] = with_fallbacks(
     {
         kn.Conv3D: _native(kn.Conv3D, _conv3d),
@@ -151,5 +188,7 @@ KERNELS: dict[str, Kernel] = with_fallbacks(
         kn.Conv3DBackpropFilterV2: _native(kn.Conv3DBackpropFilterV2, _conv3d_backprop_filter),
         kn.AvgPool3D: _native(kn.AvgPool3D, _avg_pool3d),
         kn.AvgPool3DGrad: _native(kn.AvgPool3DGrad, _avg_pool3d_grad),
+        kn.MaxPool3D: _max_pool3d(kn.MaxPool3D),
+        kn.MaxPool3DGrad: _max_pool3d(kn.MaxPool3DGrad),
     }
 )

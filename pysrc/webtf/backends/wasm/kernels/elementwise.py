@@ -2,7 +2,11 @@
 
 Each kernel runs the binary's export for the dtypes where its results match the cpu kernel's contract
 (probed against it: see tests/browser/test_wasm.py) and falls back to the cpu kernel otherwise, e.g.
-int32 transcendental math (float32 output), float32 FloorDiv (int32 output) or NaN-sensitive cases.
+int32 transcendental math (float32 output), float32 FloorDiv (int32 output) or NaN-sensitive cases. int32 runs
+natively where the export matches the cpu kernel on every int32 (probed: Square, Relu, Relu6, Sign, Round,
+Step, AddN);
+the int32 Abs / Neg / Floor / Ceil / FloorDiv exports go through float32 (abs(-2**31 + 1) comes out -2**31)
+and int32 Mod traps on a zero divisor, so those stay on the cpu kernel.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ BINARY: dict[str, tuple[frozenset, str | None]] = {
     kn.LogicalAnd: (BOOL, "bool"),
     kn.LogicalOr: (BOOL, "bool"),
     kn.LogicalXor: (BOOL, "bool"),
+    kn.BitwiseAnd: (frozenset({"int32"}), "int32"),
 }
 
 #: unary kernel -> (input dtypes run natively, output dtype or None for the input's)
@@ -54,17 +59,20 @@ UNARY: dict[str, tuple[frozenset, str | None]] = {
     },
     kn.Abs: (F32, None),
     kn.Neg: (F32, None),
-    kn.Square: (F32, None),
-    kn.Relu: (F32, None),
-    kn.Relu6: (F32, None),
-    kn.Sign: (F32, None),
+    kn.Square: (F32_I32, None),
+    kn.Relu: (F32_I32, None),
+    kn.Relu6: (F32_I32, None),
+    kn.Sign: (F32_I32, None),
     kn.Floor: (F32, None),
     kn.Ceil: (F32, None),
-    kn.Round: (F32, None),
+    kn.Round: (F32_I32, None),
     kn.IsNan: (F32, "bool"),
     kn.IsInf: (F32, "bool"),
     kn.IsFinite: (F32, "bool"),
     kn.LogicalNot: (BOOL, "bool"),
+    kn.Acosh: (F32, "float32"),
+    kn.Asinh: (F32, "float32"),
+    kn.Atanh: (F32, "float32"),
 }  # fmt: skip
 
 
@@ -135,11 +143,11 @@ def leaky_relu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def step(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """Step: float32 natively."""
+    """Step: float32 and int32 natively (int32: alpha truncated, as the cpu kernel)."""
     x = inputs["x"]
-    if x.dtype != "float32":
+    if x.dtype not in F32_I32:
         return cpu(kn.Step)(backend, inputs, attrs)
-    return call_export(backend, "Step", x.shape, "float32", x, attrs.get("alpha", 0.0), x.dtype)
+    return call_export(backend, "Step", x.shape, x.dtype, x, attrs.get("alpha", 0.0), x.dtype)
 
 
 def clip_by_value(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
@@ -165,9 +173,9 @@ def prelu(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def add_n(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """AddN: float32 natively; one input shares its buffer."""
+    """AddN: float32 and int32 natively; one input shares its buffer."""
     first = inputs[0]
-    if len(inputs) == 1 or first.dtype != "float32":
+    if len(inputs) == 1 or first.dtype not in F32_I32:
         return cpu(kn.AddN)(backend, inputs, attrs)
     return call_export(backend, "AddN", first.shape, first.dtype, inputs, first.dtype)
 

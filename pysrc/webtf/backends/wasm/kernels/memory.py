@@ -1,4 +1,6 @@
-"""wasm kernels that only move or convert elements: Slice, StridedSlice, Concat, Pack, Unpack, SplitV, Cast.
+"""wasm kernels that only move or convert elements: Slice, StridedSlice, Concat, Pack, Unpack, SplitV, Cast,
+SpaceToBatchND and BatchToSpaceND (one copy per block position; TF.js composes these from reshape, transpose
+and pad / slice kernels).
 
 The binary has no exports for these (TF.js does them in JS), so they copy within the heap with
 WasmBackend.copy: one JS call per output (or per concat input) whatever the dtype, no host round trip.
@@ -8,6 +10,8 @@ Contracts: webtf.kernel_names; a result that is all of an input shares its buffe
 from __future__ import annotations
 
 import math
+from array import array
+from itertools import product
 from typing import Any
 
 from .... import kernel_names as kn
@@ -18,10 +22,10 @@ from ....backend_util import (
     slice_info_from_attrs,
     split_sizes,
 )
-from ....dtypes import BYTES_PER_ELEMENT
+from ....dtypes import BYTES_PER_ELEMENT, TYPECODE
 from ....shapes import strides_of
 from ...base import TensorInfo
-from .common import Kernel, with_fallbacks
+from .common import Kernel, cpu, with_fallbacks
 
 
 def _take(backend: Any, x: Any, base: int, counts: tuple, src_strides: tuple, out_shape: tuple) -> TensorInfo:
@@ -92,6 +96,72 @@ def cast(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return backend.cast(x, dtype)
 
 
+def _block_runs(n_in: int, n_out: int, bl: int, pos: int, before: int) -> tuple[int, int, int]:
+    """Along one spatial axis at block position `pos`: (first j, count, first out index) of the j in [0, n_out)
+    whose element j * bl + pos - before of the n_in inputs exists (SpaceToBatchND's direction)."""
+    lo = max(0, -((pos - before) // bl))
+    hi = min(n_out, (n_in - 1 - pos + before) // bl + 1)
+    return lo, max(0, hi - lo), lo * bl + pos - before
+
+
+def _space_batch(name: str) -> Kernel:
+    """SpaceToBatchND {x} attrs block_shape, paddings, or BatchToSpaceND {x} attrs block_shape, crops."""
+    fallback = cpu(name)
+    to_batch = name == kn.SpaceToBatchND
+
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+        x = inputs["x"]
+        if x.dtype not in ("float32", "int32", "bool"):
+            return fallback(backend, inputs, attrs)
+        block = [int(b) for b in attrs["block_shape"]]
+        edges = [(int(a), int(b)) for a, b in attrs["paddings" if to_batch else "crops"]]
+        m, shape = len(block), x.shape
+        if to_batch:
+            batch, spatial = shape[0], [(shape[1 + i] + sum(edges[i])) // block[i] for i in range(m)]
+            out_shape = (batch * math.prod(block), *spatial, *shape[1 + m :])
+        else:
+            batch = shape[0] // math.prod(block)
+            spatial = [shape[1 + i] * block[i] - sum(edges[i]) for i in range(m)]
+            out_shape = (batch, *spatial, *shape[1 + m :])
+        size = BYTES_PER_ELEMENT[x.dtype]
+        if to_batch and any(a or b for a, b in edges):  # padding stays 0
+            out = backend.output(
+                array(TYPECODE[x.dtype], bytes(size * math.prod(out_shape))), out_shape, x.dtype
+            )
+        else:
+            out = backend.make_output(out_shape, x.dtype)
+        if 0 in out_shape or 0 in shape:
+            return out
+        sx, so = strides_of(shape), strides_of(out_shape)
+        # the batch-major tensor's element strides (its batch axis, then spatial axes) and the other's
+        big, small = (so, sx) if to_batch else (sx, so)
+        n_small = [shape[1 + i] for i in range(m)] if to_batch else spatial
+        n_big = spatial if to_batch else [shape[1 + i] for i in range(m)]
+        rest = math.prod(shape[1 + m :])
+        px, po = backend.pointer(x), backend.pointer(out)
+        for flat, pos in enumerate(product(*(range(b) for b in block))):
+            runs = [_block_runs(n_small[i], n_big[i], block[i], pos[i], edges[i][0]) for i in range(m)]
+            if any(count == 0 for _, count, _ in runs):
+                continue
+            big_off = flat * batch * big[0] + sum(lo * big[1 + i] for i, (lo, _, _) in enumerate(runs))
+            small_off = sum(first * small[1 + i] for i, (_, _, first) in enumerate(runs))
+            counts = (batch, *(count for _, count, _ in runs), rest)
+            big_strides = (big[0], *big[1 : 1 + m], 1)
+            small_strides = (small[0], *(small[1 + i] * block[i] for i in range(m)), 1)
+            if to_batch:
+                backend.copy(
+                    px + small_off * size, po + big_off * size, counts, small_strides, big_strides, size
+                )
+            else:
+                backend.copy(
+                    px + big_off * size, po + small_off * size, counts, big_strides, small_strides, size
+                )
+        return out
+
+    kernel.__doc__ = f"{name}: one heap copy per block position."
+    return kernel
+
+
 KERNELS: dict[str, Kernel] = with_fallbacks(
     {
         kn.Slice: slice_,
@@ -101,5 +171,7 @@ KERNELS: dict[str, Kernel] = with_fallbacks(
         kn.Unpack: unpack,
         kn.SplitV: split_v,
         kn.Cast: cast,
+        kn.SpaceToBatchND: _space_batch(kn.SpaceToBatchND),
+        kn.BatchToSpaceND: _space_batch(kn.BatchToSpaceND),
     }
 )

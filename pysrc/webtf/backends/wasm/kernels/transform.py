@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .... import kernel_names as kn
@@ -45,13 +47,28 @@ def _pads(attrs: dict[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(p[0] for p in paddings), tuple(p[1] for p in paddings)
 
 
+@contextmanager
+def _float32(backend: Any, t: Any) -> Iterator[Any]:
+    """t as float32: t itself, or a native cast of it disposed on leaving."""
+    if t.dtype == "float32":
+        yield t
+        return
+    cast = backend.cast(t, "float32")
+    try:
+        yield cast
+    finally:
+        backend.dispose_data(cast.data_id)
+
+
 def pad_v2(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """PadV2: natively."""
+    """PadV2: natively (float32, and int32 / bool with a pad value exact in float32)."""
     x = inputs["x"]
     pre, post = _pads(attrs)
     out_shape = tuple(d + lo + hi for d, lo, hi in zip(x.shape, pre, post, strict=True))
     value = attrs.get("constant_value", 0)
-    if x.dtype != "float32" or out_shape == x.shape or not nonempty(x.shape) or not x.shape:
+    # int32 / bool take the value through a float32 argument: natively when it survives that exactly
+    exact = x.dtype == "float32" or (x.dtype in _ANY and array("f", [value])[0] == value)
+    if not exact or out_shape == x.shape or not nonempty(x.shape) or not x.shape:
         return cpu(kn.PadV2)(backend, inputs, attrs)
     out = backend.make_output(out_shape, x.dtype)
     backend.abi.PadV2(x, x.shape, x.dtype, pre, post, value, out)
@@ -222,7 +239,7 @@ def _bilinear_tables(backend: Any, info: ResizeInfo) -> tuple:
 
 
 def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """ResizeBilinear: float32 natively.
+    """ResizeBilinear: natively (int32 / bool images cast to float32 first, as TF.js).
 
     Not XNNPACK's resize (its weights differ from TF.js's by float32 rounding): backend_util.bilinear_axis's
     source rows/columns and fractions (the cpu kernel's), applied as native gathers and lerps (columns first,
@@ -230,10 +247,11 @@ def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
     """
     images = inputs["images"]
     info = resize_info(images.shape, attrs)
-    if images.dtype != "float32" or not nonempty(images.shape) or not nonempty(info.out_shape):
+    if images.dtype not in _ANY or not nonempty(images.shape) or not nonempty(info.out_shape):
         return cpu(kn.ResizeBilinear)(backend, inputs, attrs)
     top, bottom, yf, left, right, xf = _bilinear_tables(backend, info)
-    rows = _lerp_along(backend, images, left, right, xf, 2)
+    with _float32(backend, images) as x:
+        rows = _lerp_along(backend, x, left, right, xf, 2)
     try:
         return _lerp_along(backend, rows, top, bottom, yf, 1)
     finally:
@@ -256,12 +274,15 @@ def _upright(boxes: array) -> bool:
 
 
 def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """CropAndResize: natively."""
+    """CropAndResize: bilinear natively (int32 / bool images cast to float32 first, as TF.js)."""
     image, boxes, box_ind = inputs["image"], inputs["boxes"], inputs["box_ind"]
     ch, cw = (int(v) for v in attrs["crop_size"])
     n = boxes.shape[0]
+    # nearest: the export finds source positions in float32, so one at exactly .5 (a box at 0.1-0.9 of 4 rows)
+    # can round the other way than the cpu kernel's float64 position
     if (
-        image.dtype != "float32"
+        attrs["method"] == "nearest"
+        or image.dtype not in _ANY
         or boxes.dtype != "float32"
         or box_ind.dtype != "int32"
         or not nonempty(image.shape)
@@ -272,10 +293,10 @@ def crop_and_resize(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
     out_shape = (n, ch, cw, image.shape[3])
     out = backend.make_output(out_shape, "float32")
     if nonempty(out_shape):
-        method = 1 if attrs["method"] == "nearest" else 0
-        backend.abi.CropAndResize(
-            image, boxes, box_ind, n, image.shape, ch, cw, method, attrs["extrapolation_value"], out
-        )
+        with _float32(backend, image) as x:
+            backend.abi.CropAndResize(
+                x, boxes, box_ind, n, image.shape, ch, cw, 0, attrs["extrapolation_value"], out
+            )
     return out
 
 
