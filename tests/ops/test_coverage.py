@@ -206,6 +206,7 @@ def test_webgl_has_glsl_for_every_tfjs_gpu_kernel(browser, server):
     stale = sorted(n for n in WEBGL_NOT_GLSL if n in GLSL or n not in tfjs)
     assert not stale, "WEBGL_NOT_GLSL entries that no longer hold: " + ", ".join(stale)
 
+
 # ---- wasm: every TF.js wasm kernel that calls a binary export runs that export in webtf ------------------
 #: TF.js wasm kernels that call an export of another name
 WASM_EXPORT_OF = {
