@@ -132,7 +132,8 @@ def test_forced_float16_textures_compute_within_half_precision(py: Py) -> None:
             f"""
             be = tf.find_backend("webgl-f16")
             t = {{k: tf.tensor(v, s) for k, (v, s) in {args!r}.items()}}
-            t["big"] = tf.tensor([1000.0, -1000.0, 3.0, 1.0e6])
+            # 128 elements: past CPU_HANDOFF_SIZE_THRESHOLD, so mul and div run on the GPU, not the cpu twin
+            t["big"] = tf.tensor([1000.0, -1000.0, 3.0, 1.0e6] * 32)
             g0 = tf.memory().num_bytes_in_gpu
             outs = {{
                 "mm": tf.mat_mul(t["a"], t["b"]),
@@ -180,8 +181,8 @@ def test_forced_float16_textures_compute_within_half_precision(py: Py) -> None:
         got["softmax"].reshape(a.shape), sm / sm.sum(1, keepdims=True), rtol=6 * half, atol=1e-4
     )
     # beyond the half-float range values are clamped to +-65504, infinities too (documented)
-    assert got["big"].tolist() == [65504.0, -65504.0, 300.0, 65504.0]
-    assert got["inf"].tolist() == [65504.0, -65504.0, 65504.0, 65504.0]
+    assert got["big"].tolist() == [65504.0, -65504.0, 300.0, 65504.0] * 32
+    assert got["inf"].tolist() == [65504.0, -65504.0, 65504.0, 65504.0] * 32
 
 
 def test_uploads_are_lazy_and_textures_recycled_without_growth(py: Py) -> None:
@@ -309,9 +310,10 @@ def test_context_loss_gives_a_clear_error_and_the_engine_moves_on(py: Py) -> Non
             """
             from webtf.backends.webgl import ContextLostError
             b = tf.find_backend("webgl-lost")
-            x = tf.tensor([1.0, 2.0, 3.0, 4.0])
+            # 128 elements: past CPU_HANDOFF_SIZE_THRESHOLD, so the ops draw (not forwarded to the cpu twins)
+            x = tf.tensor([1.0, 2.0, 3.0, 4.0] * 32)
             y = tf.mul(x, 2.0)
-            read_before = y.data_sync().tolist()
+            read_before = y.data_sync().tolist()[:4]
             z = tf.add(x, 1.0)  # drawn, never read
             b.ctx.gl.getExtension("WEBGL_lose_context").loseContext()
             errors = {}

@@ -15,6 +15,7 @@ from typing import Any
 
 from ...backend_util import cast_values
 from ...dtypes import TYPECODE
+from ...environment import ENV
 from ..base import MAX_ELEMENTS, Backend, TensorInfo, new_data_id
 from .context import ContextLostError, GLContext, lost_message
 from .programs import Program, ProgramCache
@@ -22,8 +23,6 @@ from .textures import TexData, TexturePool, as_float32, texture_shape
 
 #: int32 kernels whose inputs are all on the host and at most this large run on the cpu kernels
 _FORWARD_MAX = 1 << 16
-
-
 def _to_dtype(floats: array, dtype: str) -> array:
     """Downloaded float32 values as the flat array of `dtype`."""
     return floats if dtype in ("float32", "complex64") else cast_values(floats, "float32", dtype)
@@ -119,9 +118,12 @@ class WebGLBackend(Backend):
         rec = self.data.get(t.data_id)
         return rec.values if rec is not None else None
 
-    def int_inputs_on_host(self, tensors: Any) -> bool:
-        """True when some input is int32 and every input's values are on the host (within _FORWARD_MAX)."""
-        has_int = False
+    def forward_to_cpu(self, tensors: Any, small: bool) -> bool:
+        """True when a GLSL kernel should run its cpu twin: every input's values are on the host, and some
+        input is int32 (within _FORWARD_MAX), or `small` (an element-wise kernel TF.js forwards too) and, as
+        TF.js's WEBGL_CPU_FORWARD does, no input has a texture or CPU_HANDOFF_SIZE_THRESHOLD elements."""
+        has_int = textured = False
+        biggest = 0
         data = self.data
         for t in tensors:
             if t is None:
@@ -131,7 +133,18 @@ class WebGLBackend(Backend):
                 return False
             if rec.dtype == "int32":
                 has_int = True
-        return has_int
+            if rec.tex is not None:
+                textured = True
+            if rec.size > biggest:
+                biggest = rec.size
+        if has_int:
+            return True
+        return (
+            small
+            and not textured
+            and ENV.get("WEBGL_CPU_FORWARD")
+            and biggest < ENV.get("CPU_HANDOFF_SIZE_THRESHOLD")
+        )
 
     def output(self, values: array, shape: tuple[int, ...], dtype: str) -> TensorInfo:
         """Adopt host `values` as a new buffer (uploaded when a GLSL kernel first needs it)."""
