@@ -372,12 +372,15 @@ class Engine:
             return
         keep: set[int] = set()
         _collect(result, keep)
+        release = self.release_data
         for t in scope:
             if id(t) in keep:
                 if parent is not None:
                     parent.append(t)
-            elif not t.kept and not t.is_disposed_internal:
-                self.dispose_tensor(t)
+            elif not t.kept and not t.is_disposed_internal:  # dispose_tensor, inline: once per tensor
+                t.is_disposed_internal = True
+                self.num_tensors -= 1
+                release(t.data_id)
 
     def tidy(self, name_or_fn: Any, fn: Callable[[], Any] | None = None) -> Any:
         """Run fn in a scope: every tensor it makes is freed except those it returns (in tensors, lists,

@@ -350,17 +350,17 @@ class WasmBackend(Backend):
         return out
 
     def dispose_data(self, data_id: int) -> None:
-        if self.host.pop(data_id, None) is not None:
-            return
         rec = self.data.pop(data_id, None)
-        if rec is not None:
-            pending, self._pending = self._pending, (data_id, rec[0])
-            if pending[0]:
-                frees = self._frees
-                frees += pending
-                if len(frees) >= 2 * _FREE_BATCH:
-                    self._flush_frees()
-            self.bytes_allocated -= rec[1]
+        if rec is None:
+            self.host.pop(data_id, None)
+            return
+        pending, self._pending = self._pending, (data_id, rec[0])
+        if pending[0]:
+            frees = self._frees
+            frees += pending
+            if len(frees) >= 2 * _FREE_BATCH:
+                self._flush_frees()
+        self.bytes_allocated -= rec[1]
 
     def _flush_frees(self) -> None:
         """Free the queued disposed blocks (one JS call)."""
