@@ -16,7 +16,7 @@ from typing import Any
 from ...backend_util import cast_values
 from ...dtypes import TYPECODE
 from ...environment import ENV
-from ..base import MAX_ELEMENTS, Backend, TensorInfo, new_data_id
+from ..base import MAX_ELEMENTS, Backend, TensorInfo, new_data_id, new_info
 from .context import ContextLostError, GLContext, lost_message
 from .programs import Program, ProgramCache
 from .textures import TexData, TexturePool, as_float32, texture_shape
@@ -150,7 +150,7 @@ class WebGLBackend(Backend):
         """Adopt host `values` as a new buffer (uploaded when a GLSL kernel first needs it)."""
         data_id = new_data_id()
         self.data[data_id] = TexData(values, len(values), dtype)
-        return TensorInfo(data_id, shape, dtype)
+        return new_info((data_id, shape, dtype))
 
     def read_sync(self, data_id: int) -> array:
         rec = self._record(data_id)
