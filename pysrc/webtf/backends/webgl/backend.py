@@ -47,6 +47,7 @@ class WebGLBackend(Backend):
         self.pool = TexturePool(ctx)
         self.programs = ProgramCache(ctx)
         self._shapes: dict[int, tuple[int, int]] = {}
+        self._handoff, self._handoff_version = 0, -1  # see forward_to_cpu
         self._run = ctx.run
         self._acquire = self.pool.acquire
         self.float32 = ctx.render_float32
@@ -122,8 +123,8 @@ class WebGLBackend(Backend):
         """True when a GLSL kernel should run its cpu twin: every input's values are on the host, and some
         input is int32 (within _FORWARD_MAX), or `small` (an element-wise kernel TF.js forwards too) and, as
         TF.js's WEBGL_CPU_FORWARD does, no input has a texture or CPU_HANDOFF_SIZE_THRESHOLD elements."""
-        has_int = textured = False
-        biggest = 0
+        has_int = False
+        limit = self._handoff if ENV.version == self._handoff_version else self._read_handoff()
         data = self.data
         for t in tensors:
             if t is None:
@@ -133,18 +134,16 @@ class WebGLBackend(Backend):
                 return False
             if rec.dtype == "int32":
                 has_int = True
-            if rec.tex is not None:
-                textured = True
-            if rec.size > biggest:
-                biggest = rec.size
-        if has_int:
-            return True
-        return (
-            small
-            and not textured
-            and ENV.get("WEBGL_CPU_FORWARD")
-            and biggest < ENV.get("CPU_HANDOFF_SIZE_THRESHOLD")
-        )
+            if rec.tex is not None or rec.size >= limit:
+                small = False
+        return has_int or small
+
+    def _read_handoff(self) -> int:
+        """The size below which forward_to_cpu forwards (0: WEBGL_CPU_FORWARD off), read once per ENV.version."""
+        self._handoff_version = ENV.version
+        on = ENV.get("WEBGL_CPU_FORWARD")
+        self._handoff = int(ENV.get("CPU_HANDOFF_SIZE_THRESHOLD")) if on else 0
+        return self._handoff
 
     def output(self, values: array, shape: tuple[int, ...], dtype: str) -> TensorInfo:
         """Adopt host `values` as a new buffer (uploaded when a GLSL kernel first needs it)."""
