@@ -126,6 +126,7 @@ class Engine:
         self.num_tensors = 0
         self.num_bytes = 0
         self.data_info: dict[int, _DataInfo] = {}
+        self.num_string_buffers = 0  # live string buffers: memory() is unreliable while there are any
         self._scopes: list[list[Tensor]] = []
         self._scope: list[Tensor] | None = None
         self._profile: list[KernelRecord] | None = None
@@ -134,6 +135,7 @@ class Engine:
         self._kernel_depth = 0
         self._recording: list[Any] | None = None
         self._tape: Any = None  # the gradient tape while one is being recorded (see the tape section)
+        self._hooked = False  # any of the four above on (see _rehook)
         self.registered_variables: dict[str, Tensor] = {}
 
     # ---- backends -------------------------------------------------------------------------------
@@ -268,6 +270,7 @@ class Engine:
             nbytes = _COUNTED_BYTES[dtype] * prod(shape)
             if dtype == "string":
                 nbytes = sum(len(s.encode()) for s in backend.values(info))
+                self.num_string_buffers += 1
             self.data_info[data_id] = _DataInfo(backend, nbytes, dtype, shape)
             self.num_bytes += nbytes
             if self.num_bytes > self._peak_bytes:
@@ -298,6 +301,8 @@ class Engine:
         if d.refs == 0:
             del self.data_info[data_id]
             self.num_bytes -= d.nbytes
+            if d.dtype == "string":
+                self.num_string_buffers -= 1
             d.backend.dispose_data(data_id)
 
     def dispose_tensor(self, t: Tensor) -> None:
@@ -342,7 +347,7 @@ class Engine:
                     setattr(info, key, value)
                 else:
                     info.extra[key] = value
-        if any(d.dtype == "string" for d in self.data_info.values()):
+        if self.num_string_buffers:
             info.unreliable = True
             info.reasons.append(_STRING_REASON)
         return info
@@ -367,12 +372,15 @@ class Engine:
             return
         keep: set[int] = set()
         _collect(result, keep)
+        release = self.release_data
         for t in scope:
             if id(t) in keep:
                 if parent is not None:
                     parent.append(t)
-            elif not t.kept and not t.is_disposed_internal:
-                self.dispose_tensor(t)
+            elif not t.kept and not t.is_disposed_internal:  # dispose_tensor, inline: once per tensor
+                t.is_disposed_internal = True
+                self.num_tensors -= 1
+                release(t.data_id)
 
     def tidy(self, name_or_fn: Any, fn: Callable[[], Any] | None = None) -> Any:
         """Run fn in a scope: every tensor it makes is freed except those it returns (in tensors, lists,
@@ -406,12 +414,7 @@ class Engine:
             raise NotImplementedError(why or f"Kernel '{name}' not registered for backend '{self.backend_name}'")
         if attrs is None:
             attrs = {}
-        if (
-            self._profile is not None
-            or self._timing_ms is not None
-            or self._recording is not None
-            or self._tape is not None
-        ):
+        if self._hooked:  # a profile, tf.time, a kernel recording or a gradient tape is on
             return self._run_hooked(name, impl, backend, inputs, attrs)
         if ENV.debug:
             return self._run_instrumented(name, impl, backend, inputs, attrs)
@@ -420,9 +423,19 @@ class Engine:
             return [self.wrap(o, backend) for o in out]
         return self.wrap(out, backend)
 
+    def _rehook(self) -> None:
+        """Recompute _hooked, the one check run_kernel makes for profiles, timing, recordings and tapes."""
+        self._hooked = (
+            self._profile is not None
+            or self._timing_ms is not None
+            or self._recording is not None
+            or self._tape is not None
+        )
+
     def _run_hooked(self, name: str, impl: Any, backend: Backend, inputs: Any, attrs: dict) -> Any:
         recording, self._recording = self._recording, None  # kernels calling kernels are not recorded
         tape, self._tape = self._tape, None
+        self._rehook()
         try:
             if self._profile is not None or self._timing_ms is not None or ENV.debug:
                 out = self._run_instrumented(name, impl, backend, inputs, attrs)
@@ -436,6 +449,7 @@ class Engine:
         finally:
             self._recording = recording
             self._tape = tape
+            self._rehook()
         if recording is not None:
             recording.append((name, inputs, attrs, out))
         if tape is not None:
@@ -447,6 +461,7 @@ class Engine:
         previous list. Reads of tensor data are noted as ('read', data_id) entries, tensors made from host
         values as ('made', tensor, values), other events as (event,) (see note)."""
         previous, self._recording = self._recording, into
+        self._rehook()
         return previous
 
     def _run_instrumented(self, name: str, impl: Any, backend: Backend, inputs: Any, attrs: dict) -> Any:
@@ -497,6 +512,7 @@ class Engine:
         """Record every kernel call on `tape` (tape.record(name, inputs, attrs, outputs)) until the next
         call; None stops. Returns the previous tape. Inference never pays for it: one check per kernel."""
         previous, self._tape = self._tape, tape
+        self._rehook()
         return previous
 
     def register_variable(self, v: Tensor) -> None:
@@ -523,6 +539,7 @@ class Engine:
         """Run fn (sync or async) and report the kernels it ran and the memory it used."""
         bytes_before, tensors_before = self.num_bytes, self.num_tensors
         outer, self._profile = self._profile, []
+        self._rehook()
         outer_peak, self._peak_bytes = self._peak_bytes, self.num_bytes
         try:
             result = fn()
@@ -532,6 +549,7 @@ class Engine:
         finally:
             peak = self._peak_bytes
             self._profile = outer
+            self._rehook()
             self._peak_bytes = max(outer_peak, peak)
         return ProfileInfo(
             self.num_bytes - bytes_before, self.num_tensors - tensors_before, peak, records, result
@@ -540,6 +558,7 @@ class Engine:
     async def time(self, fn: Callable[[], Any]) -> TimingInfo:
         """Run fn (sync or async) and report wall time and time spent in kernels."""
         outer, self._timing_ms = self._timing_ms, 0.0
+        self._rehook()
         start = time.perf_counter()
         try:
             result = fn()
@@ -548,6 +567,7 @@ class Engine:
             kernel_ms = self._timing_ms
         finally:
             self._timing_ms = outer
+            self._rehook()
         return TimingInfo((time.perf_counter() - start) * 1000.0, kernel_ms)
 
 

@@ -551,3 +551,75 @@ res
     assert out["y"] == [0.0, 1.0, 2.0, 999.0]  # live tensors were carried into the new module
     assert out["after_trap"] == out["before"]
     assert out["again"] == out["ref"] and out["reloaded"] == out["ref"]
+
+
+def test_bound_element_wise_kernels_match_numpy_reuse_freed_blocks_and_survive_an_arena_restart(py: Py) -> None:
+    """Element-wise kernels call a JS function bound per (kernel, shapes, dtype) that also allocates the output
+    and frees the pending block: results stay right while freed blocks are reused at once (live results are
+    read only at the end, so a block given to two tensors would show), after the int arena starts over (the
+    bound functions hold its pointers) and for complex64 (Add/Sub/Multiply route it without a wrapper)."""
+    shapes = [([2, 3], [2, 3]), ([2, 3], [3]), ([4, 1], [1, 5]), ([], [3]), ([1], []), ([0, 2], [2])]
+    out = py(
+        f"""
+from webtf.engine import ENGINE
+from webtf import kernel_names as kn
+prev = tf.get_backend()
+assert await tf.set_backend("wasm")
+be = tf.backend()
+tf.tidy(lambda: tf.maximum(tf.ones([64]), 0.0)).dispose()  # grows the NaN-flags scratch buffer Maximum keeps
+m0, used0 = tf.memory().num_tensors, be.bytes_allocated
+def rounds():
+    kept, results = [], []
+    for i, (sa, sb) in enumerate({shapes!r}):
+        n = 1
+        for dim in sa:
+            n *= dim
+        a = tf.tensor([float(k) for k in range(n)], sa, "float32")
+        b = tf.fill(sb, 0.5 + i)
+        outs = [tf.add(a, b), tf.sub(a, b), tf.mul(a, b), tf.maximum(a, b), tf.tidy(lambda: tf.exp(tf.neg(a))),
+                tf.sqrt(b), tf.tidy(lambda: tf.add(tf.cast(a, "int32"), tf.cast(b, "int32")))]
+        kept.append(outs[::2])
+        for t in outs[1::2]:
+            results.append(t.data_sync().tolist())
+            t.dispose()  # its block is the next output's
+        tf.dispose([a, b])
+    return results + [t.data_sync().tolist() for group in kept for t in group], [t for g in kept for t in g]
+first, live = rounds()
+bound_before = len(be.bound)
+restarts = be._arena_restarts
+i = 0
+while be._arena_restarts == restarts:  # fill the int arena until it starts over
+    be.ints(tuple(range(i, i + 200)))
+    i += 1
+bound_after_restart = len(be.bound)
+second, live2 = rounds()
+c = tf.complex([1.0, 2.0], [3.0, -1.0])
+d = tf.complex([0.5, -2.0], [1.0, 4.0])
+cplx = tf.tidy(lambda: [t.data_sync().tolist() for t in (tf.add(c, d), tf.sub(c, d), tf.mul(c, d))])
+wrapped = [hasattr(ENGINE._kernels[k], "__wrapped__") for k in (kn.Add, kn.Sub, kn.Multiply)]
+tf.dispose(live + live2 + [c, d])
+res = [first == second, first, bound_before > 0, bound_after_restart, cplx, wrapped,
+       tf.memory().num_tensors - m0, be.bytes_allocated - used0]
+await tf.set_backend(prev)
+res
+"""
+    )
+    same, first, bound_before, bound_after, cplx, wrapped, tensors, used = out
+    assert same and bound_before and bound_after == 0
+    wants_odd, wants_kept = [], []
+    for i, (sa, sb) in enumerate(shapes):
+        a = np.arange(int(np.prod(sa)), dtype=np.float32).reshape(sa)
+        b = np.zeros(sb, np.float32) + np.float32(0.5 + i)
+        ints = a.astype(np.int32) + b.astype(np.int32)
+        outs = [a + b, a - b, a * b, np.maximum(a, b), np.exp(-a), np.sqrt(b), ints]
+        wants_kept.append(outs[::2])
+        wants_odd += outs[1::2]
+    wants = wants_odd + [w for group in wants_kept for w in group]
+    assert len(first) == len(wants)
+    for got, want in zip(first, wants, strict=True):
+        np.testing.assert_allclose(np.ravel(got), np.ravel(want), rtol=1e-6)
+    c, d = np.array([1 + 3j, 2 - 1j]), np.array([0.5 + 1j, -2 + 4j])
+    for got, want in zip(cplx, (c + d, c - d, c * d), strict=True):
+        np.testing.assert_allclose(got, np.stack([want.real, want.imag], -1).ravel(), rtol=1e-6)
+    assert wrapped == [False, False, False]  # the float path calls the kernel itself
+    assert tensors == 0 and used == 0

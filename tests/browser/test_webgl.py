@@ -132,7 +132,8 @@ def test_forced_float16_textures_compute_within_half_precision(py: Py) -> None:
             f"""
             be = tf.find_backend("webgl-f16")
             t = {{k: tf.tensor(v, s) for k, (v, s) in {args!r}.items()}}
-            t["big"] = tf.tensor([1000.0, -1000.0, 3.0, 1.0e6])
+            # 128 elements: past CPU_HANDOFF_SIZE_THRESHOLD, so mul and div run on the GPU, not the cpu twin
+            t["big"] = tf.tensor([1000.0, -1000.0, 3.0, 1.0e6] * 32)
             g0 = tf.memory().num_bytes_in_gpu
             outs = {{
                 "mm": tf.mat_mul(t["a"], t["b"]),
@@ -180,8 +181,8 @@ def test_forced_float16_textures_compute_within_half_precision(py: Py) -> None:
         got["softmax"].reshape(a.shape), sm / sm.sum(1, keepdims=True), rtol=6 * half, atol=1e-4
     )
     # beyond the half-float range values are clamped to +-65504, infinities too (documented)
-    assert got["big"].tolist() == [65504.0, -65504.0, 300.0, 65504.0]
-    assert got["inf"].tolist() == [65504.0, -65504.0, 65504.0, 65504.0]
+    assert got["big"].tolist() == [65504.0, -65504.0, 300.0, 65504.0] * 32
+    assert got["inf"].tolist() == [65504.0, -65504.0, 65504.0, 65504.0] * 32
 
 
 def test_uploads_are_lazy_and_textures_recycled_without_growth(py: Py) -> None:
@@ -309,9 +310,10 @@ def test_context_loss_gives_a_clear_error_and_the_engine_moves_on(py: Py) -> Non
             """
             from webtf.backends.webgl import ContextLostError
             b = tf.find_backend("webgl-lost")
-            x = tf.tensor([1.0, 2.0, 3.0, 4.0])
+            # 128 elements: past CPU_HANDOFF_SIZE_THRESHOLD, so the ops draw (not forwarded to the cpu twins)
+            x = tf.tensor([1.0, 2.0, 3.0, 4.0] * 32)
             y = tf.mul(x, 2.0)
-            read_before = y.data_sync().tolist()
+            read_before = y.data_sync().tolist()[:4]
             z = tf.add(x, 1.0)  # drawn, never read
             b.ctx.gl.getExtension("WEBGL_lose_context").loseContext()
             errors = {}
@@ -342,3 +344,50 @@ def test_context_loss_gives_a_clear_error_and_the_engine_moves_on(py: Py) -> Non
         assert message is not None, f"{what} after context loss gave numbers instead of an error"
         assert "WebGL context was lost" in message and "set_backend" in message
     assert res["switched"] is True and res["cpu"] == [2.0, 3.0]
+
+
+def test_small_element_wise_ops_on_host_inputs_run_on_the_cpu_twins(py: Py) -> None:
+    """As TF.js's WEBGL_CPU_FORWARD: element-wise kernels whose inputs are all still on the host (no texture)
+    and smaller than CPU_HANDOFF_SIZE_THRESHOLD run the cpu kernel, the output stays on the host; either flag
+    off, a larger input or one already on the GPU draws. Profiles still list each kernel."""
+    res = run(
+        py,
+        """
+        b = tf.find_backend("webgl")
+        env = tf.env()
+        on_gpu = lambda t: b.data[t.data_id].tex is not None
+        x = tf.tensor([1.0, -2.0, 3.0, 0.25])
+        big = tf.tensor([float(i % 7) for i in range(128)])
+        out = {}
+        with_forward = [tf.add(x, x), tf.mul(x, 3.0), tf.exp(x), tf.maximum(x, 0.5), tf.less(x, 1.0)]
+        out["forwarded"] = [[on_gpu(t), t.data_sync().tolist()] for t in with_forward]
+        drawn = [tf.add(big, big)]
+        profile = await tf.profile(lambda: tf.tidy(lambda: tf.sub(tf.add(x, x), x).data_sync().tolist()))
+        out["kernels"] = [k.name for k in profile.kernels]
+        out["profiled"] = profile.result
+        saved = [env.get("WEBGL_CPU_FORWARD"), env.get("CPU_HANDOFF_SIZE_THRESHOLD")]
+        env.set("WEBGL_CPU_FORWARD", False)
+        drawn.append(tf.add(x, x))
+        env.set("WEBGL_CPU_FORWARD", saved[0])
+        env.set("CPU_HANDOFF_SIZE_THRESHOLD", 4)
+        drawn.append(tf.add(x, x))
+        env.set("CPU_HANDOFF_SIZE_THRESHOLD", saved[1])
+        uploaded = tf.relu(x)  # Relu is not forwarded: x is uploaded, so x's next ops draw too
+        drawn.append(tf.add(x, 1.0))
+        out["drawn"] = [[on_gpu(t), t.data_sync().tolist()[:4]] for t in drawn]
+        out["defaults"] = saved
+        tf.dispose(with_forward + drawn + [x, big, uploaded])
+        return out
+        """,
+    )
+    x = np.array([1.0, -2.0, 3.0, 0.25], np.float32)
+    wants = [x + x, x * 3, np.exp(x), np.maximum(x, 0.5), (x < 1).astype(np.float32)]
+    for (gpu, got), want in zip(res["forwarded"], wants, strict=True):
+        assert gpu is False
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert res["defaults"] == [True, 128]  # TF.js's defaults
+    big = np.array([float(i % 7) for i in range(4)])
+    for (gpu, got), want in zip(res["drawn"], [big * 2, x + x, x + x, x + 1], strict=True):
+        assert gpu is True
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert res["kernels"] == ["Add", "Sub"] and res["profiled"] == (x + x - x).tolist()

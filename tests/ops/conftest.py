@@ -142,7 +142,15 @@ async def _webtf_op_run(backend, payload_json):
     import webtf as tf
     if tf.get_backend() != backend and not await tf.set_backend(backend):
         raise RuntimeError(f"backend {backend} could not be initialized in the page")
-    return await sys.modules["webtf_test_runner"].run_json(tf, payload_json)
+    if backend != "webgl":
+        return await sys.modules["webtf_test_runner"].run_json(tf, payload_json)
+    # the GLSL kernels, not the cpu twins that tiny on-host inputs forward to (test_webgl.py tests those)
+    forward = tf.env().get("WEBGL_CPU_FORWARD")
+    tf.env().set("WEBGL_CPU_FORWARD", False)
+    try:
+        return await sys.modules["webtf_test_runner"].run_json(tf, payload_json)
+    finally:
+        tf.env().set("WEBGL_CPU_FORWARD", forward)
 """
 
 _INSTALL_JS = """([src, code]) => {

@@ -132,7 +132,19 @@ def test_string_memory_and_data():
     c = tf.complex([1.0, 2.0], [3.0, 4.0])
     assert tf.memory().num_bytes == m.num_bytes  # as TF.js: complex64 counts no bytes of its own
     assert c.array_sync() == [1.0, 3.0, 2.0, 4.0]  # TF.js: re, im pairs along the innermost dim
+    # the engine counts live string buffers (memory() reads the count, not a scan of every buffer)
+    from webtf.engine import ENGINE
+
+    def scan() -> int:
+        return sum(d.dtype == "string" for d in ENGINE.data_info.values())
+
+    shared = tf.reshape(s, [2, 1])  # a second tensor on the same buffer: still one buffer
+    assert ENGINE.num_string_buffers == scan() >= 1
     tf.dispose([s, c])
+    assert ENGINE.num_string_buffers == scan() >= 1 and tf.memory().unreliable  # shared keeps the buffer
+    shared.dispose()
+    assert ENGINE.num_string_buffers == scan()
+    assert tf.memory().unreliable == (scan() > 0)
     assert (tf.memory().num_tensors, tf.memory().num_bytes) == (before.num_tensors, before.num_bytes)
     with pytest.raises(TypeError, match="Error in tensor: argument 'values' of a string tensor holds int"):
         tf.tensor(["a", 1])

@@ -5,7 +5,8 @@ Kernels that only move elements (gather, concat, slice, tile, ...) run on int32 
 becomes its index in a pool, the backend's own kernel moves the indices and the result's indices pick the
 elements back. Complex Add / Sub / Multiply / Cast / ZerosLike / OnesLike split their operands into real and
 imaginary float32 parts and run the backend's float kernels on them (TF.js keeps the parts as two tensors).
-`for_dtypes` wraps a backend's table with these routes when it is registered.
+`for_dtypes` wraps a backend's table with these routes when it is registered; a kernel that routes them
+itself (its attribute `for_dtypes` true, e.g. wasm's Add) is left as it is, so the float path pays no wrapper.
 """
 
 from __future__ import annotations
@@ -134,14 +135,18 @@ def _parts(backend: Any, t: Any) -> tuple[Tensor, Tensor | None]:
     return t, None
 
 
-def _complex_binary(table: Mapping[str, Kernel], name: str, impl: Kernel) -> Kernel:
+#: the arithmetic kernels that take complex64 operands (through their real and imaginary parts)
+COMPLEX_BINARY = (kn.Add, kn.Sub, kn.Multiply)
 
-    @functools.wraps(impl)
+
+def complex_binary(table: Mapping[str, Kernel], name: str) -> Kernel:
+    """Kernel `name` (one of COMPLEX_BINARY) for operands of which one or both are complex64, run on their
+    float32 parts through `table`'s kernels. A backend's own kernel may call it for complex64 operands
+    (and set `for_dtypes` on itself), so that its float path pays no wrapper."""
+
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
-        a, b = inputs["a"], inputs["b"]
-        if a.dtype != "complex64" and b.dtype != "complex64":
-            return impl(backend, inputs, attrs)
         made: list[Any] = []
+        a, b = inputs["a"], inputs["b"]
 
         def run(kernel_name: str, x: Any, y: Any) -> Any:
             out = table[kernel_name](backend, {"a": x, "b": y}, {})
@@ -163,6 +168,18 @@ def _complex_binary(table: Mapping[str, Kernel], name: str, impl: Kernel) -> Ker
         finally:
             for data_id in made:
                 backend.dispose_data(data_id)
+
+    return kernel
+
+
+def _complex_binary(table: Mapping[str, Kernel], name: str, impl: Kernel) -> Kernel:
+    route = complex_binary(table, name)
+
+    @functools.wraps(impl)
+    def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+        if inputs["a"].dtype != "complex64" and inputs["b"].dtype != "complex64":
+            return impl(backend, inputs, attrs)
+        return route(backend, inputs, attrs)
 
     return kernel
 
@@ -224,8 +241,8 @@ def for_dtypes(table: Mapping[str, Kernel]) -> dict[str, Kernel]:
     tensors too (the rest as they are)."""
     out = dict(table)
     wrappers: dict[str, Callable[[Kernel], Kernel]] = dict.fromkeys(MOVING, _moving)
-    if kn.Add in out and kn.Sub in out and kn.Multiply in out:
-        for name in (kn.Add, kn.Sub, kn.Multiply):
+    if all(name in out for name in COMPLEX_BINARY):
+        for name in COMPLEX_BINARY:
             wrappers[name] = functools.partial(_complex_binary, table, name)
     if kn.ComplexAbs in out:
         wrappers[kn.Abs] = functools.partial(_complex_abs, table[kn.ComplexAbs])

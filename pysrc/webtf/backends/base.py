@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 from array import array
 from typing import Any, NamedTuple
@@ -25,6 +26,10 @@ class TensorInfo(NamedTuple):
     data_id: int
     shape: tuple[int, ...]
     dtype: str
+
+
+#: TensorInfo from a (data_id, shape, dtype) tuple, for hot paths: a third of the cost of TensorInfo(...)
+new_info = functools.partial(tuple.__new__, TensorInfo)
 
 
 class Backend:

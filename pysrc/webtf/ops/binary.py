@@ -8,6 +8,7 @@ logical ops need bool inputs. Errors name the op and both shapes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -77,7 +78,22 @@ def _binary_op(kernel: str, name: str, doc: str, bool_as_int: bool = True) -> Bi
         ta, tb = convert_pair(a, b, name, bool_as_int)
         return ENGINE.run_kernel(kernel, {"a": ta, "b": tb})
 
-    return named_op(binary_op, name, doc)
+    scoped = named_op(binary_op, name, doc)
+
+    @functools.wraps(scoped)
+    def fast_binary_op(a: TensorLike, b: TensorLike) -> Tensor:
+        if (
+            type(a) is Tensor
+            and type(b) is Tensor
+            and a.dtype == b.dtype != "bool"
+            and not (a.is_disposed_internal or b.is_disposed_internal)
+        ):  # nothing to convert, so the kernel's output is the only tensor made: no scope needed
+            if a.shape != b.shape:
+                broadcast_output(a.shape, b.shape, name)
+            return ENGINE.run_kernel(kernel, {"a": a, "b": b})
+        return scoped(a, b)
+
+    return fast_binary_op
 
 
 def _compare_op(kernel: str, name: str, doc: str) -> BinaryOp:

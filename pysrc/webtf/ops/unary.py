@@ -8,6 +8,7 @@ Math follows float32 TF.js: log(-1) and sqrt(-1) are nan, exp(1000) is inf; noth
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Protocol
 
@@ -33,6 +34,9 @@ class UnaryOp(Protocol):
     def __call__(self, x: TensorLike) -> Tensor: ...
 
 
+_AS_IS = frozenset(("float32", "int32"))  # dtypes _convert_bool_as_int passes as they are
+
+
 def _convert_bool_as_int(x: TensorLike, arg: str, op_name: str) -> Tensor:
     """convert_to_tensor for math ops: bool tensors become int32 (0 / 1)."""
     t = convert_to_tensor(x, arg, op_name)
@@ -51,7 +55,17 @@ def _unary_op(
     def unary_op(x: TensorLike) -> Tensor:
         return ENGINE.run_kernel(kernel, {"x": convert(x, "x", name)})
 
-    return named_op(unary_op, name, doc)
+    scoped = named_op(unary_op, name, doc)
+    if convert is not _convert_bool_as_int:
+        return scoped
+
+    @functools.wraps(scoped)
+    def fast_unary_op(x: TensorLike) -> Tensor:
+        if type(x) is Tensor and x.dtype in _AS_IS and not x.is_disposed_internal:
+            return ENGINE.run_kernel(kernel, {"x": x})  # nothing to convert: no scope needed
+        return scoped(x)
+
+    return fast_unary_op
 
 
 abs = _unary_op(kn.Abs, "abs", "|x| element-wise (kernel Abs); int32 stays int32.")

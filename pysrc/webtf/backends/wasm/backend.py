@@ -10,6 +10,11 @@ end of a tidy scope) are queued and freed _FREE_BATCH at a time in one JS call. 
 
 Small int arrays the exports take by pointer (shapes, strides, axes) are written once into a heap arena
 and cached by value, so a kernel call with shapes seen before makes no extra JS call for them.
+
+The eager hot path (element-wise kernels) makes one JS call per kernel: `bind` makes, once per (kernel,
+shapes, dtype), a JS function with the export's shape and dtype arguments bound; `call_bound` calls it with
+the output's id, the pending block and the input ids, and it frees the pending block, mallocs and registers
+the output and calls the export. Bound functions hold arena pointers, so they are forgotten with the arena.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Any
 
 from ...dtypes import BYTES_PER_ELEMENT, TYPECODE
 from ...shapes import fmt
-from ..base import Backend, TensorInfo, new_data_id
+from ..base import Backend, TensorInfo, new_data_id, new_info
 from .abi import Exports, Helpers, load_table
 from .module import WasmModule
 
@@ -31,6 +36,21 @@ _CONSTANTS_MAX = 64  # kernel lookup tables kept (e.g. per resize geometry)
 #: the largest heap block: malloc and the kernels take sizes as 32-bit ints, and a 4 GiB heap holds little more
 _MAX_BLOCK_BYTES = 2**31 - 2**16
 _FREE_BATCH = 64  # disposed blocks freed per JS call (see the module docstring)
+#: (malloc, register_tensor, dispose_data, free) -> binders: binder(export, nbytes, size, *fixed) -> a function
+#: (id, old id, old ptr, *ids) that releases the old block when there is one, mallocs + registers the output
+#: and calls the export with the ids and the fixed arguments in their places; it returns the pointer (0: the
+#: heap is full, nothing was called)
+_BINDERS_JS = """(m, r, u, f) => {
+  const out = (id, size, n, oid, op) => {
+    if (oid) { u(oid); f(op); }
+    const p = m(n); if (p) r(id, size, p); return p; };
+  return {
+    unary: (fn, n, size, dt) => (id, oid, op, x) => {
+      const p = out(id, size, n, oid, op); if (p) fn(x, dt, id); return p; },
+    binary: (fn, n, size, ap, al, bp, bl, dt) => (id, oid, op, a, b) => {
+      const p = out(id, size, n, oid, op); if (p) fn(a, ap, al, b, bp, bl, dt, id); return p; },
+  };
+}"""
 
 
 class WasmKernelError(RuntimeError):
@@ -60,6 +80,7 @@ class WasmBackend(Backend):
         self.fallbacks: dict[str, int] = {}  # kernel name -> times a native kernel fell back to the cpu one
         self.resets: list[str] = []  # why the module was re-instantiated (see recover), oldest first
         self._ints_cache: dict[tuple, int] = {}
+        self.bound: dict[Any, tuple[Any, tuple[int, ...], int]] = {}  # see bind
         self._disposed = False
         self._recovering = False
         self._bind(module)
@@ -87,12 +108,15 @@ class WasmBackend(Backend):
         self._release_many = module.batch_releaser(self._unregister, self._free)
         self._free_list = self.malloc(_FREE_BATCH * 8)
         self._ints_cache.clear()
+        self.bound.clear()
         self._arena = self.malloc(_ARENA_BYTES)
         self._arena_used = 0
+        self._arena_restarts = 0
         self._flags: TensorInfo | None = None  # scratch bool buffer for has_nan, grown as needed
         self._flags_capacity = 0
         self._any = self.make_output((), "bool")
         self._heap_functions: dict[str, Any] = {}
+        self._binders: Any = None
 
     # ---- heap blocks ----------------------------------------------------------------------------
     def malloc(self, nbytes: int) -> int:
@@ -164,6 +188,8 @@ class WasmBackend(Backend):
                 # Start over; a single call writes far less than half the arena, so no pointer it is
                 # still about to pass gets overwritten.
                 self._ints_cache.clear()
+                self.bound.clear()  # their functions hold arena pointers
+                self._arena_restarts += 1
                 self._arena_used = 0
             ptr = self._arena + self._arena_used
             self._arena_used += (n + 7) & ~7
@@ -251,6 +277,58 @@ class WasmBackend(Backend):
         self._allocate(data_id, math.prod(shape), dtype, shape)
         return TensorInfo(data_id, tuple(shape), dtype)
 
+    def bind(self, key: Any, kind: str, export: str, shape: tuple[int, ...], dtype: str, *fixed: Any) -> tuple:
+        """Cache under `key` and return (fn, shape, nbytes): fn a JS function that makes an output of `shape` and
+        `dtype` and calls `export` on it with the `fixed` arguments bound (ints; a tuple of ints passes as a heap
+        pointer and its length), binder `kind` of _BINDERS_JS placing them (see call_bound). fn is None for an
+        empty output."""
+        size = math.prod(shape)
+        nbytes = size * BYTES_PER_ELEMENT[dtype]
+        self._check_bytes(nbytes, shape)
+        fn = None
+        if size:
+            if self._binders is None:
+                from pyodide.code import run_js  # type: ignore[import-not-found]
+
+                self._binders = run_js(_BINDERS_JS)(self._malloc, self._register, self._unregister, self._free)
+            args: list[int] = []
+            while not args:
+                restarts = self._arena_restarts
+                for v in fixed:
+                    args.extend((self.ints(v), len(v)) if type(v) is tuple else (v,))
+                if self._arena_restarts != restarts:  # an earlier pointer may be overwritten later: again
+                    args.clear()
+            fn = getattr(self._binders, kind)(getattr(self.module.raw, export), nbytes, size, *args)
+        bound = self.bound[key] = (fn, shape, nbytes)
+        return bound
+
+    def call_bound(self, bound: tuple, export: str, dtype: str, *ids: int) -> TensorInfo:
+        """A new output made by a function of `bind` called with input tensor ids `ids` (resident here): one
+        JS call that also frees the pending disposed block."""
+        fn, shape, nbytes = bound
+        if fn is None:
+            return self.make_output(shape, dtype)
+        data_id = new_data_id()
+        pending, self._pending = self._pending, (0, 0)
+        module = self.module
+        logged = module.log_count
+        try:
+            ptr = fn(data_id, pending[0], pending[1], *ids)
+            if not ptr and self._frees:  # the heap is full: free the queued blocks and try again
+                self._flush_frees()
+                ptr = fn(data_id, 0, 0, *ids)
+        except Exception as e:
+            self._trapped(e, export)
+            raise
+        if not ptr:
+            self._exhausted(nbytes)
+        self.data[data_id] = (ptr & 0xFFFFFFFF, nbytes, dtype)
+        self.bytes_allocated += nbytes
+        out = new_info((data_id, shape, dtype))
+        if module.log_count != logged:
+            self._failed(logged, export, (out,))
+        return out
+
     def adopt(self, ptr: int, shape: tuple[int, ...], dtype: str) -> TensorInfo:
         """Take ownership of a block the binary malloc'd (e.g. NonMaxSuppression results) as a tensor."""
         size = math.prod(shape)
@@ -272,17 +350,17 @@ class WasmBackend(Backend):
         return out
 
     def dispose_data(self, data_id: int) -> None:
-        if self.host.pop(data_id, None) is not None:
-            return
         rec = self.data.pop(data_id, None)
-        if rec is not None:
-            pending, self._pending = self._pending, (data_id, rec[0])
-            if pending[0]:
-                frees = self._frees
-                frees += pending
-                if len(frees) >= 2 * _FREE_BATCH:
-                    self._flush_frees()
-            self.bytes_allocated -= rec[1]
+        if rec is None:
+            self.host.pop(data_id, None)
+            return
+        pending, self._pending = self._pending, (data_id, rec[0])
+        if pending[0]:
+            frees = self._frees
+            frees += pending
+            if len(frees) >= 2 * _FREE_BATCH:
+                self._flush_frees()
+        self.bytes_allocated -= rec[1]
 
     def _flush_frees(self) -> None:
         """Free the queued disposed blocks (one JS call)."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from ... import kernel_names as kn
+from ...backend_util.elements import COMPLEX_BINARY, complex_binary
 from ...engine import ENGINE
 from ...kernel_registry import get_kernels_for_backend, register_kernels
 from .. import js as bridge
@@ -19,14 +21,27 @@ from .backend import WebGLBackend
 from .context import ContextLostError, lost_message
 from .kernels import KERNELS as GLSL_KERNELS
 
+#: element-wise kernels whose tiny on-host inputs TF.js's webgl backend forwards to its cpu kernels
+CPU_FORWARDED = frozenset(
+    (
+        kn.Abs, kn.Add, kn.Cast, kn.Ceil, kn.Equal, kn.Exp, kn.Expm1, kn.Floor, kn.Greater, kn.GreaterEqual,
+        kn.Less, kn.LessEqual, kn.Log, kn.Maximum, kn.Minimum, kn.Multiply, kn.Neg, kn.NotEqual, kn.Rsqrt,
+        kn.Sigmoid, kn.Sqrt, kn.Sub,
+    )
+)  # fmt: skip
 
-def _guarded(name: str, fn: Any, cpu_fn: Any = None) -> Any:
+
+def _guarded(name: str, fn: Any, cpu_fn: Any = None, complex_route: Any = None) -> Any:
     """fn, raising a clear error instead of running once the backend's context is lost.
 
     With cpu_fn (a GLSL kernel that has a cpu twin): int32 inputs that all still live on the host run on
     the cpu kernel, exact to 32 bits with Int32Array wrap-around, where float textures hold 24 bits (TF.js's
-    webgl backend likewise forwards small on-CPU inputs, e.g. shape arithmetic, to its cpu kernels).
+    webgl backend likewise forwards small on-CPU inputs, e.g. shape arithmetic, to its cpu kernels); so do
+    the CPU_FORWARDED kernels' inputs that have no texture yet and fewer than CPU_HANDOFF_SIZE_THRESHOLD
+    elements each, when WEBGL_CPU_FORWARD is on (TF.js's flags). With complex_route (Add, Sub, Multiply),
+    complex64 operands take it (so for_dtypes adds no wrapper to the float path).
     """
+    small = name in CPU_FORWARDED
 
     if cpu_fn is None:
 
@@ -42,10 +57,13 @@ def _guarded(name: str, fn: Any, cpu_fn: Any = None) -> Any:
     def forwarding_kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
         if backend.ctx.lost:
             raise ContextLostError(lost_message(f"run kernel {name}"))
-        if backend.int_inputs_on_host(inputs.values() if type(inputs) is dict else inputs):
+        if complex_route is not None and "complex64" in (inputs["a"].dtype, inputs["b"].dtype):
+            return complex_route(backend, inputs, attrs)
+        if backend.forward_to_cpu(inputs.values() if type(inputs) is dict else inputs, small):
             return cpu_fn(backend, inputs, attrs)
         return fn(backend, inputs, attrs)
 
+    forwarding_kernel.for_dtypes = complex_route is not None  # type: ignore[attr-defined]
     return forwarding_kernel
 
 
@@ -53,6 +71,8 @@ def kernel_table() -> dict[str, Any]:
     """The webgl kernel table: the cpu kernels overridden by the GLSL ones, all guarded for context loss."""
     table = {name: _guarded(name, fn) for name, fn in CPU_KERNELS.items()}
     table.update({name: _guarded(name, fn, CPU_KERNELS.get(name)) for name, fn in GLSL_KERNELS.items()})
+    for name in COMPLEX_BINARY:  # their complex64 route runs the parts through this table's float kernels
+        table[name] = _guarded(name, GLSL_KERNELS[name], CPU_KERNELS[name], complex_binary(table, name))
     return table
 
 

@@ -15,15 +15,14 @@ from typing import Any
 
 from ...backend_util import cast_values
 from ...dtypes import TYPECODE
-from ..base import MAX_ELEMENTS, Backend, TensorInfo, new_data_id
+from ...environment import ENV
+from ..base import MAX_ELEMENTS, Backend, TensorInfo, new_data_id, new_info
 from .context import ContextLostError, GLContext, lost_message
 from .programs import Program, ProgramCache
 from .textures import TexData, TexturePool, as_float32, texture_shape
 
 #: int32 kernels whose inputs are all on the host and at most this large run on the cpu kernels
 _FORWARD_MAX = 1 << 16
-
-
 def _to_dtype(floats: array, dtype: str) -> array:
     """Downloaded float32 values as the flat array of `dtype`."""
     return floats if dtype in ("float32", "complex64") else cast_values(floats, "float32", dtype)
@@ -48,6 +47,7 @@ class WebGLBackend(Backend):
         self.pool = TexturePool(ctx)
         self.programs = ProgramCache(ctx)
         self._shapes: dict[int, tuple[int, int]] = {}
+        self._handoff, self._handoff_version = 0, -1  # see forward_to_cpu
         self._run = ctx.run
         self._acquire = self.pool.acquire
         self.float32 = ctx.render_float32
@@ -119,9 +119,12 @@ class WebGLBackend(Backend):
         rec = self.data.get(t.data_id)
         return rec.values if rec is not None else None
 
-    def int_inputs_on_host(self, tensors: Any) -> bool:
-        """True when some input is int32 and every input's values are on the host (within _FORWARD_MAX)."""
+    def forward_to_cpu(self, tensors: Any, small: bool) -> bool:
+        """True when a GLSL kernel should run its cpu twin: every input's values are on the host, and some
+        input is int32 (within _FORWARD_MAX), or `small` (an element-wise kernel TF.js forwards too) and, as
+        TF.js's WEBGL_CPU_FORWARD does, no input has a texture or CPU_HANDOFF_SIZE_THRESHOLD elements."""
         has_int = False
+        limit = self._handoff if ENV.version == self._handoff_version else self._read_handoff()
         data = self.data
         for t in tensors:
             if t is None:
@@ -131,13 +134,22 @@ class WebGLBackend(Backend):
                 return False
             if rec.dtype == "int32":
                 has_int = True
-        return has_int
+            if rec.tex is not None or rec.size >= limit:
+                small = False
+        return has_int or small
+
+    def _read_handoff(self) -> int:
+        """The size below which forward_to_cpu forwards (0: WEBGL_CPU_FORWARD off), read once per ENV.version."""
+        self._handoff_version = ENV.version
+        on = ENV.get("WEBGL_CPU_FORWARD")
+        self._handoff = int(ENV.get("CPU_HANDOFF_SIZE_THRESHOLD")) if on else 0
+        return self._handoff
 
     def output(self, values: array, shape: tuple[int, ...], dtype: str) -> TensorInfo:
         """Adopt host `values` as a new buffer (uploaded when a GLSL kernel first needs it)."""
         data_id = new_data_id()
         self.data[data_id] = TexData(values, len(values), dtype)
-        return TensorInfo(data_id, shape, dtype)
+        return new_info((data_id, shape, dtype))
 
     def read_sync(self, data_id: int) -> array:
         rec = self._record(data_id)

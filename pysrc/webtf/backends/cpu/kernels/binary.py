@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .... import kernel_names as kn
+from ....backend_util.elements import complex_binary
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from .broadcast import operand, to_typed
@@ -23,6 +24,8 @@ _RAISES = (ZeroDivisionError, OverflowError, ValueError)
 
 
 def _operands(backend: Any, a: Any, b: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
+    if a.shape == b.shape:  # nothing to broadcast
+        return backend.values(a), backend.values(b)
     return operand(backend.values(a), a.shape, shape), operand(backend.values(b), b.shape, shape)
 
 
@@ -82,15 +85,20 @@ def _kernel(
     out_dtype: str | None = None,
     int_fn: Callable[[Any, Any], Any] | None = None,
     int_safe: Callable[[Any, Any], Any] | None = None,
+    complex_of: str | None = None,
 ) -> Callable[..., TensorInfo]:
     """A broadcasting kernel: map(fn) at C speed, redone with `safe` (per element) if fn raises.
 
-    int_fn / int_safe replace fn / safe when the inputs are int32 (or bool).
+    int_fn / int_safe replace fn / safe when the inputs are int32 (or bool). `complex_of` names the kernel (of
+    COMPLEX_BINARY) whose complex64 operands it routes itself (so for_dtypes adds no wrapper).
     """
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         a, b = inputs["a"], inputs["b"]
-        shape = broadcast_shapes(a.shape, b.shape, "broadcast")
+        if complex_of is not None and (a.dtype == "complex64" or b.dtype == "complex64"):
+            return complex_binary(KERNELS, complex_of)(backend, inputs, attrs)
+        sa = a.shape
+        shape = sa if sa == b.shape and type(sa) is tuple else broadcast_shapes(sa, b.shape, "broadcast")
         is_int = a.dtype != "float32"
         f, s = (int_fn or fn, int_safe or safe) if is_int else (fn, safe)
         dtype = out_dtype or a.dtype
@@ -102,6 +110,7 @@ def _kernel(
             out = to_typed(map(s, *_operands(backend, a, b, shape)), dtype)
         return backend.output(out, shape, dtype)
 
+    kernel.for_dtypes = complex_of is not None  # type: ignore[attr-defined]
     return kernel
 
 
@@ -182,9 +191,9 @@ def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS: dict[str, Any] = {
-    kn.Add: _kernel(operator.add),
-    kn.Sub: _kernel(operator.sub),
-    kn.Multiply: _kernel(operator.mul),
+    kn.Add: _kernel(operator.add, complex_of=kn.Add),
+    kn.Sub: _kernel(operator.sub, complex_of=kn.Sub),
+    kn.Multiply: _kernel(operator.mul, complex_of=kn.Multiply),
     kn.RealDiv: _kernel(operator.truediv, _js_div, "float32"),
     kn.FloorDiv: floor_div,
     kn.Mod: _kernel(_js_mod, None, None, operator.mod, _int_mod),

@@ -14,23 +14,30 @@ from typing import Any
 import numpy as np
 
 from .... import kernel_names as kn
+from ....backend_util.elements import complex_binary
 from ...base import TensorInfo
 from ..backend import NP_DTYPE
 from .common import as_float, share, store
 
 
-def _kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], out_dtype: str | None = None) -> Callable:
-    """A broadcasting kernel whose output is `out_dtype` (x's dtype when None)."""
+def _kernel(
+    fn: Callable[[np.ndarray, np.ndarray], np.ndarray], out_dtype: str | None = None, complex_of: str | None = None
+) -> Callable:
+    """A broadcasting kernel whose output is `out_dtype` (x's dtype when None); `complex_of` names the kernel
+    (of COMPLEX_BINARY) whose complex64 operands it routes itself (so for_dtypes adds no wrapper)."""
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-        ta = inputs["a"]
-        a, b = backend.nd(ta), backend.nd(inputs["b"])
+        ta, tb = inputs["a"], inputs["b"]
+        if complex_of is not None and (ta.dtype == "complex64" or tb.dtype == "complex64"):
+            return complex_binary(KERNELS, complex_of)(backend, inputs, attrs)
+        a, b = backend.nd(ta), backend.nd(tb)
         if ta.dtype == "bool":  # arithmetic on bools counts them as 0 / 1
             a, b = a.view(np.uint8), b.view(np.uint8)
         dtype = out_dtype or ta.dtype
         out = fn(a, b)
         return backend.make(out if out.dtype == NP_DTYPE[dtype] else store(out, dtype), dtype)
 
+    kernel.for_dtypes = complex_of is not None  # type: ignore[attr-defined]
     return kernel
 
 
@@ -88,9 +95,9 @@ def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 KERNELS: dict[str, Any] = {
-    kn.Add: _kernel(np.add),
-    kn.Sub: _kernel(np.subtract),
-    kn.Multiply: _kernel(np.multiply),
+    kn.Add: _kernel(np.add, None, kn.Add),
+    kn.Sub: _kernel(np.subtract, None, kn.Sub),
+    kn.Multiply: _kernel(np.multiply, None, kn.Multiply),
     kn.RealDiv: _kernel(_real_div, "float32"),
     kn.FloorDiv: _kernel(_floor_div, "int32"),
     kn.Mod: _kernel(_mod),

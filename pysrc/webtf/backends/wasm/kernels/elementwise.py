@@ -15,8 +15,10 @@ import math
 from typing import Any
 
 from .... import kernel_names as kn
+from ....backend_util.elements import COMPLEX_BINARY, complex_binary
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
+from ..backend import WasmKernelError
 from .common import Kernel, call_export, cpu, has_nan, with_fallback
 
 F32 = frozenset({"float32"})
@@ -80,40 +82,66 @@ UNARY: dict[str, tuple[frozenset, str | None]] = {
 NAN_SENSITIVE = frozenset({kn.Maximum, kn.Minimum, kn.Relu6})
 
 
-def binary_kernel(name: str, dtypes: frozenset, out_dtype: str | None) -> Kernel:
-    """A broadcasting binary kernel calling export `name` for inputs of `dtypes` (else the cpu kernel)."""
+def binary_kernel(name: str, dtypes: frozenset, out_dtype: str | None, complex_route: Kernel | None = None) -> Kernel:
+    """A broadcasting binary kernel calling export `name` for inputs of `dtypes` (else the cpu kernel, or
+    `complex_route` for complex64 operands), bound once per shapes and dtype (backend.bind: one JS call)."""
     fallback = cpu(name)
     nan_sensitive = name in NAN_SENSITIVE
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         a, b = inputs["a"], inputs["b"]
-        if a.dtype not in dtypes or (nan_sensitive and (has_nan(backend, a) or has_nan(backend, b))):
+        dtype = a.dtype
+        if dtype not in dtypes or (nan_sensitive and (has_nan(backend, a) or has_nan(backend, b))):
+            if complex_route is not None and "complex64" in (a.dtype, b.dtype):
+                return complex_route(backend, inputs, attrs)
             return fallback(backend, inputs, attrs)
-        sa, sb = a.shape, b.shape
-        shape = sa if sa == sb else broadcast_shapes(sa, sb, "broadcast")
-        out = backend.make_output(shape, out_dtype or a.dtype)
-        if 0 not in shape:
-            getattr(backend.abi, name)(a, sa, b, sb, a.dtype, out)
-        return out
+        key = (name, a.shape, b.shape, dtype)
+        bound = backend.bound.get(key)
+        if bound is None:
+            sa, sb = tuple(a.shape), tuple(b.shape)
+            shape = sa if sa == sb else broadcast_shapes(sa, sb, "broadcast")
+            dt = backend.abi_dtypes[dtype]
+            bound = backend.bind(key, "binary", name, shape, out_dtype or dtype, sa, sb, dt)
+        data = backend.data
+        try:
+            return backend.call_bound(
+                bound, name, out_dtype or dtype,
+                a.data_id if a.data_id in data else backend._resident(a.data_id),
+                b.data_id if b.data_id in data else backend._resident(b.data_id),
+            )  # fmt: skip
+        except WasmKernelError:
+            return fallback(backend, inputs, attrs)
 
+    kernel.__name__ = f"wasm_{name}"
     kernel.__doc__ = f"{name} (wasm export {name}; {sorted(dtypes)} natively)."
     return kernel
 
 
 def unary_kernel(name: str, dtypes: frozenset, out_dtype: str | None) -> Kernel:
-    """A unary kernel calling export `name` for inputs of `dtypes` (else the cpu kernel)."""
+    """A unary kernel calling export `name` for inputs of `dtypes` (else the cpu kernel), bound once per shape
+    and dtype (backend.bind: one JS call)."""
     fallback = cpu(name)
     nan_sensitive = name in NAN_SENSITIVE
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         x = inputs["x"]
-        if x.dtype not in dtypes or (nan_sensitive and has_nan(backend, x)):
+        dtype = x.dtype
+        if dtype not in dtypes or (nan_sensitive and has_nan(backend, x)):
             return fallback(backend, inputs, attrs)
-        out = backend.make_output(x.shape, out_dtype or x.dtype)
-        if 0 not in x.shape:
-            getattr(backend.abi, name)(x, x.dtype, out)
-        return out
+        key = (name, x.shape, dtype)
+        bound = backend.bound.get(key)
+        if bound is None:
+            dt = backend.abi_dtypes[dtype]
+            bound = backend.bind(key, "unary", name, tuple(x.shape), out_dtype or dtype, dt)
+        data_id = x.data_id
+        try:
+            return backend.call_bound(
+                bound, name, out_dtype or dtype, data_id if data_id in backend.data else backend._resident(data_id)
+            )
+        except WasmKernelError:
+            return fallback(backend, inputs, attrs)
 
+    kernel.__name__ = f"wasm_{name}"
     kernel.__doc__ = f"{name} (wasm export {name}; {sorted(dtypes)} natively)."
     return kernel
 
@@ -198,9 +226,12 @@ def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 KERNELS: dict[str, Kernel] = {}
 for _name, (_dtypes, _out) in BINARY.items():
-    KERNELS[_name] = with_fallback(_name, binary_kernel(_name, _dtypes, _out))
+    # Add, Sub and Multiply route complex64 operands themselves (for_dtypes leaves them as they are)
+    _route = complex_binary(KERNELS, _name) if _name in COMPLEX_BINARY else None
+    KERNELS[_name] = binary_kernel(_name, _dtypes, _out, _route)
+    KERNELS[_name].for_dtypes = _route is not None  # type: ignore[attr-defined]
 for _name, (_dtypes, _out) in UNARY.items():
-    KERNELS[_name] = with_fallback(_name, unary_kernel(_name, _dtypes, _out))
+    KERNELS[_name] = unary_kernel(_name, _dtypes, _out)
 _pow_native = binary_kernel(kn.Pow, F32, None)
 for _name, _fn in {
     kn.Pow: pow_,
