@@ -71,8 +71,9 @@ def kernel_table() -> dict[str, Any]:
     """The webgl kernel table: the cpu kernels overridden by the GLSL ones, all guarded for context loss."""
     table = {name: _guarded(name, fn) for name, fn in CPU_KERNELS.items()}
     table.update({name: _guarded(name, fn, CPU_KERNELS.get(name)) for name, fn in GLSL_KERNELS.items()})
-    for name in COMPLEX_BINARY:  # their complex64 route runs the parts through this table's float kernels
-        table[name] = _guarded(name, GLSL_KERNELS[name], CPU_KERNELS[name], complex_binary(table, name))
+    for name in COMPLEX_BINARY:  # a GLSL kernel that takes complex64 runs it; else a route over the parts
+        if not getattr(GLSL_KERNELS[name], "takes_complex", False):
+            table[name] = _guarded(name, GLSL_KERNELS[name], CPU_KERNELS[name], complex_binary(table, name))
     return table
 
 
