@@ -107,6 +107,8 @@ class WasmModule:
         self._partial = ""
         self._proxies: list[Any] = []
         self.glue: Any = None  # the threaded build's Emscripten Module (its pthread pool), else None
+        #: threaded build: (URL, compiled module) of the single-thread SIMD build, for fresh()
+        self.spare: tuple[str, Any] | None = None
 
     # ---- imports ----------------------------------------------------------------------------------
     def _abort(self) -> None:
@@ -357,13 +359,18 @@ class WasmModule:
 
     def fresh(self) -> WasmModule:
         """A new instance of the same compiled binary with a new, empty heap (synchronous: no fetch, no
-        compile), for when this instance's state can no longer be trusted. Not for the threaded build (its
-        workers start asynchronously): WasmLoadError."""
+        compile), for when this instance's state can no longer be trusted. The threaded build's workers start
+        asynchronously, so it is replaced by the single-thread SIMD build (compiled when it started)."""
+        url, compiled = self.url, self.compiled
         if self.glue is not None:
-            raise WasmLoadError("the threaded wasm module cannot be re-instantiated while a kernel runs")
-        module = WasmModule(self.url, self.compiled)
+            if self.spare is None:
+                raise WasmLoadError(
+                    "the single-thread SIMD build could not be compiled to replace the threaded one"
+                )
+            url, compiled = self.spare
+        module = WasmModule(url, compiled)
         try:
-            module.start(bridge.js.WebAssembly.Instance.new(self.compiled, module.imports()))
+            module.start(bridge.js.WebAssembly.Instance.new(compiled, module.imports()))
         except Exception:
             module.release()
             raise
@@ -400,8 +407,9 @@ def precompile(simd: bool | None = None, url: str | None = None) -> None:
         from pyodide.code import run_js  # type: ignore[import-not-found]
 
         _precompiled[url] = run_js(_COMPILE_JS)(url)
-        if threaded:
+        if threaded:  # its glue, and the SIMD build that replaces it after a trap (WasmModule.fresh)
             threads.loader().prefetch(threads.runtime_urls(url)[0])
+            precompile(simd=True)
 
 
 async def _compile(url: str) -> Any:
@@ -445,11 +453,18 @@ async def load_module(simd: bool | None = None, url: str | None = None) -> WasmM
 
 
 async def _load_threaded(url: str) -> WasmModule:
-    """The threaded build started through its glue (see threads.py)."""
+    """The threaded build started through its glue (see threads.py), with the SIMD build compiled beside it
+    (module.spare, for fresh())."""
+    spare_url = binary_url(True)
+    precompile(simd=True)
     module = WasmModule(url, await _compile(url))
     try:
         await module.start_threaded()
     except Exception as e:
         module.release()
         raise WasmLoadError(f"the threaded wasm binary at '{url}' failed to start: {e}") from None
+    try:
+        module.spare = (spare_url, await _compile(spare_url))
+    except WasmLoadError as e:
+        print(f"webtf: {e}; a trap in the threaded wasm module will need another backend", file=sys.stderr)
     return module
