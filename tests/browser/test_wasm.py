@@ -330,14 +330,12 @@ res
     )
     assert out["detected"] is True  # Chromium validates the SIMD probe module
     assert out["default-False"] == "wasm/tfjs-backend-wasm.wasm"
-    # the page is cross-origin isolated: the threaded SIMD build (tests/browser/test_wasm_threads.py)
-    assert out["default-True"] == "wasm/tfjs-backend-wasm-threaded-simd.wasm"
-    # vendor/tfjs/ has no threaded runtime (glue) beside the binaries: the single-thread SIMD build
+    assert out["default-True"] == "wasm/tfjs-backend-wasm-simd.wasm"
     assert out["prefix"] == [True, "vendor/tfjs/tfjs-backend-wasm-simd.wasm", [4.5, -2.0]]
     # SIMD is back on, so the mapping's plain entry is not the one used
     assert out["mapping"] == [True, "vendor/tfjs/tfjs-backend-wasm-simd.wasm", [4.5, -2.0]]
     assert "no entries found for the following binaries: tfjs-backend-wasm-simd.wasm," in out["incomplete"]
-    assert out["reset"] == [True, "wasm/tfjs-backend-wasm-threaded-simd.wasm"]
+    assert out["reset"] == [True, "wasm/tfjs-backend-wasm-simd.wasm"]
 
 
 def test_memory_is_exact(py: Py) -> None:

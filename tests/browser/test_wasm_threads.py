@@ -1,6 +1,7 @@
 """The wasm backend on the threaded-SIMD binary: with 2 threads a conv net slice gives what the single-thread
 build gives (and numpy), the pthread pool's workers start once and end on tf.remove_backend, and a page that
-is not cross-origin isolated reports WASM_HAS_MULTITHREAD_SUPPORT false and runs on the single-thread build.
+is not cross-origin isolated reports WASM_HAS_MULTITHREAD_SUPPORT false and runs on the single-thread build, as
+does a page whose wasm path has no glue beside the threaded binary.
 
 Both binaries cap the thread count at half the logical cores (as TF.js), so the isolated test reports 4 cores
 to the page while its backend starts (this machine has 2), and puts the real figure back afterwards.
@@ -94,7 +95,11 @@ try:
     res["single_url"] = be.module.url
     res["single_count"] = [tf.wasm.get_threads_count(), be.module.worker_count()]
     tf.dispose(list(tensors.values()))
+    tf.wasm.set_wasm_paths("vendor/tfjs/")  # the binaries without the threaded build's glue beside them
+    be = await start(2)
+    res["no_glue"] = [be.module.url, tf.wasm.get_threads_count(), be.module.worker_count()]
 finally:
+    tf.wasm.reset_wasm_paths()
     workers.restore()
     run_js("delete navigator.hardwareConcurrency")
     ENV.set("WASM_USE_THREADS", True)
@@ -117,6 +122,7 @@ res
     assert out["again"] == [True, True]
     assert out["removed"] == [8, 0]  # remove_backend ends the last one
     assert out["single_count"] == [1, 0]
+    assert out["no_glue"] == ["vendor/tfjs/tfjs-backend-wasm-simd.wasm", 1, 0]  # falls back to SIMD
     threaded = [np.array(a) for a in out["threaded"]]
     single = [np.array(a) for a in out["single"]]
     for a, b in zip(threaded, single, strict=True):

@@ -7,6 +7,7 @@ drives the glue only to start the module: kernels then call the raw exports from
 
 `set_threads_count(n)` / `get_threads_count()` are TF.js's: the count is read when the backend starts, -1 (the
 default) lets the binary pick (half the logical cores, at most 8); the binary caps any count at that too.
+Unlike TF.js, a pool of one thread (e.g. the default on a 2-core machine) runs on the single-thread SIMD build.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ GLUE_NAME = "tfjs-backend-wasm-threaded-simd.js"
 WORKER_NAME = "tfjs-backend-wasm-threaded-simd.worker.js"
 
 _count = {"requested": -1, "actual": -1}
+_MAX_THREADS = 8  # the glue starts 8 workers: the binary never makes a larger pool
 
 # A JS object with prefetch(glueUrl) and start(...): the glue is fetched once per URL and evaluated as a
 # function (it defines WasmBackendModuleThreadedSimd); its workers import the same URL (mainScriptUrlOrBlob).
@@ -104,12 +106,23 @@ def started(actual: int) -> None:
     _count["actual"] = actual
 
 
+def pool_size() -> int:
+    """The pool size the threaded binary would make for the requested count (its rule: the count, or half
+    the logical cores for -1, capped at half the logical cores and at 8)."""
+    half = int(bridge.js.navigator.hardwareConcurrency or 0) // 2 if bridge.available() else 0
+    count = _count["requested"]
+    return max(0, min(count if count >= 0 else half, half, _MAX_THREADS))
+
+
 def wanted() -> bool:
-    """Whether the wasm backend should load the threaded build: SIMD and threads supported, WASM_USE_THREADS."""
+    """Whether the wasm backend should load the threaded build: SIMD and threads supported, WASM_USE_THREADS,
+    and a pool of 2 threads or more (with one, the single-thread SIMD build does the same work without the
+    workers or the atomics)."""
     return bool(
         ENV.get("WASM_USE_THREADS")
         and ENV.get("WASM_HAS_MULTITHREAD_SUPPORT")
         and ENV.get("WASM_HAS_SIMD_SUPPORT")
+        and pool_size() >= 2
     )
 
 
