@@ -367,8 +367,6 @@ def _run_cases(
     )
     if page.evaluate("document.documentElement.dataset.bench") == "error":
         raise RuntimeError("bench.html failed to boot:\n" + page.locator("#error").inner_text())
-    environment = page.evaluate("webtfBench.environment()")
-    environment["boot"] = page.evaluate("webtfBench.boot")
     total = len(args.backends) * len(args.models)
     for backend in args.backends:
         for model in args.models:
@@ -377,5 +375,7 @@ def _run_cases(
                 "([m, b, runs, budgetMs]) => webtfBench.runCase(m, b, { runs, budgetMs })",
                 [model, backend, args.runs, args.budget * 1000],
             )
+    environment = page.evaluate("webtfBench.environment()")  # after the cases: the wasm thread counts are known
+    environment["boot"] = page.evaluate("webtfBench.boot")
     page.close()
     return environment
