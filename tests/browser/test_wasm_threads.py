@@ -78,6 +78,11 @@ try:
     res["url"] = be.module.url
     res["count"] = tf.wasm.get_threads_count()
     res["alive"] = be.module.worker_count()
+    heap = be.module.heap_size()
+    big = tf.fill([24_000_000], 0.5)  # grows the shared memory: the heap views follow
+    low = tf.tidy(lambda: tf.min(tf.add(big, 1)).array_sync())
+    res["grown"] = [be.module.heap_size() > heap, low, big.data_sync()[-1]]
+    big.dispose()
     await tf.set_backend("cpu")
     assert await tf.set_backend("wasm")
     res["again"] = [tf.backend() is be, await run_slice() == res["threaded"]]
@@ -120,6 +125,7 @@ res
     # the glue starts its 8 workers once; the 7 the pool does not use end at once, none start afterwards
     assert out["made"] == [8, 8, 7]
     assert out["again"] == [True, True]
+    assert out["grown"] == [True, 1.5, 0.5]
     assert out["removed"] == [8, 0]  # remove_backend ends the last one
     assert out["single_count"] == [1, 0]
     assert out["no_glue"] == ["vendor/tfjs/tfjs-backend-wasm-simd.wasm", 1, 0]  # falls back to SIMD
