@@ -1,5 +1,6 @@
 """The wasm backend on the threaded-SIMD binary: with 2 threads a conv net slice gives what the single-thread
-build gives (and numpy), the pthread pool's workers start once and end on tf.remove_backend, and a page that
+build gives (and numpy), the shared heap grows, the pthread pool's workers start once and end on a trap (the
+module is replaced by the SIMD build) or tf.remove_backend, and a page that
 is not cross-origin isolated reports WASM_HAS_MULTITHREAD_SUPPORT false and runs on the single-thread build, as
 does a page whose wasm path has no glue beside the threaded binary.
 
@@ -63,6 +64,7 @@ def test_threads_match_single_thread_and_the_pool_starts_once_and_ends(py: Py) -
         f"""
 from pyodide.code import run_js
 from webtf.environment import ENV
+from webtf.backends.wasm import WasmTrapError
 prev = tf.get_backend()
 cores = run_js("navigator.hardwareConcurrency")
 run_js("Object.defineProperty(navigator, 'hardwareConcurrency', {{value: 4, configurable: true}})")
@@ -93,6 +95,16 @@ try:
     tf.remove_backend("wasm")
     pthread = glue.PThread
     res["removed"] = [workers.stats.ended, len(pthread.runningWorkers) + len(pthread.unusedWorkers)]
+    be = await start(2)
+    y = tf.range(0, 1000)
+    be.abi.dispose_data(y.data_id)  # the binary's record of y points past the heap: its next read traps
+    be._register(y.data_id, 1000, be.module.heap_size() - 16)
+    try:
+        tf.abs(y)
+    except WasmTrapError as e:
+        res["trap"] = str(e)
+    res["after_trap"] = [be.module.url, tf.wasm.get_threads_count(), workers.stats.ended, y.data_sync()[:3].tolist()]
+    y.dispose()
     be = await start(0)
     tensors = {{k: tf.tensor(vals, shape) for k, (vals, shape) in {args!r}.items()}}
     x, f1, b1, d1, f2, b2, w = (tensors[k] for k in ("x", "f1", "b1", "d1", "f2", "b2", "w"))
@@ -125,8 +137,11 @@ res
     # the glue starts its 8 workers once; the 7 the pool does not use end at once, none start afterwards
     assert out["made"] == [8, 8, 7]
     assert out["again"] == [True, True]
-    assert out["grown"] == [True, 1.5, 0.5]
     assert out["removed"] == [8, 0]  # remove_backend ends the last one
+    assert out["grown"] == [True, 1.5, 0.5]
+    # a trap: the module is replaced by the SIMD build (its tensors carried over), the workers end
+    assert "the wasm module was re-instantiated" in out["trap"]
+    assert out["after_trap"] == ["wasm/tfjs-backend-wasm-simd.wasm", 1, 16, [0.0, 1.0, 2.0]]
     assert out["single_count"] == [1, 0]
     assert out["no_glue"] == ["vendor/tfjs/tfjs-backend-wasm-simd.wasm", 1, 0]  # falls back to SIMD
     threaded = [np.array(a) for a in out["threaded"]]
