@@ -46,7 +46,7 @@ _LOADER_JS = """(() => {
       let fail;
       const failed = new Promise((_, reject) => { fail = reject; });
       failed.catch(() => {}); // an abort after the start is the kernels' to report
-      const module = await Promise.race([failed, factory({
+      const config = {
         mainScriptUrlOrBlob: glueUrl,
         locateFile: (path) => (path.endsWith(".worker.js") ? workerUrl : path),
         instantiateWasm: (imports, receive) => {
@@ -58,8 +58,13 @@ _LOADER_JS = """(() => {
         print: (text) => print(text),
         printErr: (text) => print(text),
         onAbort: (what) => fail(new Error(`the threaded module aborted: ${what}`)),
-      })]);
-      return module;
+      };
+      try {
+        return await Promise.race([failed, factory(config)]);
+      } catch (error) {
+        config.PThread?.terminateAllThreads(); // the glue's Module is the config object: end its workers
+        throw error;
+      }
     },
     workers: (module) => module.PThread.runningWorkers.length + module.PThread.unusedWorkers.length,
     trim: (module) => {
