@@ -125,6 +125,12 @@ TFJS_WASM_BINARIES = (
     "tfjs-backend-wasm-simd.wasm",
     "tfjs-backend-wasm-threaded-simd.wasm",
 )
+# The threaded build's runtime from the same package: its Emscripten glue and its pthread worker script (the
+# package ships the worker as a CommonJS string; worker_script() writes it out as the script it holds).
+TFJS_WASM_THREADS_RUNTIME = (
+    "tfjs-backend-wasm-threaded-simd.js",
+    "tfjs-backend-wasm-threaded-simd.worker.js",
+)
 MODELS = (
     "blazeface", "facemesh", "movenet-lightning", "posenet", "selfie",
     # graph models with control flow / dynamic ops, and a few more (tests/models/test_graph_parity_more.py)
@@ -154,7 +160,10 @@ NPM_PINS: tuple[NpmPin, ...] = (
         "@tensorflow/tfjs-backend-wasm",
         "4.22.0",
         "5cd6f5e18657c12fb94f4ec3dcef485c8c1a9ca39f3ef1d261c1cb13c1a231c3",
-        tuple((f"package/wasm-out/{name}", f"wasm/{name}") for name in TFJS_WASM_BINARIES)
+        tuple(
+            (f"package/wasm-out/{name}", f"wasm/{name}")
+            for name in TFJS_WASM_BINARIES + TFJS_WASM_THREADS_RUNTIME
+        )
         + tuple((f"package/wasm-out/{name}", f"vendor/tfjs/{name}") for name in TFJS_WASM_BINARIES)
         + (("package/dist/tf-backend-wasm.min.js", "vendor/tfjs/tf-backend-wasm.min.js"),),
     ),
@@ -384,6 +393,17 @@ def convert_umd(pin: NpmPin, extracted: Path, model: UmdModel) -> dict[str, Path
             )
         stamp.write_text(want)
     return {f"{model.dest}/{name}": p for name, p in outputs.items()}
+
+
+def worker_script(module_text: str) -> bytes:
+    """The pthread worker script held by tfjs-backend-wasm's `module.exports.wasmWorkerContents = `...`;` file
+    (its text between the backquotes, taken as written: it has no substitutions)."""
+    head, tail = "module.exports.wasmWorkerContents = `", "`;"
+    body = module_text.strip()
+    inner = body[len(head) : -len(tail)]
+    if not (body.startswith(head) and body.endswith(tail)) or "`" in inner or "${" in inner:
+        raise BuildError("tfjs-backend-wasm's worker script is not the expected template string")
+    return inner.encode()
 
 
 # ---------------------------------------------------------------------------------------------- wheel
@@ -624,6 +644,8 @@ def build(wheel_path: Path | None = None, dist: Path = DIST) -> None:
                 plan[dest] = folder / member
             for model in pin.umd_models:
                 plan.update(convert_umd(pin, folder, model))
+    worker = f"wasm/{TFJS_WASM_THREADS_RUNTIME[1]}"
+    plan[worker] = worker_script(Path(plan[worker]).read_text())
     wheels = fetch_wheels(WHEEL_PINS)
     for path in wheels.values():
         plan[f"pyodide/{path.name}"] = path

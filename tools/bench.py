@@ -97,6 +97,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"fresh page loads per boot path for the boot rows, 0 for none ({BOOT_LOADS})",
     )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        help="wasm thread count for both libraries, set before their wasm backends start (default: their own "
+        "default, half the logical cores)",
+    )
     parser.add_argument("--boot-only", action="store_true", help="only the boot rows, no cases")
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the rows and environment as JSON")
     parser.add_argument(
@@ -122,7 +129,10 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
     pairs: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
     for row in rows:
         pairs.setdefault((row["model"], row["backend"]), {})[row["impl"]] = row
-    header = ("case", "backend", "webtf ms", "TF.js ms", "webtf/TF.js", "webtf first", "TF.js first", "runs", "replay")
+    header = (
+        "case", "backend", "webtf ms", "TF.js ms", "webtf/TF.js", "webtf first", "TF.js first", "runs", "replay",
+        "threads",
+    )  # fmt: skip
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     errors = []
     for (model, backend), pair in pairs.items():
@@ -136,7 +146,9 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
         cells = (model, backend, cell(w, "median_ms"), cell(t, "median_ms"), ratio)
         # replay: webtf's timed and warm-up runs that replayed a captured model run (models/capture.py)
         replay = f"{w['replays']}/{w.get('runs', 0) + 1}" if w.get("replays") is not None else "-"
-        cells += (cell(w, "first_ms"), cell(t, "first_ms"), runs, replay)
+        # threads: the wasm thread count of each library's pool (webtf/TF.js)
+        threads = "/".join("-" if r.get("threads") is None else str(r["threads"]) for r in (w, t))
+        cells += (cell(w, "first_ms"), cell(t, "first_ms"), runs, replay, threads)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines + ([""] + errors if errors else []))
 
@@ -298,6 +310,7 @@ def run(
             "runs": args.runs,
             "budget_s": args.budget,
             "boot_loads": args.boot_loads,
+            "threads": args.threads,
             "wall_s": round(time.monotonic() - start, 1),
         },
         "environment": environment,
@@ -348,14 +361,12 @@ def _run_cases(
     page = browser.new_page()
     page.on("console", on_console)
     page.on("pageerror", lambda error: say(f"page error: {error}"))
-    page.goto(base_url + "bench.html")
+    page.goto(base_url + "bench.html" + (f"?threads={args.threads}" if args.threads is not None else ""))
     page.wait_for_function(
         "['ready', 'error'].includes(document.documentElement.dataset.bench)", timeout=BOOT_TIMEOUT_MS
     )
     if page.evaluate("document.documentElement.dataset.bench") == "error":
         raise RuntimeError("bench.html failed to boot:\n" + page.locator("#error").inner_text())
-    environment = page.evaluate("webtfBench.environment()")
-    environment["boot"] = page.evaluate("webtfBench.boot")
     total = len(args.backends) * len(args.models)
     for backend in args.backends:
         for model in args.models:
@@ -364,5 +375,7 @@ def _run_cases(
                 "([m, b, runs, budgetMs]) => webtfBench.runCase(m, b, { runs, budgetMs })",
                 [model, backend, args.runs, args.budget * 1000],
             )
+    environment = page.evaluate("webtfBench.environment()")  # after the cases: the wasm thread counts are known
+    environment["boot"] = page.evaluate("webtfBench.boot")
     page.close()
     return environment

@@ -141,7 +141,8 @@ async function runSelected(bench, environment) {
 
 async function main() {
   root.dataset.bench = "booting";
-  const bench = await bootBench(log);
+  const threads = new URLSearchParams(location.search).get("threads");
+  const bench = await bootBench(log, { threads: threads === null ? null : Number(threads) });
   window.webtfBench = bench;
   const environment = await bench.environment();
   checkboxes($("case-boxes"), Object.keys(CASES), () => true);

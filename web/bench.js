@@ -121,13 +121,15 @@ export function makeInput(spec) {
 }
 
 /** webtf: Python with webtf (web/python.js; ?snapshot=0 forces the plain boot) and web/bench.py. */
-async function bootWebtf() {
+async function bootWebtf(threads) {
   const source = fetch(here("web/bench.py")).then((response) => response.text());
   const { pyodide, path } = await startPython();
   const namespace = pyodide.globals.get("dict")();
   pyodide.runPython(await source, { globals: namespace, filename: "bench.py" });
   const fn = (name) => namespace.get(name);
   const [prepare, run, release, environment, replays] = ["prepare", "run", "release", "environment", "replays"].map(fn);
+  const threadsOf = fn("threads");
+  if (threads != null) fn("set_threads")(threads);
   window.pyodide = pyodide;
   return {
     path,
@@ -141,6 +143,7 @@ async function bootWebtf() {
     run: () => run(),
     release: () => release(),
     replays: () => replays(),
+    threads: (backend) => threadsOf(backend) ?? null,
     environment() {
       const env = environment();
       try {
@@ -153,10 +156,11 @@ async function bootWebtf() {
 }
 
 /** TF.js 4.22.0 (tf.min.js + its wasm backend, both vendored for the benchmark); returns the impl object. */
-async function bootTfjs() {
+async function bootTfjs(threads) {
   await loadScript("vendor/tfjs/tf.min.js");
   await loadScript("vendor/tfjs/tf-backend-wasm.min.js");
   tf.wasm.setWasmPaths(here("vendor/tfjs/"));
+  if (threads != null) tf.wasm.setThreadsCount(threads);
   await tf.ready();
   let current = null;
   const release = () => {
@@ -238,6 +242,7 @@ async function bootTfjs() {
       tf.dispose(outs);
     },
     release,
+    threads: (backend) => (backend === "wasm" ? tf.wasm.getThreadsCount() : null),
     async environment() {
       const flags = {};
       for (const name of ["WASM_HAS_SIMD_SUPPORT", "WASM_HAS_MULTITHREAD_SUPPORT"]) {
@@ -272,15 +277,22 @@ const median = (sorted) => {
 
 /**
  * Boot both libraries (webtf first: it is timed from navigation, TF.js from its script tag) and return the
- * bench API: {boot, environment(), runCase(name, backend, options)}.
+ * bench API: {boot, environment(), runCase(name, backend, options)}. `threads` (a number) sets both libraries'
+ * wasm thread count before their wasm backends start; both binaries cap the count at half the logical cores
+ * (XNNPACK's guess at hyper-threading), so where the browser reports fewer than 2 * threads cores the page
+ * reports 2 * threads, for both libraries alike (environment().cores_reported says so).
  */
-export async function bootBench(log = () => {}) {
+export async function bootBench(log = () => {}, { threads = null } = {}) {
+  const cores = navigator.hardwareConcurrency;
+  if (threads != null && cores < 2 * threads) {
+    Object.defineProperty(navigator, "hardwareConcurrency", { value: 2 * threads, configurable: true });
+  }
   log("booting webtf (Pyodide)");
-  const webtf = await bootWebtf();
+  const webtf = await bootWebtf(threads);
   const webtfReady = now();
   log(`webtf ready after ${Math.round(webtfReady)} ms; loading TF.js`);
   const tfjsStart = now();
-  const tfjs = await bootTfjs();
+  const tfjs = await bootTfjs(threads);
   const boot = {
     webtf: { ready_ms: round(webtfReady), path: webtf.path },
     tfjs: { ready_ms: round(now() - tfjsStart) },
@@ -291,7 +303,8 @@ export async function bootBench(log = () => {}) {
   async function environment() {
     return {
       user_agent: navigator.userAgent,
-      cores: navigator.hardwareConcurrency,
+      cores,
+      cores_reported: navigator.hardwareConcurrency,
       cross_origin_isolated: self.crossOriginIsolated,
       webgl_renderer: webglRenderer(),
       webtf: webtf.environment(),
@@ -354,6 +367,7 @@ export async function bootBench(log = () => {}) {
       if (!s.error) {
         try {
           if (impls[impl].replays) s.replays = impls[impl].replays();
+          s.threads = impls[impl].threads(backend);
           const leaked = await impls[impl].release();
           if (leaked !== 0) s.error = `${leaked} tensors left alive after release`;
         } catch (error) {
@@ -372,6 +386,7 @@ export async function bootBench(log = () => {}) {
         runs: ok ? sorted.length : 0,
         load_ms: ok ? round(s.load_ms) : null,
         replays: ok ? s.replays ?? null : null,
+        threads: ok ? s.threads ?? null : null,
         error: s.error,
       });
     }

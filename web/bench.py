@@ -170,5 +170,17 @@ def environment() -> dict[str, Any]:
         "backends": sorted(tf.ENGINE.factories),
         "wasm_simd": bool(env.get("WASM_HAS_SIMD_SUPPORT")),
         "wasm_multithread": bool(env.get("WASM_HAS_MULTITHREAD_SUPPORT")),
-        "wasm_threads": 1,  # webtf's wasm backend runs its kernels on the page's thread
+        "wasm_threads": threads("wasm"),
     }
+
+
+def set_threads(count: int) -> None:
+    """The wasm thread count (tf.wasm.set_threads_count), before the wasm backend starts."""
+    tf.wasm.set_threads_count(int(count))
+
+
+def threads(backend: str) -> int | None:
+    """The thread count of the wasm backend's pool (None for other backends or before wasm started)."""
+    if backend != "wasm" or "wasm" not in tf.ENGINE.instances:
+        return None
+    return tf.wasm.get_threads_count()

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import build
 
-ROW_KEYS = {"model", "backend", "impl", "first_ms", "median_ms", "min_ms", "runs", "load_ms", "replays", "error"}
+ROW_KEYS = {
+    "model", "backend", "impl", "first_ms", "median_ms", "min_ms", "runs", "load_ms", "replays", "error", "threads",
+}  # fmt: skip
 
 
 def test_bench_command_writes_rows_and_environment(tmp_path: Path) -> None:

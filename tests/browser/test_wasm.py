@@ -294,6 +294,7 @@ from webtf.environment import ENV
 prev = tf.get_backend()
 await tf.set_backend("cpu")
 detected = ENV.get("WASM_HAS_SIMD_SUPPORT")
+ENV.set("WASM_USE_THREADS", False)  # the single-thread builds, also on machines with 4 cores or more
 res = {"detected": detected}
 calc = lambda: tf.tidy(lambda: tf.add(tf.tensor([1.5, 2.0]), tf.tensor([3.0, -4.0])).array_sync())
 try:
@@ -324,6 +325,7 @@ finally:
     tf.remove_backend("wasm")
     tf.register_backend("wasm", create_backend, 2)
 res["reset"] = [await tf.set_backend("wasm"), tf.backend().module.url]
+ENV.set("WASM_USE_THREADS", True)
 await tf.set_backend(prev)
 res
 """,

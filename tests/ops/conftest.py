@@ -27,7 +27,8 @@ from tests.harness.aio import run_sync
 from tests.harness.runner import run_payload
 
 #: page backends the op suite runs on (more are added as backends land); WEBTF_OP_TARGETS overrides.
-#: "wasm-plain" is the wasm backend on the binary without SIMD, registered under that name by this fixture.
+#: "wasm-plain" is the wasm backend on the binary without SIMD, registered under that name by this fixture;
+#: "wasm-threads" (opt-in: WEBTF_OP_TARGETS=page-wasm-threads) the threaded-SIMD build with 2 threads.
 PAGE_BACKENDS = ["cpu", "wasm", "wasm-plain", "webgl"]
 #: host targets: "host" is the cpu backend (the reference), "host-numpy" the numpy backend
 HOST_BACKENDS = {"host": "cpu", "host-numpy": "numpy"}
@@ -137,6 +138,36 @@ def _register_wasm_plain():
     tf.register_backend("wasm-plain", lambda: wasm.create_backend(simd=False), 0)
 
 _register_wasm_plain()
+
+def _register_wasm_threads():
+    # opt-in target page-wasm-threads (not in PAGE_BACKENDS): the threaded-SIMD build with 2 threads, on any
+    # machine (the binary caps the count at half the reported cores, so the page reports at least 4 meanwhile)
+    import webtf as tf
+    from pyodide.code import run_js
+    from webtf.backends import wasm
+    from webtf.kernel_registry import get_kernels_for_backend, register_kernels
+
+    if "wasm-threads" in tf.ENGINE.factories:
+        return
+
+    async def create():
+        cores = run_js("navigator.hardwareConcurrency")
+        shown = max(cores, 4)
+        run_js(f"Object.defineProperty(navigator, 'hardwareConcurrency', {{value: {shown}, configurable: true}})")
+        wasm.set_threads_count(2)
+        try:
+            backend = await wasm.create_backend()
+        finally:
+            wasm.set_threads_count(-1)
+            run_js("delete navigator.hardwareConcurrency")
+        if wasm.get_threads_count() != 2:
+            raise RuntimeError("the wasm-threads target did not get 2 threads")
+        return backend
+
+    register_kernels("wasm-threads", get_kernels_for_backend("wasm"))
+    tf.register_backend("wasm-threads", create, 0)
+
+_register_wasm_threads()
 
 async def _webtf_op_run(backend, payload_json):
     import webtf as tf

@@ -1,6 +1,7 @@
 """The wasm backend (priority 2): TF.js's XNNPACK wasm binary driven from Python, cpu kernels as fallback.
 
-`set_wasm_paths(prefix_or_mapping)` says where the .wasm files are (default: the page-relative "wasm/").
+`set_wasm_paths(prefix_or_mapping)` says where the .wasm files are (default: the page-relative "wasm/");
+`set_threads_count(n)` / `get_threads_count()` size XNNPACK's pthread pool on the threaded build (threads.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from .module import (
     reset_wasm_paths,
     set_wasm_paths,
 )
+from .threads import get_threads_count, set_threads_count
 
 
 async def create_backend(simd: bool | None = None, url: str | None = None) -> WasmBackend:
@@ -47,4 +49,6 @@ __all__ = [
     "precompile",
     "reset_wasm_paths",
     "set_wasm_paths",
+    "get_threads_count",
+    "set_threads_count",
 ]

@@ -29,3 +29,5 @@ def _multithread() -> bool:
 
 ENV.register_flag("WASM_HAS_SIMD_SUPPORT", lambda: _validates(_SIMD_PROBE))
 ENV.register_flag("WASM_HAS_MULTITHREAD_SUPPORT", _multithread)
+# webtf's own: False keeps the wasm backend on the single-thread builds even where threads are supported
+ENV.register_flag("WASM_USE_THREADS", lambda: True)

@@ -4,18 +4,21 @@ The binary is the Emscripten build of @tensorflow/tfjs-backend-wasm. Instead of 
 are Python functions: abort raises, emscripten_resize_heap grows the memory (and refreshes the heap view),
 fd_write collects what the module prints (XNNPACK and kernel warnings) into `WasmModule.log`.
 
-The threaded build needs pthread workers that only the TF.js JS glue sets up, so the SIMD build is used
-even where WASM_HAS_MULTITHREAD_SUPPORT is true.
+Where threads can run (WASM_HAS_MULTITHREAD_SUPPORT, SIMD, WASM_USE_THREADS) the threaded-SIMD build is
+started through its Emscripten glue instead (threads.py); its memory is then a SharedArrayBuffer. Where the
+glue cannot be loaded, the SIMD build is used (with a warning).
 """
 
 from __future__ import annotations
 
+import sys
 from array import array
 from collections.abc import Mapping
 from typing import Any
 
 from ...environment import ENV
 from .. import js as bridge
+from . import threads
 
 BINARY_NAMES = (
     "tfjs-backend-wasm.wasm",
@@ -64,14 +67,14 @@ def reset_wasm_paths() -> None:
     set_wasm_paths(DEFAULT_PREFIX)
 
 
-def binary_name(simd: bool) -> str:
-    """The file name of the binary to load (threads are not used: see the module docstring)."""
-    return BINARY_NAMES[1] if simd else BINARY_NAMES[0]
+def binary_name(simd: bool, threaded: bool = False) -> str:
+    """The file name of the binary to load (the threaded build is a SIMD one)."""
+    return BINARY_NAMES[2] if simd and threaded else BINARY_NAMES[1] if simd else BINARY_NAMES[0]
 
 
-def binary_url(simd: bool) -> str:
+def binary_url(simd: bool, threaded: bool = False) -> str:
     """The URL the binary is fetched from under the current set_wasm_paths settings."""
-    name = binary_name(simd)
+    name = binary_name(simd, threaded)
     return _paths["files"].get(name) or _paths["prefix"] + name
 
 
@@ -103,6 +106,9 @@ class WasmModule:
         self.log_count = 0  # total lines ever written: kernels compare it before and after a call
         self._partial = ""
         self._proxies: list[Any] = []
+        self.glue: Any = None  # the threaded build's Emscripten Module (its pthread pool), else None
+        #: threaded build: (URL, compiled module) of the single-thread SIMD build, for fresh()
+        self.spare: tuple[str, Any] | None = None
 
     # ---- imports ----------------------------------------------------------------------------------
     def _abort(self) -> None:
@@ -142,10 +148,13 @@ class WasmModule:
         text = self._partial + data.decode("utf-8", "replace")
         *lines, self._partial = text.split("\n")
         for line in lines:
-            self.log.append(line)
-            self.log_count += 1
-        del self.log[:-_LOG_KEEP]
+            self._print(line)
         return 0
+
+    def _print(self, line: str) -> None:
+        self.log.append(line)
+        self.log_count += 1
+        del self.log[:-_LOG_KEEP]
 
     def _fd_close(self, fd: int) -> int:
         return 0
@@ -153,15 +162,16 @@ class WasmModule:
     def _fd_seek(self, fd: int, offset_low: int, offset_high: int, whence: int, new_offset: int) -> int:
         return 70  # ESPIPE: nothing here is seekable
 
-    def imports(self) -> Any:
-        """The import object for WebAssembly.instantiate (Python callables wrapped as JS functions)."""
+    def _proxy(self, fn: Any) -> Any:
         from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
 
-        def proxy(fn: Any) -> Any:
-            p = create_proxy(fn)
-            self._proxies.append(p)
-            return p
+        p = create_proxy(fn)
+        self._proxies.append(p)
+        return p
 
+    def imports(self) -> Any:
+        """The import object for WebAssembly.instantiate (Python callables wrapped as JS functions)."""
+        proxy = self._proxy
         return bridge.js_object(
             {
                 "env": bridge.js_object(
@@ -195,13 +205,21 @@ class WasmModule:
         """Copy a bytes-like object (format 'B') into the heap at `ptr`, in one bulk copy."""
         n = len(data)
         if n:
-            self.u8.subarray(ptr, ptr + n).assign(data)
+            try:
+                self.u8.subarray(ptr, ptr + n).assign(data)
+            except Exception:  # a stale view: a pthread grew the shared memory (the view is clamped)
+                self.refresh_views()
+                self.u8.subarray(ptr, ptr + n).assign(data)
 
     def read(self, ptr: int, nbytes: int) -> bytes:
         """`nbytes` bytes of the heap at `ptr`, in one bulk copy."""
         if not nbytes:
             return b""
-        return self.u8.subarray(ptr, ptr + nbytes).to_bytes()
+        data = self.u8.subarray(ptr, ptr + nbytes).to_bytes()
+        if len(data) != nbytes:  # a stale view, as in write
+            self.refresh_views()
+            data = self.u8.subarray(ptr, ptr + nbytes).to_bytes()
+        return data
 
     def recent_log(self, since: int) -> str:
         """The lines printed since the log count was `since` (those still kept), joined."""
@@ -302,10 +320,18 @@ class WasmModule:
         )(self.memory)
 
     def release(self) -> None:
-        """Drop the JS proxies of the imports (the module must not run afterwards)."""
+        """Stop the pthread workers (threaded build) and drop the JS proxies of the imports (the module must
+        not run afterwards)."""
+        if self.glue is not None:
+            threads.loader().stop(self.glue)
+            self.glue = None
         for p in self._proxies:
             p.destroy()
         self._proxies.clear()
+
+    def worker_count(self) -> int:
+        """The Web Workers of the pthread pool (0 on the single-thread builds)."""
+        return int(threads.loader().workers(self.glue)) if self.glue is not None else 0
 
     def start(self, instance: Any) -> None:
         """Adopt a new instance of the binary: its exports and memory, then run its initializers."""
@@ -314,13 +340,37 @@ class WasmModule:
         self.refresh_views()
         getattr(self.raw, "__wasm_call_ctors")()  # noqa: B009  (a literal attribute here would be name-mangled)
         self.raw.init()
+        threads.started(1)
+
+    async def start_threaded(self) -> None:
+        """Start the threaded build through its glue (which runs the initializers and loads its 8 workers),
+        make XNNPACK's pool of the requested size, then let the workers the pool does not use go."""
+        glue_url, worker_url = threads.runtime_urls(self.url)
+        grown = self._proxy(self.refresh_views)
+        self.glue = await threads.loader().start(
+            glue_url, worker_url, self.compiled, self._proxy(self._print), grown
+        )
+        self.raw = self.glue.asm
+        self.memory = self.glue.wasmMemory
+        self.refresh_views()
+        self.raw.init_with_threads_count(threads.requested())
+        threads.started(int(self.raw.get_threads_count()))
+        threads.loader().trim(self.glue)
 
     def fresh(self) -> WasmModule:
         """A new instance of the same compiled binary with a new, empty heap (synchronous: no fetch, no
-        compile), for when this instance's state can no longer be trusted."""
-        module = WasmModule(self.url, self.compiled)
+        compile), for when this instance's state can no longer be trusted. The threaded build's workers start
+        asynchronously, so it is replaced by the single-thread SIMD build (compiled when it started)."""
+        url, compiled = self.url, self.compiled
+        if self.glue is not None:
+            if self.spare is None:
+                raise WasmLoadError(
+                    "the single-thread SIMD build could not be compiled to replace the threaded one"
+                )
+            url, compiled = self.spare
+        module = WasmModule(url, compiled)
         try:
-            module.start(bridge.js.WebAssembly.Instance.new(self.compiled, module.imports()))
+            module.start(bridge.js.WebAssembly.Instance.new(compiled, module.imports()))
         except Exception:
             module.release()
             raise
@@ -339,10 +389,10 @@ _COMPILE_JS = """(url) => {
 }"""
 
 
-def _url(simd: bool | None, url: str | None) -> str:
+def _url(simd: bool | None, url: str | None, threaded: bool = False) -> str:
     if url is not None:
         return url
-    return binary_url(bool(ENV.get("WASM_HAS_SIMD_SUPPORT")) if simd is None else simd)
+    return binary_url(bool(ENV.get("WASM_HAS_SIMD_SUPPORT")) if simd is None else simd, threaded)
 
 
 def precompile(simd: bool | None = None, url: str | None = None) -> None:
@@ -351,11 +401,15 @@ def precompile(simd: bool | None = None, url: str | None = None) -> None:
     browser or when that binary is already on its way."""
     if not bridge.available():
         return
-    url = _url(simd, url)
+    threaded = simd is None and url is None and threads.wanted()
+    url = _url(simd, url, threaded)
     if url not in _precompiled:
         from pyodide.code import run_js  # type: ignore[import-not-found]
 
         _precompiled[url] = run_js(_COMPILE_JS)(url)
+        if threaded:  # its glue, and the SIMD build that replaces it after a trap (WasmModule.fresh)
+            threads.loader().prefetch(threads.runtime_urls(url)[0])
+            precompile(simd=True)
 
 
 async def _compile(url: str) -> Any:
@@ -374,9 +428,15 @@ async def _compile(url: str) -> Any:
 
 
 async def load_module(simd: bool | None = None, url: str | None = None) -> WasmModule:
-    """Fetch, compile and start the binary (SIMD where supported unless `simd` says otherwise)."""
+    """Fetch, compile and start the binary: the threaded build where threads.wanted() (unless `simd` or `url`
+    says which binary), else SIMD where supported unless `simd` says otherwise."""
     if not bridge.available():
         raise WasmLoadError("the wasm backend needs a browser (Pyodide); it is not available in CPython")
+    if simd is None and url is None and threads.wanted():
+        try:
+            return await _load_threaded(_url(None, None, threaded=True))
+        except WasmLoadError as e:
+            print(f"webtf: {e}; using the single-thread SIMD build", file=sys.stderr)
     url = _url(simd, url)
     module = WasmModule(url, await _compile(url))
     try:
@@ -389,4 +449,22 @@ async def load_module(simd: bool | None = None, url: str | None = None) -> WasmM
     except Exception as e:
         module.release()
         raise WasmLoadError(f"the wasm binary at '{url}' failed to start: {e}") from None
+    return module
+
+
+async def _load_threaded(url: str) -> WasmModule:
+    """The threaded build started through its glue (see threads.py), with the SIMD build compiled beside it
+    (module.spare, for fresh())."""
+    spare_url = binary_url(True)
+    precompile(simd=True)
+    module = WasmModule(url, await _compile(url))
+    try:
+        await module.start_threaded()
+    except Exception as e:
+        module.release()
+        raise WasmLoadError(f"the threaded wasm binary at '{url}' failed to start: {e}") from None
+    try:
+        module.spare = (spare_url, await _compile(spare_url))
+    except WasmLoadError as e:
+        print(f"webtf: {e}; a trap in the threaded wasm module will need another backend", file=sys.stderr)
     return module
