@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import functools
 import importlib
 import json
 import re
@@ -37,6 +38,8 @@ OPTIONAL = (
 # tf.grad and friends: left out of forward-mode-only builds
 GRADIENT_API = ("webtf.gradients.api", "webtf.gradients.tape", "webtf.gradients.util")
 ALWAYS_SHADERS = ("header", "footer")
+# the graph executor's control-flow parts, which it imports only for a graph with control flow (graph/executor.py)
+CONTROL_FLOW_MODULES = ("webtf.models.graph.dynamic", "webtf.models.graph.resources")
 
 
 class ConfigError(Exception):
@@ -221,8 +224,18 @@ def wanted(module: str, kernels: set[str], kernel_mods: set[str], config: Custom
     if module.startswith("webtf.models.pipelines.") and module != "webtf.models.pipelines.common":
         # a pipeline (pre/post-processing of one model) when its model is listed
         return any(f"/{path.name}" in module_text(module) for path in config.models)
+    if module in CONTROL_FLOW_MODULES:
+        return any(has_control_flow(path) for path in config.models)
     # the rest of models/ (io's storage handlers, the graph executor's parts) only when imported
     return module == "webtf.models.graph.model" and bool(config.models)
+
+
+@functools.cache
+def has_control_flow(path: Path) -> bool:
+    """Whether a graph model (model.json) has a control-flow op, in its graph or its function library."""
+    from webtf.models.graph.op_table import CONTROL_FLOW_OPS
+
+    return bool(set(re.findall(r'"op"\s*:\s*"(\w+)"', path.read_text())) & CONTROL_FLOW_OPS)
 
 
 def optional(module: str) -> bool:
@@ -339,11 +352,12 @@ class Shaker:
 
 
 def _bodies(tree: ast.Module) -> list[list[ast.stmt]]:
-    """The module body and the bodies of its top-level if / try blocks."""
+    """The module body and the bodies of its top-level if / try blocks (not `if TYPE_CHECKING:`'s: it never runs)."""
     bodies = [tree.body]
     for node in tree.body:
         if isinstance(node, ast.If):
-            bodies += [node.body, node.orelse]
+            checking = isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+            bodies += [node.orelse] if checking else [node.body, node.orelse]
         elif isinstance(node, ast.Try):
             bodies += [node.body, node.orelse, node.finalbody]
     return [b for b in bodies if b]
