@@ -38,8 +38,9 @@ OPTIONAL = (
 # tf.grad and friends: left out of forward-mode-only builds
 GRADIENT_API = ("webtf.gradients.api", "webtf.gradients.tape", "webtf.gradients.util")
 ALWAYS_SHADERS = ("header", "footer")
-# the graph executor's control-flow parts, which it imports only for a graph with control flow (graph/executor.py)
-CONTROL_FLOW_MODULES = ("webtf.models.graph.dynamic", "webtf.models.graph.resources")
+# the graph executor's control-flow parts: kept only for a model with control flow (the executor imports them
+# only then; the op table's imports of the container handlers are dropped with them)
+CONTROL_FLOW_MODULES = ("webtf.models.graph.dynamic", "webtf.models.graph.resources", "webtf.models.graph.containers")
 
 
 class ConfigError(Exception):
@@ -280,6 +281,8 @@ class Shaker:
         package = self.is_package(module)
         for node in _top_imports(self._tree(module)):
             for target in self._targets(module, node):
+                if target in CONTROL_FLOW_MODULES and not self.keep(target):
+                    continue
                 if target in self.files and (not package or not optional(target) or target in self.kept):
                     needs.add(target)
         return needs
@@ -395,6 +398,11 @@ def _filter_names(tree: ast.Module, names: set[str]) -> None:
                 _filter_literal(node.value, names)
             keep.append(node)
         body[:] = keep or [ast.Pass()]
+    for node in ast.walk(tree):  # `**table` entries of dict literals anywhere (e.g. in a function building a table)
+        if isinstance(node, ast.Dict):
+            pairs = zip(node.keys, node.values, strict=True)
+            kept = [(k, v) for k, v in pairs if k is not None or not _uses(v, names)]
+            node.keys, node.values = [k for k, _ in kept], [v for _, v in kept]
 
 
 class _StripAnnotations(ast.NodeTransformer):
@@ -481,6 +489,15 @@ def shader_names(sources: Iterable[str], kernels: set[str]) -> list[str]:
     return sorted(names)
 
 
+def abi_table(table: dict[str, Any], sources: str) -> bytes:
+    """The wasm ABI table with only the kernel exports (capitalized: Add, Conv2D, ...) that the kept wasm
+    modules name; the runtime's own exports (malloc, free, ...) all stay. Compact JSON."""
+    exports = table["exports"]
+    named = set(re.findall(r"\b[A-Z]\w*", sources))
+    kept = {name: entry for name, entry in exports.items() if not name[0].isupper() or name in named}
+    return json.dumps({**table, "exports": kept}, separators=(",", ":")).encode()
+
+
 def left_out_ops(files: dict[str, Path], kept: set[str]) -> dict[str, list[str]]:
     """The public ops of the ops modules left out -> the kernels they run (for the error naming them)."""
     found: dict[str, list[str]] = {}
@@ -539,7 +556,7 @@ def make_plan(config: CustomConfig, log: Callable[[str], None]) -> Plan:
         for name in shaders:
             entries[f"webtf/shaders/{name}.glsl"] = (ROOT / "shaders" / f"{name}.glsl").read_bytes()
     if "wasm" in config.backends:
+        wasm = "\n".join(entries[k].decode() for k in entries if k.startswith("webtf/backends/wasm/"))
         for path in sorted((ROOT / "wasm").glob("*.json")):
-            compact = json.dumps(json.loads(path.read_text()), separators=(",", ":"))
-            entries[f"webtf/wasm_abi/{path.name}"] = compact.encode()
+            entries[f"webtf/wasm_abi/{path.name}"] = abi_table(json.loads(path.read_text()), wasm)
     return Plan(kernels, per_model, kept, shaders, entries)
