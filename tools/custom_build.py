@@ -33,8 +33,9 @@ KEYS = {
 # Module groups that a custom build keeps only when something kept needs them (the rest is core, always kept).
 OPTIONAL = (
     "webtf.backends.", "webtf.gradients.", "webtf.ops.", "webtf.models.", "webtf.data", "webtf.train",
-    "webtf.layers", "webtf.losses",
+    "webtf.layers", "webtf.losses", "webtf.backend_util.",
 )  # fmt: skip
+UTIL = "webtf.backend_util."  # the backends' shared helpers: a module of it is kept when a kept module imports it
 # tf.grad and friends: left out of forward-mode-only builds
 GRADIENT_API = ("webtf.gradients.api", "webtf.gradients.tape", "webtf.gradients.util")
 ALWAYS_SHADERS = ("header", "footer")
@@ -276,15 +277,20 @@ class Shaker:
         return self.kept
 
     def _needs(self, module: str) -> set[str]:
-        """Modules that a module's top-level imports make necessary (a package's own imports are optional)."""
+        """Modules that a module's top-level imports make necessary (a package's imports of its own submodules
+        are optional)."""
         needs = set()
         package = self.is_package(module)
         for node in _top_imports(self._tree(module)):
             for target in self._targets(module, node):
                 if target in CONTROL_FLOW_MODULES and not self.keep(target):
                     continue
-                if target in self.files and (not package or not optional(target) or target in self.kept):
+                own = package and target.startswith(f"{module}.")
+                if target in self.files and (not own or not optional(target) or target in self.kept):
                     needs.add(target)
+        for node in ast.walk(self._tree(module)):  # backend_util's helpers, also where imported in a function
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                needs |= {t for t in self._targets(module, node) if t.startswith(UTIL) and t in self.files}
         return needs
 
     def _targets(self, module: str, node: ast.Import | ast.ImportFrom) -> set[str]:
@@ -299,12 +305,22 @@ class Shaker:
             if sub in self.files:
                 found.add(sub)
             elif alias.name != "*" and base in self.files and not self.is_package(module):
-                # `from package import name`: the module that defines name (e.g. through a star import)
+                # `from package import name`: the module that defines name (e.g. through a star import), or for a
+                # value without __module__ (a constant) the submodule the package's __init__ takes it from
                 obj = getattr(importlib.import_module(base), alias.name, None)
                 defined = getattr(obj, "__module__", None)
+                if not (isinstance(defined, str) and defined in self.files) and self.is_package(base):
+                    defined = self._source_of(base, alias.name)
                 if isinstance(defined, str) and defined in self.files:
                     found.add(defined)
         return found
+
+    def _source_of(self, package: str, name: str) -> str | None:
+        """The module that a package's __init__ imports name from (`from .sub import name`), if any."""
+        for node in _top_imports(self._tree(package)):
+            if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
+                return _resolve(package, True, node.level, node.module)
+        return None
 
     def _tree(self, module: str) -> ast.Module:
         if module not in self.trees:
