@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from importlib import import_module
+from pathlib import Path
 from typing import Any
 
 from . import backends as _backends  # noqa: F401
@@ -96,6 +97,18 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value  # found directly from now on
         return value
     raise AttributeError(left_out_op(name) or f"module 'webtf' has no attribute '{name}'")
+
+
+def _lazy_names() -> list[str]:
+    """_LAZY's names, for __all__: in a custom build only those whose module it kept (checked without importing)."""
+    from .kernel_registry import CUSTOM_BUILD
+
+    if CUSTOM_BUILD is None:
+        return list(_LAZY)
+    root = Path(__file__).parent
+    paths = {m: root.joinpath(*m[1:].split(".")) for m, _ in _LAZY.values()}
+    kept = {m for m, path in paths.items() if path.with_suffix(".py").exists() or (path / "__init__.py").exists()}
+    return [name for name, (module, _) in _LAZY.items() if module in kept]
 
 
 def __dir__() -> list[str]:
@@ -195,4 +208,4 @@ __all__ = [
     "set_backend", "tidy", "time", "unregister_kernel", "wasm", "GradConfig", "custom_grad", "dispose_variables",
     "get_gradient", "grad", "grads", "register_gradient", "value_and_grad", "value_and_grads", "variable_grads",
     "util", "register_op", "deregister_op", "unregister_gradient", "pool", "browser", "load_graph_model_sync",
-] + list(_LAZY) + list(_ops.__all__)  # fmt: skip
+] + _lazy_names() + list(_ops.__all__)  # fmt: skip
