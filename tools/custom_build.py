@@ -248,11 +248,13 @@ def optional(module: str) -> bool:
 class Shaker:
     """Keeps the needed modules and drops from package __init__ files the imports of the others."""
 
-    def __init__(self, modules: dict[str, Path], keep: Callable[[str], bool], tf: Any) -> None:
-        self.files, self.keep, self.tf = modules, keep, tf
+    def __init__(self, modules: dict[str, Path], keep: Callable[[str], bool], tf: Any, kernels: set[str]) -> None:
+        self.files, self.keep, self.tf, self.kernels = modules, keep, tf, kernels
         self.kept: set[str] = {m for m in modules if not optional(m) or keep(m)}
         self.trees: dict[str, ast.Module] = {}
         self.removed: dict[str, set[str]] = {}
+        self.used: set[str] | None = None  # used_names() of the kept modules, once run() found them
+        self.dropped_ops: dict[str, list[str]] = {}  # drop_unused_ops() of every kept ops module
 
     def is_package(self, module: str) -> bool:
         return self.files[module].name == "__init__.py"
@@ -333,6 +335,8 @@ class Shaker:
         removed = self._prune(module, tree)
         if removed:
             _filter_names(tree, removed)
+        if module.startswith("webtf.ops.") and not self.is_package(module) and self.used is not None:
+            self.dropped_ops.update(drop_unused_ops(tree, self.kernels, self.used))
         return minify(tree)
 
     def _prune(self, module: str, tree: ast.Module) -> set[str]:
@@ -519,17 +523,63 @@ def left_out_ops(files: dict[str, Path], kept: set[str]) -> dict[str, list[str]]
     found: dict[str, list[str]] = {}
     for module in sorted(m for m in files if m.startswith("webtf.ops.") and m not in kept):
         for node in ast.parse(module_text(module)).body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                defined = [node.name]
-            elif isinstance(node, ast.Assign):  # ops made by a factory: sin = unary_op(kn.Sin)
-                defined = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            else:
-                continue
-            names = [n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and _is_kn(n)]
-            for name in defined:
-                if names and not name.startswith("_"):
-                    found[name] = list(dict.fromkeys(names))
+            defined, kernels = _op_def(node)
+            found.update(dict.fromkeys(defined, kernels))
     return found
+
+
+def _op_def(node: ast.stmt) -> tuple[list[str], list[str]]:
+    """The public ops a top-level statement of an ops module defines and the kernels they run (kn.<Name>)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        defined = [node.name]
+    elif isinstance(node, ast.Assign):  # ops made by a factory: sin = unary_op(kn.Sin)
+        defined = [t.id for t in node.targets if isinstance(t, ast.Name)]
+    else:
+        return [], []
+    kernels = list(dict.fromkeys(n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and _is_kn(n)))
+    return ([name for name in defined if not name.startswith("_")] if kernels else []), kernels
+
+
+def used_names(files: dict[str, Path], kept: Iterable[str]) -> set[str]:
+    """Every name the kept modules use (read, as an attribute, or imported): an op none of them names can go.
+    The converter's handlers (graph/, `tf.<op>` on webtf.ops) do not count: they get a stand-in for an op left
+    out, and a listed model's ops run kept kernels."""
+    used: set[str] = set()
+    for module in kept:
+        handlers = module.startswith("webtf.models.graph.")
+        for node in ast.walk(ast.parse(files[module].read_text())):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                used.add(node.id)
+            elif isinstance(node, ast.Attribute) and not (handlers and _on_ops(node)):
+                used.add(node.attr)
+            elif isinstance(node, ast.alias):
+                used.add(node.asname or node.name)
+    return used
+
+
+def drop_unused_ops(tree: ast.Module, kernels: set[str], used: set[str]) -> dict[str, list[str]]:
+    """Single ops from a kept ops module: the public ops whose kernels are all left out and that no kept module
+    names go (with their `__all__` entries); returns them -> their kernels, for the build's error. Code that
+    looks one up by its name (the converter's op tables) gets webtf.ops's stand-in that raises that error."""
+    dropped: dict[str, list[str]] = {}
+    body = []
+    for node in tree.body:
+        defined, needs = _op_def(node)
+        if defined and not set(needs) & kernels and not set(defined) & used:
+            dropped.update(dict.fromkeys(defined, needs))
+        else:
+            body.append(node)
+    tree.body = body
+    for node in tree.body:  # __all__ = [...] / __all__ += [...]
+        if isinstance(node, (ast.Assign, ast.AugAssign)) and isinstance(node.value, (ast.List, ast.Tuple)):
+            node.value.elts = [e for e in node.value.elts if not (isinstance(e, ast.Constant) and e.value in dropped)]
+    return dropped
+
+
+def _on_ops(node: ast.Attribute) -> bool:
+    """`tf.<name>` or `tf.<namespace>.<name>` (the graph modules' alias of webtf.ops)."""
+    value = node.value.value if isinstance(node.value, ast.Attribute) else node.value
+    return isinstance(value, ast.Name) and value.id == "tf"
 
 
 def _is_kn(node: ast.Attribute) -> bool:
@@ -548,8 +598,9 @@ def make_plan(config: CustomConfig, log: Callable[[str], None]) -> Plan:
     kernel_set = set(kernels)
     kernel_mods = kernel_modules(tf, kernel_set, config.backends, config.forward_mode_only)
     files = all_modules()
-    shaker = Shaker(files, lambda m: wanted(m, kernel_set, kernel_mods, config), tf)
+    shaker = Shaker(files, lambda m: wanted(m, kernel_set, kernel_mods, config), tf, kernel_set)
     kept = sorted(shaker.run())
+    shaker.used = used_names(files, kept)
     log(f"{len(kernels)} kernels, {len(kept)} of {len(files)} modules")
     entries: dict[str, bytes] = {}
     for module in kept:
@@ -562,7 +613,7 @@ def make_plan(config: CustomConfig, log: Callable[[str], None]) -> Plan:
         "kernels": kernels,
         "forward_mode_only": config.forward_mode_only,
     }
-    build["left_out_ops"] = left_out_ops(files, set(kept))
+    build["left_out_ops"] = {**left_out_ops(files, set(kept)), **shaker.dropped_ops}
     header = '"""This custom build\'s contents (build.py custom)."""'
     entries["webtf/_build.py"] = f"{header}\n\nBUILD = {build!r}\n".encode()
     shaders: list[str] = []
