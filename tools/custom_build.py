@@ -541,19 +541,25 @@ def _op_def(node: ast.stmt) -> tuple[list[str], list[str]]:
 
 
 def used_names(files: dict[str, Path], kept: Iterable[str]) -> set[str]:
-    """Every name the kept modules use (read, as an attribute, or imported): an op none of them names can go.
-    The converter's handlers (graph/, `tf.<op>` on webtf.ops) do not count: they get a stand-in for an op left
-    out, and a listed model's ops run kept kernels."""
+    """The op names the kept modules may use: imported from webtf, read as attributes (not on a module outside
+    webtf such as math: on a tensor they are methods), or read in an ops module that defines them. An op none of
+    them names can go. The converter's handlers (graph/, `tf.<op>` on webtf.ops) do not count: they get a
+    stand-in for an op left out, and a listed model's ops run kept kernels."""
     used: set[str] = set()
     for module in kept:
+        tree = ast.parse(files[module].read_text())
         handlers = module.startswith("webtf.models.graph.")
-        for node in ast.walk(ast.parse(files[module].read_text())):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        outside = {a.asname or a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+                   for a in n.names if not a.name.startswith("webtf")}  # fmt: skip
+        own = {d for n in tree.body for d in _op_def(n)[0]} if module.startswith("webtf.ops.") else set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("webtf")):
+                used |= {a.name for a in node.names}
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in own:
                 used.add(node.id)
             elif isinstance(node, ast.Attribute) and not (handlers and _on_ops(node)):
-                used.add(node.attr)
-            elif isinstance(node, ast.alias):
-                used.add(node.asname or node.name)
+                if not (isinstance(node.value, ast.Name) and node.value.id in outside):
+                    used.add(node.attr)
     return used
 
 
