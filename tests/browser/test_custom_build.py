@@ -59,8 +59,13 @@ x.dispose()
 
 @pytest.fixture(scope="module")
 def full_run(webtf_booted: SharedPage) -> dict[str, Any]:
-    """RUN_PY in the session page (the full build)."""
-    return webtf_booted.page.evaluate(PY_JS, RUN_PY)
+    """RUN_PY in the session page (the full build), which is left on the backend it was on."""
+    page = webtf_booted.page
+    backend = page.evaluate(PY_JS, "import webtf as tf\ntf.get_backend()")
+    try:
+        return page.evaluate(PY_JS, RUN_PY)
+    finally:
+        page.evaluate(PY_JS, f"import webtf as tf\nawait tf.set_backend({backend!r})")
 
 
 @pytest.fixture(scope="module")
