@@ -5,8 +5,9 @@
 
 Profiles the camera demo's pipelines in the full page, writes the two configs of the docs ((a) BlazeFace on
 wasm, forward only; (b) BlazeFace and MoveNet on cpu, wasm and webgl), builds them, serves each site and boots
-it N times in fresh browser contexts: page load -> ready (window.webtfBootMs) from the snapshot and the plain way
-(?snapshot=0, which imports webtf in the page). Prints JSON.
+it N times in fresh browser contexts, the sites interleaved: page load -> ready (window.webtfBootMs) from the
+snapshot and the plain way (?snapshot=0, which imports webtf in the page). Prints JSON (with each site's snapshot
+bytes, raw and gzip-compressed).
 """
 
 from __future__ import annotations
@@ -129,13 +130,22 @@ def main() -> None:
             (wheel,) = (work / name).glob("*.whl")
             build.build(wheel, work / f"site-{name}")
             sites[name] = (work / f"site-{name}", json.loads((work / name / "report.json").read_text()))
+        urls = {}
+        for name, (root, _) in sites.items():
+            httpd = full if root == build.DIST else serve(root)
+            urls[name] = f"http://127.0.0.1:{httpd.server_address[1]}/"
+        boots: dict[str, dict[str, list[float]]] = {name: {"snapshot": [], "plain": []} for name in sites}
+        for _ in range(args.runs):  # interleaved (full, a, b, full, ...): a shared machine's load hits all alike
+            for name, url in urls.items():
+                boots[name]["snapshot"].append(boot_ms(browser, url))
+                boots[name]["plain"].append(boot_ms(browser, url + "?snapshot=0"))
         results: dict[str, Any] = {}
         for name, (root, report) in sites.items():
-            httpd = full if root == build.DIST else serve(root)
-            url = f"http://127.0.0.1:{httpd.server_address[1]}/"
-            snap = [boot_ms(browser, url) for _ in range(args.runs)]
-            plain = [boot_ms(browser, url + "?snapshot=0") for _ in range(args.runs)]
+            snap, plain = boots[name]["snapshot"], boots[name]["plain"]
+            (snapshot,) = (root / "snapshot").glob("*.snap")
             results[name] = {
+                "snapshot_bytes": snapshot.stat().st_size,
+                "snapshot_gzip_bytes": snapshot.with_name(snapshot.name + ".gz").stat().st_size,
                 "wheel_bytes": report["wheel_bytes"] if report else sites["a"][1]["full_wheel_bytes"],
                 "wheel_gzip_bytes": report["wheel_gzip_bytes"] if report else sites["a"][1]["full_wheel_gzip_bytes"],
                 "kernels": len(report["kernels"]) if report else None,

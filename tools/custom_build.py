@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import functools
 import importlib
 import json
 import re
@@ -32,11 +33,15 @@ KEYS = {
 # Module groups that a custom build keeps only when something kept needs them (the rest is core, always kept).
 OPTIONAL = (
     "webtf.backends.", "webtf.gradients.", "webtf.ops.", "webtf.models.", "webtf.data", "webtf.train",
-    "webtf.layers", "webtf.losses",
+    "webtf.layers", "webtf.losses", "webtf.backend_util.",
 )  # fmt: skip
+UTIL = "webtf.backend_util."  # the backends' shared helpers: a module of it is kept when a kept module imports it
 # tf.grad and friends: left out of forward-mode-only builds
 GRADIENT_API = ("webtf.gradients.api", "webtf.gradients.tape", "webtf.gradients.util")
 ALWAYS_SHADERS = ("header", "footer")
+# the graph executor's control-flow parts: kept only for a model with control flow (the executor imports them
+# only then; the op table's imports of the container handlers are dropped with them)
+CONTROL_FLOW_MODULES = ("webtf.models.graph.dynamic", "webtf.models.graph.resources", "webtf.models.graph.containers")
 
 
 class ConfigError(Exception):
@@ -221,8 +226,18 @@ def wanted(module: str, kernels: set[str], kernel_mods: set[str], config: Custom
     if module.startswith("webtf.models.pipelines.") and module != "webtf.models.pipelines.common":
         # a pipeline (pre/post-processing of one model) when its model is listed
         return any(f"/{path.name}" in module_text(module) for path in config.models)
+    if module in CONTROL_FLOW_MODULES:
+        return any(has_control_flow(path) for path in config.models)
     # the rest of models/ (io's storage handlers, the graph executor's parts) only when imported
     return module == "webtf.models.graph.model" and bool(config.models)
+
+
+@functools.cache
+def has_control_flow(path: Path) -> bool:
+    """Whether a graph model (model.json) has a control-flow op, in its graph or its function library."""
+    from webtf.models.graph.op_table import CONTROL_FLOW_OPS
+
+    return bool(set(re.findall(r'"op"\s*:\s*"(\w+)"', path.read_text())) & CONTROL_FLOW_OPS)
 
 
 def optional(module: str) -> bool:
@@ -233,11 +248,13 @@ def optional(module: str) -> bool:
 class Shaker:
     """Keeps the needed modules and drops from package __init__ files the imports of the others."""
 
-    def __init__(self, modules: dict[str, Path], keep: Callable[[str], bool], tf: Any) -> None:
-        self.files, self.keep, self.tf = modules, keep, tf
+    def __init__(self, modules: dict[str, Path], keep: Callable[[str], bool], tf: Any, kernels: set[str]) -> None:
+        self.files, self.keep, self.tf, self.kernels = modules, keep, tf, kernels
         self.kept: set[str] = {m for m in modules if not optional(m) or keep(m)}
         self.trees: dict[str, ast.Module] = {}
         self.removed: dict[str, set[str]] = {}
+        self.used: set[str] | None = None  # used_names() of the kept modules, once run() found them
+        self.dropped_ops: dict[str, list[str]] = {}  # drop_unused_ops() of every kept ops module
 
     def is_package(self, module: str) -> bool:
         return self.files[module].name == "__init__.py"
@@ -262,13 +279,20 @@ class Shaker:
         return self.kept
 
     def _needs(self, module: str) -> set[str]:
-        """Modules that a module's top-level imports make necessary (a package's own imports are optional)."""
+        """Modules that a module's top-level imports make necessary (a package's imports of its own submodules
+        are optional)."""
         needs = set()
         package = self.is_package(module)
         for node in _top_imports(self._tree(module)):
             for target in self._targets(module, node):
-                if target in self.files and (not package or not optional(target) or target in self.kept):
+                if target in CONTROL_FLOW_MODULES and not self.keep(target):
+                    continue
+                own = package and target.startswith(f"{module}.")
+                if target in self.files and (not own or not optional(target) or target in self.kept):
                     needs.add(target)
+        for node in ast.walk(self._tree(module)):  # backend_util's helpers, also where imported in a function
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                needs |= {t for t in self._targets(module, node) if t.startswith(UTIL) and t in self.files}
         return needs
 
     def _targets(self, module: str, node: ast.Import | ast.ImportFrom) -> set[str]:
@@ -283,12 +307,22 @@ class Shaker:
             if sub in self.files:
                 found.add(sub)
             elif alias.name != "*" and base in self.files and not self.is_package(module):
-                # `from package import name`: the module that defines name (e.g. through a star import)
+                # `from package import name`: the module that defines name (e.g. through a star import), or for a
+                # value without __module__ (a constant) the submodule the package's __init__ takes it from
                 obj = getattr(importlib.import_module(base), alias.name, None)
                 defined = getattr(obj, "__module__", None)
+                if not (isinstance(defined, str) and defined in self.files) and self.is_package(base):
+                    defined = self._source_of(base, alias.name)
                 if isinstance(defined, str) and defined in self.files:
                     found.add(defined)
         return found
+
+    def _source_of(self, package: str, name: str) -> str | None:
+        """The module that a package's __init__ imports name from (`from .sub import name`), if any."""
+        for node in _top_imports(self._tree(package)):
+            if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
+                return _resolve(package, True, node.level, node.module)
+        return None
 
     def _tree(self, module: str) -> ast.Module:
         if module not in self.trees:
@@ -301,6 +335,8 @@ class Shaker:
         removed = self._prune(module, tree)
         if removed:
             _filter_names(tree, removed)
+        if module.startswith("webtf.ops.") and not self.is_package(module) and self.used is not None:
+            self.dropped_ops.update(drop_unused_ops(tree, self.kernels, self.used))
         return minify(tree)
 
     def _prune(self, module: str, tree: ast.Module) -> set[str]:
@@ -339,11 +375,12 @@ class Shaker:
 
 
 def _bodies(tree: ast.Module) -> list[list[ast.stmt]]:
-    """The module body and the bodies of its top-level if / try blocks."""
+    """The module body and the bodies of its top-level if / try blocks (not `if TYPE_CHECKING:`'s: it never runs)."""
     bodies = [tree.body]
     for node in tree.body:
         if isinstance(node, ast.If):
-            bodies += [node.body, node.orelse]
+            checking = isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+            bodies += [node.orelse] if checking else [node.body, node.orelse]
         elif isinstance(node, ast.Try):
             bodies += [node.body, node.orelse, node.finalbody]
     return [b for b in bodies if b]
@@ -381,6 +418,11 @@ def _filter_names(tree: ast.Module, names: set[str]) -> None:
                 _filter_literal(node.value, names)
             keep.append(node)
         body[:] = keep or [ast.Pass()]
+    for node in ast.walk(tree):  # `**table` entries of dict literals anywhere (e.g. in a function building a table)
+        if isinstance(node, ast.Dict):
+            pairs = zip(node.keys, node.values, strict=True)
+            kept = [(k, v) for k, v in pairs if k is not None or not _uses(v, names)]
+            node.keys, node.values = [k for k, _ in kept], [v for _, v in kept]
 
 
 class _StripAnnotations(ast.NodeTransformer):
@@ -467,22 +509,83 @@ def shader_names(sources: Iterable[str], kernels: set[str]) -> list[str]:
     return sorted(names)
 
 
+def abi_table(table: dict[str, Any], sources: str) -> bytes:
+    """The wasm ABI table with only the kernel exports (capitalized: Add, Conv2D, ...) that the kept wasm
+    modules name; the runtime's own exports (malloc, free, ...) all stay. Compact JSON."""
+    exports = table["exports"]
+    named = set(re.findall(r"\b[A-Z]\w*", sources))
+    kept = {name: entry for name, entry in exports.items() if not name[0].isupper() or name in named}
+    return json.dumps({**table, "exports": kept}, separators=(",", ":")).encode()
+
+
 def left_out_ops(files: dict[str, Path], kept: set[str]) -> dict[str, list[str]]:
     """The public ops of the ops modules left out -> the kernels they run (for the error naming them)."""
     found: dict[str, list[str]] = {}
     for module in sorted(m for m in files if m.startswith("webtf.ops.") and m not in kept):
         for node in ast.parse(module_text(module)).body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                defined = [node.name]
-            elif isinstance(node, ast.Assign):  # ops made by a factory: sin = unary_op(kn.Sin)
-                defined = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            else:
-                continue
-            names = [n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and _is_kn(n)]
-            for name in defined:
-                if names and not name.startswith("_"):
-                    found[name] = list(dict.fromkeys(names))
+            defined, kernels = _op_def(node)
+            found.update(dict.fromkeys(defined, kernels))
     return found
+
+
+def _op_def(node: ast.stmt) -> tuple[list[str], list[str]]:
+    """The public ops a top-level statement of an ops module defines and the kernels they run (kn.<Name>)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        defined = [node.name]
+    elif isinstance(node, ast.Assign):  # ops made by a factory: sin = unary_op(kn.Sin)
+        defined = [t.id for t in node.targets if isinstance(t, ast.Name)]
+    else:
+        return [], []
+    kernels = list(dict.fromkeys(n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and _is_kn(n)))
+    return ([name for name in defined if not name.startswith("_")] if kernels else []), kernels
+
+
+def used_names(files: dict[str, Path], kept: Iterable[str]) -> set[str]:
+    """The op names the kept modules may use: imported from webtf, read as attributes (not on a module outside
+    webtf such as math: on a tensor they are methods), or read in an ops module that defines them. An op none of
+    them names can go. The converter's handlers (graph/, `tf.<op>` on webtf.ops) do not count: they get a
+    stand-in for an op left out, and a listed model's ops run kept kernels."""
+    used: set[str] = set()
+    for module in kept:
+        tree = ast.parse(files[module].read_text())
+        handlers = module.startswith("webtf.models.graph.")
+        outside = {a.asname or a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+                   for a in n.names if not a.name.startswith("webtf")}  # fmt: skip
+        own = {d for n in tree.body for d in _op_def(n)[0]} if module.startswith("webtf.ops.") else set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("webtf")):
+                used |= {a.name for a in node.names}
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in own:
+                used.add(node.id)
+            elif isinstance(node, ast.Attribute) and not (handlers and _on_ops(node)):
+                if not (isinstance(node.value, ast.Name) and node.value.id in outside):
+                    used.add(node.attr)
+    return used
+
+
+def drop_unused_ops(tree: ast.Module, kernels: set[str], used: set[str]) -> dict[str, list[str]]:
+    """Single ops from a kept ops module: the public ops whose kernels are all left out and that no kept module
+    names go (with their `__all__` entries); returns them -> their kernels, for the build's error. Code that
+    looks one up by its name (the converter's op tables) gets webtf.ops's stand-in that raises that error."""
+    dropped: dict[str, list[str]] = {}
+    body = []
+    for node in tree.body:
+        defined, needs = _op_def(node)
+        if defined and not set(needs) & kernels and not set(defined) & used:
+            dropped.update(dict.fromkeys(defined, needs))
+        else:
+            body.append(node)
+    tree.body = body
+    for node in tree.body:  # __all__ = [...] / __all__ += [...]
+        if isinstance(node, (ast.Assign, ast.AugAssign)) and isinstance(node.value, (ast.List, ast.Tuple)):
+            node.value.elts = [e for e in node.value.elts if not (isinstance(e, ast.Constant) and e.value in dropped)]
+    return dropped
+
+
+def _on_ops(node: ast.Attribute) -> bool:
+    """`tf.<name>` or `tf.<namespace>.<name>` (the graph modules' alias of webtf.ops)."""
+    value = node.value.value if isinstance(node.value, ast.Attribute) else node.value
+    return isinstance(value, ast.Name) and value.id == "tf"
 
 
 def _is_kn(node: ast.Attribute) -> bool:
@@ -501,8 +604,9 @@ def make_plan(config: CustomConfig, log: Callable[[str], None]) -> Plan:
     kernel_set = set(kernels)
     kernel_mods = kernel_modules(tf, kernel_set, config.backends, config.forward_mode_only)
     files = all_modules()
-    shaker = Shaker(files, lambda m: wanted(m, kernel_set, kernel_mods, config), tf)
+    shaker = Shaker(files, lambda m: wanted(m, kernel_set, kernel_mods, config), tf, kernel_set)
     kept = sorted(shaker.run())
+    shaker.used = used_names(files, kept)
     log(f"{len(kernels)} kernels, {len(kept)} of {len(files)} modules")
     entries: dict[str, bytes] = {}
     for module in kept:
@@ -515,7 +619,7 @@ def make_plan(config: CustomConfig, log: Callable[[str], None]) -> Plan:
         "kernels": kernels,
         "forward_mode_only": config.forward_mode_only,
     }
-    build["left_out_ops"] = left_out_ops(files, set(kept))
+    build["left_out_ops"] = {**left_out_ops(files, set(kept)), **shaker.dropped_ops}
     header = '"""This custom build\'s contents (build.py custom)."""'
     entries["webtf/_build.py"] = f"{header}\n\nBUILD = {build!r}\n".encode()
     shaders: list[str] = []
@@ -525,7 +629,7 @@ def make_plan(config: CustomConfig, log: Callable[[str], None]) -> Plan:
         for name in shaders:
             entries[f"webtf/shaders/{name}.glsl"] = (ROOT / "shaders" / f"{name}.glsl").read_bytes()
     if "wasm" in config.backends:
+        wasm = "\n".join(entries[k].decode() for k in entries if k.startswith("webtf/backends/wasm/"))
         for path in sorted((ROOT / "wasm").glob("*.json")):
-            compact = json.dumps(json.loads(path.read_text()), separators=(",", ":"))
-            entries[f"webtf/wasm_abi/{path.name}"] = compact.encode()
+            entries[f"webtf/wasm_abi/{path.name}"] = abi_table(json.loads(path.read_text()), wasm)
     return Plan(kernels, per_model, kept, shaders, entries)

@@ -101,7 +101,8 @@ export function expandSnapshot({ header, pages }, memory) {
   }
 }
 
-/** Write the files of a wheel whose entries are stored uncompressed (build.py makes it so) under folder. */
+/** Write the files of a wheel whose entries are stored uncompressed (build.py makes it so) under folder; pyodide:
+ * anything with Pyodide's FS (the instance, or {FS} in fsInit). */
 export function unpackStoredWheel(pyodide, bytes, folder) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const end = bytes.length - 22; // the end-of-central-directory record (no archive comment)
@@ -132,11 +133,12 @@ export async function startPython({ onPhase = () => {} } = {}) {
     import(here("pyodide/pyodide.mjs")),
     downloads.index,
   ]);
-  let sitePackages = null;
   const options = {
     indexURL: here("pyodide/"),
-    fsInit: (_fs, info) => {
-      sitePackages = info.sitePackages;
+    // webtf's files go into site-packages before Python starts (Pyodide awaits fsInit once its wasm is compiled):
+    // on the snapshot path while the snapshot still downloads, off the critical path
+    fsInit: async (fs, info) => {
+      unpackStoredWheel({ FS: fs }, new Uint8Array(await downloads.wheel), info.sitePackages);
     },
   };
 
@@ -155,7 +157,7 @@ export async function startPython({ onPhase = () => {} } = {}) {
     snapshot.catch(() => {}); // awaited in fill: not an unhandled rejection meanwhile
     let failure = null;
     const fill = async (fs, info) => {
-      options.fsInit(fs, info);
+      await options.fsInit(fs, info);
       try {
         expandSnapshot(await snapshot, memory);
       } catch (error) {
@@ -177,8 +179,7 @@ export async function startPython({ onPhase = () => {} } = {}) {
     onPhase("starting Python");
     pyodide = await loadPyodide(options);
   }
-  onPhase("installing webtf");
-  unpackStoredWheel(pyodide, new Uint8Array(await downloads.wheel), sitePackages);
+  onPhase("importing webtf");
   if (path === "snapshot") pyodide.runPython(RESTORED_PY);
   pyodide.runPython("import webtf"); // the plain path's import; a no-op after a restore
   console.log(`[webtf] ${note}`);

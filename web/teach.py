@@ -5,24 +5,30 @@ nsfwjs's own classifier) turns the centre square of a frame into an embedding; e
 embeddings, one tensor each, never as frames. A small head (tf.sequential: dense relu, dense softmax) trains on
 them with model.fit and then predicts every frame (a still image once). The state goes to `ui.publish` as JSON
 (window.webtfTeach).
+webtf's layers and training families are imported when first used (a button press), not with this file, so that
+the page's snapshot and boot leave them out.
 """
+
+from __future__ import annotations
 
 import asyncio
 import json
 import time
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import webtf as tf
 import webtf.browser  # noqa: F401  (binds tf.browser)
-from webtf.models.layers import LayersModel, load_layers_model
+
+if TYPE_CHECKING:
+    from webtf.models.layers import LayersModel
 
 EXTRACTOR_URL = "models/mobilenet_v2/model.json"
 FEATURES = "flatten_1"  # the pooled features, before nsfwjs's dense layers
 SIZE = 224  # MobileNetV2's input side
 HIDDEN = 64  # units of the head's hidden layer
 SAVE_NAME = "webtf-teach"  # indexeddb://webtf-teach, downloads webtf-teach.json + webtf-teach.weights.bin
-OPTIMIZERS = {"adam": tf.train.adam, "sgd": tf.train.sgd, "rmsprop": tf.train.rmsprop}
+OPTIMIZERS = ("adam", "sgd", "rmsprop")  # tf.train.<name>
 
 
 def now_ms() -> float:
@@ -61,7 +67,7 @@ class Teacher:
         if self.extractor is None:
             message = self.state["message"]
             self.say("Loading MobileNetV2 (the feature extractor)...")
-            self.extractor = await load_layers_model(EXTRACTOR_URL)
+            self.extractor = await tf.load_layers_model(EXTRACTOR_URL)
             self.extractor.trainable = False
             self.say(message)
         return self.extractor
@@ -141,7 +147,7 @@ class Teacher:
             return
         self.dispose_head()
         n = len(self.names)
-        self.optimizer = OPTIMIZERS[options["optimizer"]](float(options["learning_rate"]))
+        self.optimizer = getattr(tf.train, options["optimizer"])(float(options["learning_rate"]))
         self.head = tf.sequential()
         self.head.add(tf.layers.dense(units=HIDDEN, activation="relu", input_shape=[1280]))
         self.head.add(tf.layers.dense(units=n, activation="softmax"))
@@ -244,7 +250,7 @@ class Teacher:
         else:
             where = f"indexeddb://{SAVE_NAME}"
         try:
-            head = await load_layers_model(where)
+            head = await tf.load_layers_model(where)
         except Exception as error:  # noqa: BLE001 - nothing saved, or a wrong file: say so
             self.say(f"Could not load a saved model: {error}")
             return

@@ -5,15 +5,13 @@
 
 from __future__ import annotations
 
+from importlib import import_module
+from pathlib import Path
 from typing import Any
 
 from . import backends as _backends  # noqa: F401
 from . import (
     browser,
-    data,  # tf.data: datasets (array, generator, zip, csv)
-    layers,  # tf.layers.<name>(**config): a factory per layer class
-    losses,
-    train,
     util,  # tf.util: shapes, strides, shuffling, checks
 )
 from . import ops as _ops
@@ -44,37 +42,35 @@ from .kernel_registry import (
     register_kernels,
     unregister_kernel,
 )
-from .losses import Reduction
-from .models import GraphModel, LayersModel, io, load_graph_model, load_layers_model
+from .models import GraphModel, io, load_graph_model
 from .models.graph import load_graph_model_sync
 from .models.graph.math_ops import deregister_op, register_op
-from .models.layers import callbacks, constraints, initializers, metrics, regularizers
-from .models.layers.api import Sequential, SymbolicTensor, input, model, sequential  # noqa: A004
-from .models.layers.base import LayerVariable
-from .models.layers.callbacks import (
-    Callback,
-    CallbackList,
-    CustomCallback,
-    EarlyStopping,
-    History,
-    register_callback_constructor,
-)
-from .models.layers.recurrent import RNN
-from .models.layers.topology import InputSpec
 from .ops import *  # noqa: F403
 from .ops.chaining import bind as _bind
 from .ops.pool_more import pool
 from .tensor import Tensor, Variable
-from .train import (
-    AdadeltaOptimizer,
-    AdagradOptimizer,
-    AdamaxOptimizer,
-    AdamOptimizer,
-    MomentumOptimizer,
-    Optimizer,
-    RMSPropOptimizer,
-    SGDOptimizer,
-)
+
+# Families most pages never touch (layers models, training, datasets, losses): imported on first use, so that
+# `import webtf` and the page's memory snapshot leave them out. name -> (module, attribute; None: the module).
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "data": (".data", None),  # tf.data: datasets (array, generator, zip, csv)
+    "layers": (".layers", None),  # tf.layers.<name>(**config): a factory per layer class
+    "losses": (".losses", None),
+    "train": (".train", None),
+    "Reduction": (".losses", "Reduction"),
+    **{name: (f".models.layers.{name}", None) for name in
+       ("callbacks", "constraints", "initializers", "metrics", "regularizers")},
+    **{name: (".models.layers", name) for name in ("LayersModel", "load_layers_model")},
+    **{name: (".models.layers.api", name) for name in ("Sequential", "SymbolicTensor", "input", "model", "sequential")},
+    "LayerVariable": (".models.layers.base", "LayerVariable"),
+    **{name: (".models.layers.callbacks", name) for name in
+       ("Callback", "CallbackList", "CustomCallback", "EarlyStopping", "History", "register_callback_constructor")},
+    "RNN": (".models.layers.recurrent", "RNN"),
+    "InputSpec": (".models.layers.topology", "InputSpec"),
+    **{name: (".train", name) for name in (
+        "AdadeltaOptimizer", "AdagradOptimizer", "AdamaxOptimizer", "AdamOptimizer", "MomentumOptimizer",
+        "Optimizer", "RMSPropOptimizer", "SGDOptimizer")},
+}  # fmt: skip
 
 if numpy_or_none() is not None:  # the numpy backend: priority 2 outside the browser, 0 in Pyodide
     from .backends import numpy as _numpy  # noqa: F401
@@ -85,10 +81,38 @@ _bind(vars(_ops))
 
 
 def __getattr__(name: str) -> Any:
-    """A custom build (build.py custom) says which ops it left out and the kernels to add for them."""
-    from .kernel_registry import left_out_op
+    """The lazily imported families (_LAZY) on first use; a custom build (build.py custom) says which ops it
+    left out and the kernels to add for them."""
+    from .kernel_registry import left_out_module, left_out_op
 
+    if name in _LAZY:
+        module, attribute = _LAZY[name]
+        try:
+            value = import_module(module, __name__)
+        except ModuleNotFoundError as error:  # a custom build without that family
+            if (why := left_out_module(name, error)) is None:
+                raise
+            raise AttributeError(why) from None
+        value = getattr(value, attribute) if attribute else value
+        globals()[name] = value  # found directly from now on
+        return value
     raise AttributeError(left_out_op(name) or f"module 'webtf' has no attribute '{name}'")
+
+
+def _lazy_names() -> list[str]:
+    """_LAZY's names, for __all__: in a custom build only those whose module it kept (checked without importing)."""
+    from .kernel_registry import CUSTOM_BUILD
+
+    if CUSTOM_BUILD is None:
+        return list(_LAZY)
+    root = Path(__file__).parent
+    paths = {m: root.joinpath(*m[1:].split(".")) for m, _ in _LAZY.values()}
+    kept = {m for m, path in paths.items() if path.with_suffix(".py").exists() or (path / "__init__.py").exists()}
+    return [name for name, (module, _) in _LAZY.items() if module in kept]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 
 def tidy(fn_or_name: Any, fn: Any = None) -> Any:
@@ -178,18 +202,10 @@ def enable_debug_mode() -> None:
 
 __all__ = [
     "ENGINE", "ENV", "Backend", "Environment", "GraphModel", "KernelRecord", "MemoryInfo", "ProfileInfo", "Tensor",
-    "LayersModel", "data", "io", "load_graph_model", "load_layers_model", "callbacks", "metrics",
-    "TensorInfo", "TimingInfo", "Variable", "backend", "dispose", "enable_debug_mode", "enable_prod_mode",
-    "env", "find_backend", "get_backend", "get_kernel", "get_kernels_for_backend", "keep", "memory",
-    "profile", "ready", "register_backend", "register_kernel", "register_kernels", "remove_backend",
-    "set_backend", "tidy", "time", "unregister_kernel", "wasm",
-    "GradConfig", "custom_grad", "dispose_variables", "get_gradient", "grad", "grads", "register_gradient",
-    "value_and_grad", "value_and_grads", "variable_grads",
-    "layers", "initializers", "regularizers", "constraints", "input", "model", "sequential", "Sequential",
-    "SymbolicTensor",
-    "losses", "train", "Reduction", "AdadeltaOptimizer", "AdagradOptimizer", "AdamOptimizer", "AdamaxOptimizer",
-    "MomentumOptimizer", "Optimizer", "RMSPropOptimizer", "SGDOptimizer",
-    "util", "register_op", "deregister_op", "LayerVariable", "RNN", "Callback", "CallbackList", "CustomCallback",
-    "EarlyStopping", "History", "unregister_gradient", "pool",
-    "browser", "load_graph_model_sync", "register_callback_constructor", "InputSpec",
-] + list(_ops.__all__)  # fmt: skip
+    "io", "load_graph_model", "TensorInfo", "TimingInfo", "Variable", "backend", "dispose", "enable_debug_mode",
+    "enable_prod_mode", "env", "find_backend", "get_backend", "get_kernel", "get_kernels_for_backend", "keep",
+    "memory", "profile", "ready", "register_backend", "register_kernel", "register_kernels", "remove_backend",
+    "set_backend", "tidy", "time", "unregister_kernel", "wasm", "GradConfig", "custom_grad", "dispose_variables",
+    "get_gradient", "grad", "grads", "register_gradient", "value_and_grad", "value_and_grads", "variable_grads",
+    "util", "register_op", "deregister_op", "unregister_gradient", "pool", "browser", "load_graph_model_sync",
+] + _lazy_names() + list(_ops.__all__)  # fmt: skip

@@ -37,6 +37,36 @@ def left_out_op(name: str) -> str | None:
     return f"op '{name}' (kernel {ran}) is not in this custom webtf build: {_add('kernels', kernels)}"
 
 
+class LeftOutOp:
+    """What a custom build has for an op (or an ops namespace, e.g. `spectral`) it left out: calling it raises
+    AttributeError naming the kernels to add."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __getattr__(self, name: str) -> LeftOutOp:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return LeftOutOp(f"{self.name}.{name}")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        op = self.name.rsplit(".", 1)[-1]
+        raise AttributeError(left_out_op(op) or f"op '{self.name}' is not in this custom webtf build")
+
+
+def left_out_module(name: str, error: ModuleNotFoundError) -> str | None:
+    """Why `tf.<name>` (a lazily imported family) cannot be imported: a custom build left its module out."""
+    if CUSTOM_BUILD is None:
+        return None
+    config = CUSTOM_BUILD["config"]
+    return (
+        f"tf.{name} is not in this custom webtf build (module {error.name} was left out): add the kernels it "
+        f'runs to "kernels" in {config} and run `python3 build.py custom --config {config}` again'
+    )
+
+
 def _add(key: str, names: list[str]) -> str:
     config = CUSTOM_BUILD["config"] if CUSTOM_BUILD else ""
     listed = ", ".join(f'"{n}"' for n in names)

@@ -57,7 +57,18 @@ try:
     tf.sin(x)
 except (AttributeError, NotImplementedError) as error:  # the op's module left out, or only its kernel
     out["error"] = str(error)
+try:  # what the converter's op tables hold for an op whose module was left out: a stand-in that raises
+    tf.ops.conv3d(x, x, 1, "valid")
+except AttributeError as error:
+    out["stand_in"] = str(error)
 x.dispose()
+try:  # a lazily imported family left out
+    tf.layers
+except AttributeError as error:
+    out["layers"] = str(error)
+star = {}
+exec("from webtf import *", star)  # __all__ names only what the build has
+out["star"] = "sequential" in star, "tidy" in star
 out["leaked"] = tf.memory().num_tensors - before
 out["wasm"] = asyncio.run(tf.set_backend("wasm"))
 out["registered"] = sorted(tf.ENGINE.factories)
@@ -83,6 +94,9 @@ def test_small_cpu_build_runs_what_it_lists(tmp_path: Path, capsys: pytest.Captu
         "kernel 'Sin' is not in this custom webtf build" in out["error"]
     )
     assert 'add "Sin" to "kernels" in custom_webtf.json' in out["error"]
+    assert "op 'conv3d' (kernel 'Conv3D') is not in this custom webtf build" in out["stand_in"]
+    assert out["layers"].startswith("tf.layers is not in this custom webtf build")
+    assert out["star"] == [False, True]
     assert out["leaked"] == 0
     assert out["wasm"] is False and "backend 'wasm' is not in this custom webtf build" in result.stderr
     assert out["registered"] == ["cpu"]

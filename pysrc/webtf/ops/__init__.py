@@ -94,3 +94,13 @@ from . import sparse as _sparse  # noqa: E402
 from .sparse import *  # noqa: E402, F403
 
 __all__ += _sparse.__all__
+
+
+# A custom build (build.py custom) leaves ops out: code that holds them (the converter's op tables) still imports,
+# and calling one raises naming the kernels to add. The full build has every op: a missing name is an error.
+def __getattr__(name: str) -> object:
+    from ..kernel_registry import CUSTOM_BUILD, LeftOutOp
+
+    if CUSTOM_BUILD is None or name.startswith("_"):
+        raise AttributeError(f"module 'webtf.ops' has no attribute '{name}'")
+    return LeftOutOp(name)

@@ -8,12 +8,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ... import ops as tf
 from ...tensor import Tensor
-from .lazy_ops import ops as tf
 from .nodes import Node
-from .resources import TensorArray, TensorList, element_shape
 
 Handler = Callable[[Node, list[Tensor], Any], Any]
+
+
+def _resources() -> Any:
+    """graph/resources.py, imported with the data-driven executor (graph/dynamic.py) that runs these ops: a
+    model without control flow never imports either."""
+    from . import resources
+
+    return resources
 
 
 def _int(ctx: Any, t: Tensor) -> int:
@@ -25,7 +32,7 @@ def _ints(ctx: Any, t: Tensor) -> list[int]:
 
 
 def _shape_in(ctx: Any, t: Tensor) -> Any:
-    return element_shape(t, ctx.values(t))
+    return _resources().element_shape(t, ctx.values(t))
 
 
 # ------------------------------------------------------------------------------------------- TensorArray
@@ -33,7 +40,7 @@ def _shape_in(ctx: Any, t: Tensor) -> Any:
 
 def _ta_new(node: Node, ins: list[Tensor], ctx: Any) -> list[Tensor]:
     size = _int(ctx, ins[0])
-    arr = TensorArray(
+    arr = _resources().TensorArray(
         node.str("tensor_array_name") or node.name,
         node.dtype("dtype"),
         size,
@@ -91,7 +98,9 @@ def _ta_close(node: Node, ins: list[Tensor], ctx: Any) -> list[Tensor]:
 
 
 def _list(ctx: Any, items: list[Tensor | None], shape: Any, dtype: str, max_size: int) -> Tensor:
-    return ctx.resources.add(TensorList(items, shape, dtype, max_size, ctx.resources.new_handle()))
+    return ctx.resources.add(
+        _resources().TensorList(items, shape, dtype, max_size, ctx.resources.new_handle())
+    )
 
 
 def _tl_reserve(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
@@ -112,7 +121,7 @@ def _tl_from_tensor(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
         raise TypeError(f"TensorListFromTensor: the tensor is {t.dtype}, but element_dtype is {dtype}")
     if t.rank == 0:
         raise ValueError("TensorListFromTensor: the tensor must have rank >= 1")
-    lst = TensorList([], shape, dtype, -1, None)  # type: ignore[arg-type]  (the handle once checked)
+    lst = _resources().TensorList([], shape, dtype, -1, None)  # type: ignore[arg-type]  (the handle once checked)
     lst._check(None, list(t.shape[1:]), "tensor element")
     lst.handle, lst.items = ctx.resources.new_handle(), _owned_rows(t)
     return ctx.resources.add(lst)
@@ -161,7 +170,7 @@ def _tl_scatter(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
     size = max(indices, default=-1) + 1
     if len(ins) > 3:  # TensorListScatterV2: num_elements
         size = max(size, _int(ctx, ins[3]))
-    lst = TensorList([None] * size, shape, t.dtype, -1, None)  # type: ignore[arg-type]  (the handle once checked)
+    lst = _resources().TensorList([None] * size, shape, t.dtype, -1, None)  # type: ignore[arg-type]  (the handle once checked)
     lst._check(None, list(t.shape[1:]), "tensor element")
     lst.handle = ctx.resources.new_handle()
     for i, row in zip(indices, _owned_rows(t), strict=True):
@@ -177,7 +186,7 @@ def _tl_split(node: Node, ins: list[Tensor], ctx: Any) -> Tensor:
         raise ValueError(
             f"TensorListSplit: lengths {lengths} do not sum to the rows of shape {list(t.shape)}"
         )
-    lst = TensorList([], shape, t.dtype, -1, ctx.resources.new_handle())
+    lst = _resources().TensorList([], shape, t.dtype, -1, ctx.resources.new_handle())
     lst.items = list(tf.split(t, lengths, 0)) if lengths else []
     return ctx.resources.add(lst)
 

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...tensor import Tensor
 from ..runner import Program, Step, compile_steps, run
-from .dynamic import DynamicPlan, DynamicRun, make_plan
 from .functions import Function
 from .nodes import Node
 from .op_table import ASYNC_OPS, CONTROL_FLOW_OPS, resolve
 from .tables import Tables
+
+if TYPE_CHECKING:  # the data-driven executor is imported only for graphs with control flow
+    from .dynamic import DynamicPlan
 
 
 @dataclass
@@ -56,7 +58,9 @@ class Executor:
             fn = self.functions.get(name)
             if fn is None:
                 raise ValueError(f"the model's function library has no function '{name}'")
-            got = self._function_executors[name] = Executor(fn.nodes, self.weights, self.functions, self.tables)
+            got = self._function_executors[name] = Executor(
+                fn.nodes, self.weights, self.functions, self.tables
+            )
         return got
 
     def plan(self, feeds: tuple[str, ...], outputs: tuple[str, ...]) -> Plan:
@@ -92,6 +96,8 @@ class Executor:
                     stack.append((src, False))
         plan = Plan(order, any(n.op in ASYNC_OPS or n.op in CONTROL_FLOW_OPS for n in order))
         if any(n.op in CONTROL_FLOW_OPS for n in order):
+            from .dynamic import make_plan
+
             plan.dynamic = make_plan(self.nodes, fed, outputs)
         self._plans[key] = plan
         return plan
@@ -128,6 +134,8 @@ class Executor:
         resources: the calling run's TensorArrays / TensorLists, for a function body (None: a run's own)."""
         plan = self._plan_for(feeds, outputs)
         if plan.dynamic is not None:
+            from .dynamic import DynamicRun
+
             return await DynamicRun(self, plan.dynamic, feeds, outputs, resources).run()
         return self._run_static(plan, feeds, outputs)
 

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from ... import kernel_names as kn
+from ... import ops as tf
 from ...tensor import Tensor
-from .lazy_ops import ops as tf
 from .nodes import Node  # noqa: F401  (handlers take a Node)
 
 #: TF op name -> a custom op function (tf.register_op), consulted before the built-in handlers

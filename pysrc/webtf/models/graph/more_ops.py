@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ... import ops as tf
 from ...engine import ENGINE
 from ...tensor import Tensor
-from .lazy_ops import ops as tf
 from .nodes import Node
 
 Handler = Callable[[Node, list[Tensor], Any], Any]

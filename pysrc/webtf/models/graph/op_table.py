@@ -6,11 +6,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import kernel_names as kn
+from ... import ops as tf
 from ...ops.extra import where_coords
 from ...tensor import Tensor
 from .containers import HANDLERS as CONTAINER_HANDLERS
 from .functions import FUNCTIONAL_OPS
-from .lazy_ops import ops as tf
 from .math_ops import custom_handler
 from .math_ops import handlers as math_handlers
 from .more_ops import HANDLERS as MORE_HANDLERS

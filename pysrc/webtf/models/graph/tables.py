@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ... import ops as tf
 from ...tensor import Tensor
-from .lazy_ops import ops as tf
 from .nodes import Node
 
 Handler = Callable[[Node, list[Tensor], Any], Any]
