@@ -27,9 +27,12 @@ Ref = Any
 
 #: False: models run the normal way (for comparisons; captures already made are kept)
 ENABLED = True
+#: False: replays on wasm call the kernels from Python instead of one compiled JS program (for comparisons)
+COMPILE = True
 
-#: how many runs were captured, replayed, refused (not capturable) and dropped (a replay did not match)
-STATS = {"captured": 0, "replayed": 0, "refused": 0, "dropped": 0}
+#: how many runs were captured, replayed, refused (not capturable) and dropped (a replay did not match); of
+#: the replays, how many ran as one compiled JS program, and how many captures could not be compiled
+STATS = {"captured": 0, "replayed": 0, "refused": 0, "dropped": 0, "compiled": 0, "not_compiled": 0}
 
 
 def ref_of(v: Any, index: dict[int, int]) -> Ref:
@@ -68,7 +71,7 @@ def signature(feeds: list[Tensor]) -> tuple:
 class Capture:
     """The kernels of one recorded run and its static free plan (see the module docstring)."""
 
-    __slots__ = ("backend", "externals", "kernels", "result")
+    __slots__ = ("backend", "compiled", "externals", "kernels", "result", "__weakref__")
 
     def __init__(
         self, backend: Any, externals: list[Tensor], kernels: list[tuple], result: list[int]
@@ -77,6 +80,7 @@ class Capture:
         self.externals = externals
         self.kernels = kernels  # (impl, refs, attrs, ((shape, dtype, alias index or -1), ...), frees)
         self.result = result
+        self.compiled: Any = None  # the run as one JS program (wasm: backends/wasm/replay.py); False: none
 
     @staticmethod
     def build(feeds: list[Tensor], log: list[Any], result: list[Tensor], start_id: int) -> Capture | None:
@@ -147,7 +151,36 @@ class Capture:
 
     def run(self, feeds: list[Tensor]) -> list[Tensor] | None:
         """The outputs for new feeds of the recorded signature, or None (nothing left made) when this
-        capture no longer applies: a weight was disposed, or a kernel's outputs differ from the recording."""
+        capture no longer applies: a weight was disposed, or a kernel's outputs differ from the recording.
+        On wasm the first replay plans a compiled program (backends/wasm/replay.py) and runs it; later
+        replays run it too, or the kernels from Python (replay()) where it could not be made."""
+        compiled = self.compiled
+        if compiled is None and COMPILE and self.backend.name == "wasm" and ENGINE._backend is self.backend:
+            from ..backends.wasm.replay import compile_capture
+
+            compiled = self.compiled = compile_capture(self, feeds) or False
+            if not compiled:
+                STATS["not_compiled"] += 1
+        if compiled and COMPILE:
+            outs = compiled.run(feeds)
+            if outs is not None:
+                STATS["compiled"] += 1
+                return outs
+            self.release()
+        outs = self.replay(feeds)
+        if outs is None:
+            self.release()
+        return outs
+
+    def release(self) -> None:
+        """Drop the compiled program (its arena and registered ids), if any."""
+        if self.compiled:
+            self.compiled.release()
+        self.compiled = False
+
+    def replay(self, feeds: list[Tensor]) -> list[Tensor] | None:
+        """run() from Python: each kernel function called directly, intermediates freed after their last
+        reader."""
         backend = ENGINE._backend
         if backend is not self.backend or any(t.is_disposed_internal for t in self.externals):
             return None

@@ -1,0 +1,495 @@
+"""Compiled replay on wasm: a captured model run (models/capture.py) as ONE generated JS function.
+
+Planning: the capture is replayed once from Python on copies of the feeds while every call into JS is
+recorded at the export level (export or heap helper, with its integer / float arguments), with the tensor
+blocks made, when each is freed and the heap writes of tensor values. The int arrays the exports take by
+pointer (shapes, strides, tensor id lists) are snapshotted at call time into a constant section.
+
+The static plan: every block of the run (feed copies, intermediates, outputs) gets an offset in ONE arena
+malloc'd once per capture, from its live range in the recorded call order; blocks whose ranges do not
+overlap share bytes. The blocks' data ids stay registered with the binary at their arena places, so every
+export argument is a constant, and XNNPACK's operators (cached by the weights' ids) are reused across runs.
+A weight-like argument that is itself a block of the run (a computed filter, bias or matmul b) is
+unregistered and registered again before its call, so its cached operator is rebuilt as an eager run would.
+
+A run: one JS call copies the constants and the feeds into their places, calls the exports in order,
+mallocs a fresh block per output, copies the outputs there and returns their pointers. Not compiled (the
+Python replay goes on): a kernel reading a block of the run from Python (a cpu fallback), heap helpers
+without a known signature, exports that malloc for Python or return values, outputs aliasing a weight.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from typing import Any
+
+from ...engine import ENGINE
+from ...tensor import Tensor
+from ..base import TensorInfo, new_data_id
+from .abi import parse_args
+from .backend import _ARENA_BYTES
+
+_ALIGN = 64
+_SLACK = 64  # bytes after the last place: XNNPACK's vector loads may read a little past a buffer
+#: exports whose XNNPACK operator is cached by the ids of these arguments (the binary's operator caches)
+_CACHED_BY = {
+    "Conv2D": ("filter",),
+    "DepthwiseConv2dNative": ("filter",),
+    "FusedConv2D": ("filter", "bias", "prelu"),
+    "FusedDepthwiseConv2D": ("filter", "bias", "prelu"),
+    "Conv2DBackpropInput": ("filter",),
+    "Conv3D": ("filter",),
+    "BatchMatMul": ("b",),
+    "_FusedMatMul": ("b", "bias", "prelu"),
+    "Prelu": ("alpha",),
+}
+_POINTER_KINDS = {"shape_ptr": "shape_len", "ints_ptr": "ints_len", "ids_ptr": "ids_len"}
+#: the backend's heap helpers: (attribute, positions of tensor pointers, (position of an int array
+#: pointer, position of its length, int32 values per length unit) or None)
+_HELPERS = (("_copy", (0, 1), (3, 4, 3)), ("_gather", (0, 1, 5), None), ("_convert", (0, 1), None))
+
+
+#: why captures were not compiled: reason -> count (for diagnosis; see the module docstring)
+REFUSALS: dict[str, int] = {}
+
+
+class _Recorder:
+    """The calls, blocks and writes of one planning run (installed on a backend by record())."""
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+        self.module = backend.module
+        self.read = backend.module.read  # (the unpatched one: record() patches the module's)
+        self.cmds: list[tuple] = []  # ("call", fn, args, refresh ids) | ("write", block, offset, bytes)
+        self.blocks: dict[int, list] = {}  # data id -> [ptr, nbytes, size, start, end or None]
+        self.live: dict[int, list] = {}  # blocks not yet freed
+        self.consts: dict[bytes, int] = {}  # int arrays -> their offset in the constant section
+        self.const_size = 0
+        self.depth = 0  # > 0 while an export runs (its import callbacks' writes are its own)
+        self.refused: str | None = None
+        self.outputs: list[tuple] = []  # ("given", capture value index) | ("made", data id, shape, dtype)
+
+    def refuse(self, why: str) -> None:
+        if self.refused is None:
+            self.refused = why
+
+    def where(self, ptr: int) -> tuple[int, int] | None:
+        """(data id, offset) of the run block holding heap address `ptr`, or None."""
+        for data_id, (p, n, *_) in self.live.items():
+            if p <= ptr < p + n or ptr == p:
+                return data_id, ptr - p
+        return None
+
+    def const(self, ptr: int, nbytes: int) -> tuple:
+        raw = self.read(ptr, nbytes) if nbytes else b""
+        off = self.consts.get(raw)
+        if off is None:
+            off = self.consts[raw] = self.const_size
+            self.const_size += (len(raw) + 7) & ~7
+        return ("const", off)
+
+    def pointer(self, ptr: int) -> Any:
+        """A tensor pointer argument: relocated when it is in a block of the run, else kept (a weight's)."""
+        got = self.where(ptr)
+        if got is not None:
+            return ("block", *got)
+        if not any(p <= ptr < p + n or p == ptr for p, n, _ in self.backend.data.values()):
+            self.refuse(f"a pointer {ptr} outside every tensor")
+        return ptr
+
+    # ---- what record() installs -------------------------------------------------------------------
+    def export(self, name: str, entry: dict[str, Any], fn: Any) -> Any:
+        args = parse_args(entry)
+        cached = _CACHED_BY.get(name, ())
+        if entry.get("returns"):
+
+            def refused(*a: Any) -> Any:
+                self.refuse(f"the export {name} returns a value")
+                return fn(*a)
+
+            return refused
+
+        def call(*a: Any) -> Any:
+            values: list[Any] = list(a)
+            refresh = []
+            for i, (arg, kind) in enumerate(args):
+                if kind in _POINTER_KINDS:
+                    n = a[next(j for j, (b, k) in enumerate(args) if b == arg and k == _POINTER_KINDS[kind])]
+                    values[i] = self.const(a[i] & 0xFFFFFFFF, 4 * n)
+                elif arg in cached and a[i] in self.blocks:
+                    refresh.append(a[i])
+            self.cmds.append(("call", fn, values, refresh))
+            self.depth += 1
+            try:
+                return fn(*a)
+            finally:
+                self.depth -= 1
+
+        return call
+
+    def helper(self, fn: Any, pointers: tuple[int, ...], array: tuple | None) -> Any:
+        def call(*a: Any) -> Any:
+            values: list[Any] = list(a)
+            for i in pointers:
+                values[i] = self.pointer(a[i] & 0xFFFFFFFF)
+            if array is not None:
+                i, n, per = array
+                values[i] = self.const(a[i] & 0xFFFFFFFF, 4 * per * a[n]) if a[i] else 0
+            self.cmds.append(("call", fn, values, []))
+            return fn(*a)
+
+        return call
+
+    def alloc(self, fn: Any) -> Any:
+        def call(data_id: int, size: int, nbytes: int, old_id: int, old_ptr: int) -> int:
+            ptr = fn(data_id, size, nbytes, old_id, old_ptr)
+            if ptr:
+                block = [ptr & 0xFFFFFFFF, nbytes, size, len(self.cmds), None]
+                self.blocks[data_id] = self.live[data_id] = block
+            return ptr
+
+        return call
+
+    def dispose(self, fn: Any) -> Any:
+        def call(data_id: int) -> None:
+            block = self.live.pop(data_id, None)
+            if block is not None:
+                block[4] = len(self.cmds)
+            fn(data_id)
+
+        return call
+
+    def write(self, fn: Any) -> Any:
+        def call(ptr: int, data: Any) -> None:
+            if not self.depth and ptr != self.backend._free_list:
+                arena = self.backend._arena
+                if not arena <= ptr < arena + _ARENA_BYTES:  # the ints arena: snapshotted per call instead
+                    got = self.where(ptr)
+                    if got is None:
+                        self.refuse(f"a heap write at {ptr} outside the run's tensors")
+                    else:
+                        self.cmds.append(("write", *got, bytes(data)))
+            fn(ptr, data)
+
+        return call
+
+    def heap_read(self, fn: Any) -> Any:
+        def call(ptr: int, nbytes: int) -> Any:
+            if not self.depth and self.where(ptr) is not None:
+                self.refuse("a kernel read a tensor of the run from the heap")
+            return fn(ptr, nbytes)
+
+        return call
+
+    def read_sync(self, fn: Any) -> Any:
+        def call(data_id: int) -> Any:
+            if data_id in self.live:
+                self.refuse("a kernel read a tensor of the run from Python")
+            return fn(data_id)
+
+        return call
+
+    def refusing(self, why: str, fn: Any) -> Any:
+        def call(*a: Any) -> Any:
+            self.refuse(why)
+            return fn(*a)
+
+        return call
+
+
+def record(capture: Any, feeds: list[Tensor]) -> tuple[_Recorder, list[int]]:
+    """Replay `capture` from Python on copies of `feeds` with every JS call recorded; returns the recorder and
+    the data ids of the feed copies (the outputs are disposed: their ids become places of the plan)."""
+    backend = capture.backend
+    rec = _Recorder(backend)
+    copies = []
+    for t in feeds:
+        info = backend.make_output(t.shape, t.dtype)
+        ptr = backend.pointer(info)
+        nbytes = backend.data[info.data_id][1]
+        if nbytes:
+            backend.copy(backend.pointer(t), ptr, (nbytes,), (1,), (1,), 1)
+        rec.blocks[info.data_id] = rec.live[info.data_id] = [ptr, nbytes, math.prod(t.shape), -1, None]
+        copies.append(ENGINE.wrap(info, backend))
+    abi, module = backend.abi, backend.module
+    patched: list[tuple[Any, str, Any]] = []  # (object or globals dict, name, original)
+
+    def patch(obj: Any, name: str, new: Any) -> None:
+        if isinstance(obj, dict):
+            patched.append((obj, name, obj[name]))
+            obj[name] = new
+        else:
+            patched.append((obj, name, obj.__dict__.get(name)))
+            setattr(obj, name, new)
+
+    for name, entry in backend.table["exports"].items():
+        bound = getattr(abi, name)
+        scope = getattr(bound, "__globals__", None)
+        if scope is not None and "_fn" in scope:
+            patch(scope, "_fn", rec.export(name, entry, scope["_fn"]))
+        elif name not in ("dispose_data", "register_tensor"):  # plain exports: malloc / free for Python
+            patch(abi, name, rec.refusing(f"a kernel called the export {name}", bound))
+    for attr, pointers, array in _HELPERS:
+        patch(backend, attr, rec.helper(getattr(backend, attr), pointers, array))
+    patch(backend, "_alloc", rec.alloc(backend._alloc))
+    patch(backend, "_malloc", rec.refusing("a kernel malloc'd a block", backend._malloc))
+    patch(backend, "dispose_data", rec.dispose(backend.dispose_data))
+    patch(backend, "read_sync", rec.read_sync(backend.read_sync))
+    patch(backend, "heap_function", rec.refusing("a kernel runs a heap function", backend.heap_function))
+    patch(backend, "adopt", rec.refusing("a kernel adopted a block", backend.adopt))
+    patch(module, "write", rec.write(module.write))
+    patch(module, "read", rec.heap_read(module.read))
+    outs = None
+    try:
+        outs = capture.replay(copies)
+    finally:
+        for obj, name, old in reversed(patched):
+            if isinstance(obj, dict):
+                obj[name] = old
+            elif old is None:
+                delattr(obj, name)
+            else:
+                setattr(obj, name, old)
+    given = len(feeds) + len(capture.externals)
+    if outs is None:
+        rec.refuse("the replay did not match its recording")
+    else:
+        rec.outputs = [
+            ("given", i) if i < given else ("made", t.data_id, t.shape, t.dtype)
+            for i, t in zip(capture.result, outs, strict=True)
+        ]
+        kept = {o[1] for o in rec.outputs if o[0] == "made"}
+        if not kept <= set(rec.blocks):
+            rec.refuse("an output shares a weight's buffer")
+        if set(rec.live) - kept - {t.data_id for t in copies}:
+            rec.refuse("a kernel kept a block it made")
+        for i, t in zip(capture.result, outs, strict=True):
+            if i >= given:
+                t.dispose()
+    for t in copies:
+        t.dispose()
+    return rec, [t.data_id for t in copies]
+
+
+def plan(blocks: dict[int, list], end: int) -> tuple[dict[int, int], int]:
+    """Arena offsets for `blocks` (data id -> [ptr, nbytes, size, start, end or None: live to the end]):
+    blocks whose live ranges [start, end) overlap never share bytes. Returns (offsets, arena size)."""
+    spans = sorted(
+        (
+            (n, b[3], end + 1 if b[4] is None else max(b[4], b[3] + 1), i)
+            for i, b in blocks.items()
+            for n in [b[1]]
+        ),
+        reverse=True,
+    )
+    placed: list[tuple[int, int, int, int]] = []  # (offset, bytes, start, end)
+    offsets: dict[int, int] = {}
+    size = 0
+    for nbytes, start, stop, data_id in spans:
+        need = (nbytes + _ALIGN - 1) // _ALIGN * _ALIGN or _ALIGN
+        at = 0
+        for off, n, _, _ in sorted(p for p in placed if p[2] < stop and start < p[3]):
+            if at + need <= off:
+                break
+            at = max(at, off + n)
+        placed.append((at, need, start, stop))
+        offsets[data_id] = at
+        size = max(size, at + need)
+    return offsets, size
+
+
+class Compiled:
+    """One capture as one JS program over a planned arena (see the module docstring)."""
+
+    def __init__(self, capture: Any, rec: _Recorder, feed_ids: list[int]) -> None:
+        backend = self.backend = capture.backend
+        self.module = backend.module
+        self.externals = capture.externals
+        self.external_ids = [t.data_id for t in capture.externals]
+        self.constants = [t.data_id for ts in backend.constants.values() for t in ts]
+        consts_size = (rec.const_size + _ALIGN - 1) // _ALIGN * _ALIGN
+        offsets, size = plan(rec.blocks, len(rec.cmds))
+        self.arena = backend.malloc(consts_size + size + _SLACK)
+        base = self.arena + consts_size
+        self.places = {i: (base + offsets[i], b[2]) for i, b in rec.blocks.items()}
+        self.outputs = [
+            o if o[0] == "given" else (*o, self.places[o[1]][0], rec.blocks[o[1]][1]) for o in rec.outputs
+        ]
+        _settle(backend)
+        register = backend.abi.register_tensor
+        for data_id, (ptr, elements) in self.places.items():
+            register(data_id, elements, ptr)
+        self._finalizer = weakref.finalize(
+            self, _release, backend, self.module, list(self.places), self.arena
+        )
+        blob = bytearray(consts_size)
+        for raw, off in rec.consts.items():
+            blob[off : off + len(raw)] = raw
+        source, fns, data = _source(rec, self, feed_ids, consts_size)
+        self.program = _compile(source, self.module.memory, fns, bytes(blob) + data, backend)
+
+    def run(self, feeds: list[Tensor]) -> list[Tensor] | None:
+        """The outputs for new feeds of the planned signature, or None when the program no longer applies
+        (nothing is left made)."""
+        backend = self.backend
+        if (
+            ENGINE._backend is not backend
+            or backend.module is not self.module
+            or [t.data_id for t in self.externals] != self.external_ids
+            or any(t.is_disposed_internal for t in self.externals)
+            or any(i not in backend.data for i in self.constants)
+        ):
+            return None
+        made = [o for o in self.outputs if o[0] == "made"]
+        ids = [new_data_id() for _ in made]
+        module = self.module
+        since = module.log_count
+        try:
+            ptrs = self.program(*[backend.pointer(t) for t in feeds], *ids)
+        except Exception as e:
+            backend._trapped(e, "compiled replay")
+            raise
+        ptrs = ptrs.to_py()
+        if not all(ptrs) or module.log_count != since:
+            for i, p in zip(ids, ptrs, strict=True):
+                if p:
+                    backend._release(i, p)
+            return None
+        outs = []
+        k = 0
+        data = backend.data
+        for o in self.outputs:
+            if o[0] == "given":
+                i = o[1]
+                outs.append(feeds[i] if i < len(feeds) else self.externals[i - len(feeds)])
+                continue
+            _, _, shape, dtype, _, nbytes = o
+            data_id = ids[k]
+            data[data_id] = (ptrs[k] & 0xFFFFFFFF, nbytes, dtype)
+            backend.bytes_allocated += nbytes
+            outs.append(ENGINE.wrap(TensorInfo(data_id, shape, dtype), backend))
+            k += 1
+        return outs
+
+    def release(self) -> None:
+        """Unregister the planned ids and free the arena (idempotent)."""
+        self._finalizer()
+
+
+def _settle(backend: Any) -> None:
+    """Free the disposed blocks the backend still holds back, so their ids are unregistered now."""
+    if backend._frees:
+        backend._flush_frees()
+    if backend._pending[0]:
+        backend._release(*backend._pending)
+        backend._pending = (0, 0)
+
+
+def _release(backend: Any, module: Any, ids: list[int], arena: int) -> None:
+    if backend._disposed or backend.module is not module:
+        return
+    unregister = backend.abi.dispose_data
+    for data_id in ids:
+        unregister(data_id)
+    backend.abi.free(arena)
+
+
+def _js_number(v: Any) -> str:
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "NaN"
+        if math.isinf(v):
+            return "Infinity" if v > 0 else "-Infinity"
+        return repr(v)
+    return str(int(v))
+
+
+def _source(
+    rec: _Recorder, compiled: Compiled, feed_ids: list[int], consts_base: int
+) -> tuple[str, list, bytes]:
+    """The JS source of the program `(memory, f, blob) => (feed pointers..., output ids...) => pointers`, the
+    functions it calls (f[i]) and the bytes of its writes (after the constants in blob)."""
+    fns: list[Any] = []
+    index: dict[int, int] = {}
+    abi = compiled.backend.abi
+
+    def fn(f: Any) -> str:
+        key = id(f)
+        if key not in index:
+            index[key] = len(fns)
+            fns.append(f)
+        return f"f{index[key]}"
+
+    arena = compiled.arena
+    places = compiled.places
+    unregister, register, malloc = fn(abi.dispose_data), fn(abi.register_tensor), fn(abi.malloc)
+    nfeeds = len(feed_ids)
+    made = [o for o in compiled.outputs if o[0] == "made"]
+    params = [f"p{i}" for i in range(nfeeds)] + [f"o{i}" for i in range(len(made))]
+    body = ["let h = new Uint8Array(memory.buffer);"]
+    if consts_base:
+        body.append(f"h.set(blob.subarray(0, {consts_base}), {arena});")
+    for i, data_id in enumerate(feed_ids):
+        ptr = places[data_id][0]
+        n = rec.blocks[data_id][1]
+        if n:
+            body.append(f"h.copyWithin({ptr}, p{i}, p{i} + {n});")
+    data = bytearray()
+    for cmd in rec.cmds:
+        if cmd[0] == "write":
+            _, block, off, raw = cmd
+            start = consts_base + len(data)
+            data += raw
+            body.append(
+                f"h = new Uint8Array(memory.buffer); h.set(blob.subarray({start}, {start + len(raw)}), "
+                f"{places[block][0] + off});"
+            )
+            continue
+        _, f, values, refresh = cmd
+        for data_id in refresh:
+            body.append(
+                f"{unregister}({data_id}); {register}({data_id}, {places[data_id][1]}, {places[data_id][0]});"
+            )
+        args = []
+        for v in values:
+            if isinstance(v, tuple):
+                args.append(str(arena + v[1] if v[0] == "const" else places[v[1]][0] + v[2]))
+            else:
+                args.append(_js_number(v))
+        body.append(f"{fn(f)}({', '.join(args)});")
+    body.append("const out = [];")
+    for k, (_, _, shape, _, src, nbytes) in enumerate(made):
+        size = math.prod(shape)
+        body.append(
+            f"{{ const p = {malloc}({nbytes or 1}); out.push(p); if (p) {{ {register}(o{k}, {size}, p);"
+            f" new Uint8Array(memory.buffer).copyWithin(p, {src}, {src + nbytes}); }} }}"
+        )
+    body.append("return out;")
+    heads = "".join(f"const f{i} = f[{i}]; " for i in range(len(fns)))
+    source = (
+        f"(memory, f, blob) => {{ {heads}return ({', '.join(params)}) => {{\n" + "\n".join(body) + "\n}; }"
+    )
+    return source, fns, bytes(data)
+
+
+def _compile(source: str, memory: Any, fns: list[Any], blob: bytes, backend: Any) -> Any:
+    from pyodide.code import run_js  # type: ignore[import-not-found]
+    from pyodide.ffi import to_js  # type: ignore[import-not-found]
+
+    from .. import js as bridge
+
+    data = bridge.js.Uint8Array.new(len(blob))
+    if blob:
+        data.assign(blob)
+    return run_js(source)(memory, to_js(fns), data)
+
+
+def compile_capture(capture: Any, feeds: list[Tensor]) -> Compiled | None:
+    """The capture as one JS program, planned on a run of `feeds`; None when it cannot be (REFUSALS says why)."""
+    rec, feed_ids = record(capture, feeds)
+    if rec.refused is not None:
+        REFUSALS[rec.refused] = REFUSALS.get(rec.refused, 0) + 1
+        _settle(capture.backend)
+        return None
+    return Compiled(capture, rec, feed_ids)
