@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from array import array
 from typing import Any
 
 from ...engine import ENGINE
@@ -44,10 +45,9 @@ _CACHED_BY = {
     "_FusedMatMul": ("b", "bias", "prelu"),
     "Prelu": ("alpha",),
 }
-_POINTER_KINDS = {"shape_ptr": "shape_len", "ints_ptr": "ints_len", "ids_ptr": "ids_len"}
-#: the backend's heap helpers: (attribute, positions of tensor pointers, (position of an int array
-#: pointer, position of its length, int32 values per length unit) or None)
-_HELPERS = (("_copy", (0, 1), (3, 4, 3)), ("_gather", (0, 1, 5), None), ("_convert", (0, 1), None))
+_POINTER_KINDS = ("shape_ptr", "ints_ptr", "ids_ptr")
+#: the backend's heap helpers: (attribute, positions of tensor pointers, position of an int array pointer)
+_HELPERS = (("_copy", (0, 1), 3), ("_gather", (0, 1, 5), None), ("_convert", (0, 1), None))
 
 
 #: why captures were not compiled: reason -> count (for diagnosis; see the module docstring)
@@ -60,7 +60,6 @@ class _Recorder:
     def __init__(self, backend: Any) -> None:
         self.backend = backend
         self.module = backend.module
-        self.read = backend.module.read  # (the unpatched one: record() patches the module's)
         self.cmds: list[tuple] = []  # ("call", fn, args, refresh ids) | ("write", block, offset, bytes)
         self.blocks: dict[int, list] = {}  # data id -> [ptr, nbytes, size, start, end or None]
         self.live: dict[int, list] = {}  # blocks not yet freed
@@ -81,8 +80,16 @@ class _Recorder:
                 return data_id, ptr - p
         return None
 
-    def const(self, ptr: int, nbytes: int) -> tuple:
-        raw = self.read(ptr, nbytes) if nbytes else b""
+    def const(self, ptr: int) -> Any:
+        """An int array pointer argument: the array (the backend's ints cache holds it) in the constant
+        section."""
+        if not ptr:
+            return 0
+        key = next((k for k, p in self.backend._ints_cache.items() if p == ptr), None)
+        if key is None:
+            self.refuse("an int array outside the backend's ints cache")
+            return ptr
+        raw = array("i", key).tobytes()
         off = self.consts.get(raw)
         if off is None:
             off = self.consts[raw] = self.const_size
@@ -115,8 +122,7 @@ class _Recorder:
             refresh = []
             for i, (arg, kind) in enumerate(args):
                 if kind in _POINTER_KINDS:
-                    n = a[next(j for j, (b, k) in enumerate(args) if b == arg and k == _POINTER_KINDS[kind])]
-                    values[i] = self.const(a[i] & 0xFFFFFFFF, 4 * n)
+                    values[i] = self.const(a[i] & 0xFFFFFFFF)
                 elif arg in cached and a[i] in self.blocks:
                     refresh.append(a[i])
             self.cmds.append(("call", fn, values, refresh))
@@ -128,14 +134,13 @@ class _Recorder:
 
         return call
 
-    def helper(self, fn: Any, pointers: tuple[int, ...], array: tuple | None) -> Any:
+    def helper(self, fn: Any, pointers: tuple[int, ...], ints_at: int | None) -> Any:
         def call(*a: Any) -> Any:
             values: list[Any] = list(a)
             for i in pointers:
                 values[i] = self.pointer(a[i] & 0xFFFFFFFF)
-            if array is not None:
-                i, n, per = array
-                values[i] = self.const(a[i] & 0xFFFFFFFF, 4 * per * a[n]) if a[i] else 0
+            if ints_at is not None:
+                values[ints_at] = self.const(a[ints_at] & 0xFFFFFFFF)
             self.cmds.append(("call", fn, values, []))
             return fn(*a)
 
@@ -230,8 +235,8 @@ def record(capture: Any, feeds: list[Tensor]) -> tuple[_Recorder, list[int]]:
             patch(scope, "_fn", rec.export(name, entry, scope["_fn"]))
         elif name not in ("dispose_data", "register_tensor"):  # plain exports: malloc / free for Python
             patch(abi, name, rec.refusing(f"a kernel called the export {name}", bound))
-    for attr, pointers, array in _HELPERS:
-        patch(backend, attr, rec.helper(getattr(backend, attr), pointers, array))
+    for attr, pointers, ints_at in _HELPERS:
+        patch(backend, attr, rec.helper(getattr(backend, attr), pointers, ints_at))
     patch(backend, "_alloc", rec.alloc(backend._alloc))
     patch(backend, "_malloc", rec.refusing("a kernel malloc'd a block", backend._malloc))
     patch(backend, "dispose_data", rec.dispose(backend.dispose_data))
