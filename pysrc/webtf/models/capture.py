@@ -178,9 +178,9 @@ class Capture:
             self.compiled.release()
         self.compiled = False
 
-    def replay(self, feeds: list[Tensor]) -> list[Tensor] | None:
+    def replay(self, feeds: list[Tensor], hook: Any = None) -> list[Tensor] | None:
         """run() from Python: each kernel function called directly, intermediates freed after their last
-        reader."""
+        reader. hook: told hook.begin(impl, inputs, attrs) before each kernel, hook.end(outputs) after."""
         backend = ENGINE._backend
         if backend is not self.backend or any(t.is_disposed_internal for t in self.externals):
             return None
@@ -197,6 +197,9 @@ class Capture:
                     if impl is not None
                     else None
                 )
+                if hook is not None:
+                    hook.begin(impl, inputs, attrs)
+                    start = len(vals)
                 out = impl(backend, inputs, attrs) if impl is not None else _write(backend, refs, specs[0])
                 for info, (shape, dtype, alias) in zip(
                     (out,) if type(out) is TensorInfo else out, specs, strict=True
@@ -212,6 +215,8 @@ class Capture:
                     elif vals[alias].data_id != data_id:
                         raise _Mismatch
                     vals.append(Tensor(shape, dtype, data_id, -1))
+                if hook is not None:
+                    hook.end(vals[start:])
                 for i in frees:
                     alive.discard(i)
                     backend.dispose_data(vals[i].data_id)

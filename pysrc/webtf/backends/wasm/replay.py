@@ -26,6 +26,7 @@ from array import array
 from typing import Any
 
 from ...engine import ENGINE
+from ...models.capture import _tensors
 from ...tensor import Tensor
 from ..base import TensorInfo, new_data_id
 from .abi import parse_args
@@ -52,6 +53,8 @@ _HELPERS = (("_copy", (0, 1), 3), ("_gather", (0, 1, 5), None), ("_convert", (0,
 
 #: why captures were not compiled: reason -> count (for diagnosis; see the module docstring)
 REFUSALS: dict[str, int] = {}
+#: why compiled programs stopped applying: reason -> count
+DROPS: dict[str, int] = {}
 
 
 class _Recorder:
@@ -60,13 +63,17 @@ class _Recorder:
     def __init__(self, backend: Any) -> None:
         self.backend = backend
         self.module = backend.module
-        self.cmds: list[tuple] = []  # ("call", fn, args, refresh ids) | ("write", block, offset, bytes)
+        # ("call", fn, args, refresh ids) | ("write", block, offset, bytes) | ("python", impl, inputs, attrs,
+        # output data ids)
+        self.cmds: list[tuple] = []
         self.blocks: dict[int, list] = {}  # data id -> [ptr, nbytes, size, start, end or None]
         self.live: dict[int, list] = {}  # blocks not yet freed
         self.consts: dict[bytes, int] = {}  # int arrays -> their offset in the constant section
         self.const_size = 0
         self.depth = 0  # > 0 while an export runs (its import callbacks' writes are its own)
         self.refused: str | None = None
+        self.kernel: tuple | None = None  # (impl, inputs, attrs, first command) of the kernel running
+        self.python = False  # the kernel running read a block of the run: it becomes a Python step
         self.outputs: list[tuple] = []  # ("given", capture value index) | ("made", data id, shape, dtype)
 
     def refuse(self, why: str) -> None:
@@ -85,7 +92,8 @@ class _Recorder:
         section."""
         if not ptr:
             return 0
-        key = next((k for k, p in self.backend._ints_cache.items() if p == ptr), None)
+        # the longest: an empty array takes no bytes, so it shares its pointer with the next one cached
+        key = max((k for k, p in self.backend._ints_cache.items() if p == ptr), key=len, default=None)
         if key is None:
             self.refuse("an int array outside the backend's ints cache")
             return ptr
@@ -104,6 +112,36 @@ class _Recorder:
         if not any(p <= ptr < p + n or p == ptr for p, n, _ in self.backend.data.values()):
             self.refuse(f"a pointer {ptr} outside every tensor")
         return ptr
+
+    def begin(self, impl: Any, inputs: Any, attrs: Any) -> None:
+        """Capture.replay's hook: a kernel starts."""
+        self.kernel = (impl, inputs, attrs, len(self.cmds))
+        self.python = False
+
+    def end(self, outs: list[Tensor]) -> None:
+        """Capture.replay's hook: a kernel ended with `outs`. A kernel that read a block of the run from
+        Python becomes one Python step in place of the calls it made."""
+        impl, inputs, attrs, first = self.kernel  # type: ignore[misc]
+        self.kernel = None
+        if not self.python:
+            return
+        if impl is None:
+            self.refuse("a made tensor read a block of the run")
+        del self.cmds[first:]
+        for block in self.blocks.values():
+            if block[3] > first:
+                block[3] = first
+            if block[4] is not None and block[4] > first:
+                block[4] = first + 1
+        self.cmds.append(("python", impl, inputs, attrs, [t.data_id for t in outs]))
+
+    def reads(self, ptr: int | None = None, data_id: int | None = None) -> None:
+        """Python reads a block of the run (by address or id): the running kernel becomes a Python step."""
+        if self.depth or (data_id not in self.live if ptr is None else self.where(ptr) is None):
+            return
+        if self.kernel is None:
+            self.refuse("a block of the run read outside a kernel")
+        self.python = True
 
     # ---- what record() installs -------------------------------------------------------------------
     def export(self, name: str, entry: dict[str, Any], fn: Any) -> Any:
@@ -125,12 +163,16 @@ class _Recorder:
                     values[i] = self.const(a[i] & 0xFFFFFFFF)
                 elif arg in cached and a[i] in self.blocks:
                     refresh.append(a[i])
-            self.cmds.append(("call", fn, values, refresh))
+            cmd = ("call", fn, values, refresh)
+            self.cmds.append(cmd)
+            since = self.module.log_count
             self.depth += 1
             try:
                 return fn(*a)
             finally:
                 self.depth -= 1
+                if self.module.log_count != since and self.cmds[-1] is cmd:
+                    self.cmds.pop()  # it failed (printed a warning): the kernel falls back instead
 
         return call
 
@@ -181,16 +223,14 @@ class _Recorder:
 
     def heap_read(self, fn: Any) -> Any:
         def call(ptr: int, nbytes: int) -> Any:
-            if not self.depth and self.where(ptr) is not None:
-                self.refuse("a kernel read a tensor of the run from the heap")
+            self.reads(ptr=ptr)
             return fn(ptr, nbytes)
 
         return call
 
     def read_sync(self, fn: Any) -> Any:
         def call(data_id: int) -> Any:
-            if data_id in self.live:
-                self.refuse("a kernel read a tensor of the run from Python")
+            self.reads(data_id=data_id)
             return fn(data_id)
 
         return call
@@ -247,7 +287,7 @@ def record(capture: Any, feeds: list[Tensor]) -> tuple[_Recorder, list[int]]:
     patch(module, "read", rec.heap_read(module.read))
     outs = None
     try:
-        outs = capture.replay(copies)
+        outs = capture.replay(copies, rec)
     finally:
         for obj, name, old in reversed(patched):
             if isinstance(obj, dict):
@@ -332,7 +372,17 @@ class Compiled:
         for raw, off in rec.consts.items():
             blob[off : off + len(raw)] = raw
         source, fns, data = _source(rec, self, feed_ids, consts_size)
-        self.program = _compile(source, self.module.memory, fns, bytes(blob) + data, backend)
+        self.segments = list(_compile(source, self.module.memory, fns, bytes(blob) + data))
+        self.steps = []  # the Python steps between the segments: (impl, inputs, attrs, reads, outputs)
+        for cmd in rec.cmds:
+            if cmd[0] == "python":
+                _, impl, inputs, attrs, out_ids = cmd
+                reads = {
+                    t.data_id: (self.places[t.data_id][0], rec.blocks[t.data_id][1], t.dtype)
+                    for t in _tensors(inputs.values() if isinstance(inputs, dict) else inputs)
+                    if t.data_id in self.places
+                }
+                self.steps.append((impl, inputs, attrs, reads, out_ids))
 
     def run(self, feeds: list[Tensor]) -> list[Tensor] | None:
         """The outputs for new feeds of the planned signature, or None when the program no longer applies
@@ -345,25 +395,48 @@ class Compiled:
             or any(t.is_disposed_internal for t in self.externals)
             or any(i not in backend.data for i in self.constants)
         ):
-            return None
+            return _drop("the backend, a weight or a kernel table changed")
         made = [o for o in self.outputs if o[0] == "made"]
         ids = [new_data_id() for _ in made]
-        module = self.module
-        since = module.log_count
-        try:
-            ptrs = self.program(*[backend.pointer(t) for t in feeds], *ids)
-        except Exception as e:
-            backend._trapped(e, "compiled replay")
-            raise
+        module, data = self.module, backend.data
+        args = [backend.pointer(t) for t in feeds]
+        temps: list[int] = []
+        last = len(self.segments) - 1
+        for j, segment in enumerate(self.segments):
+            if j == last:
+                args += ids
+            since = module.log_count
+            try:
+                ptrs = segment(*args)
+            except Exception as e:
+                backend._trapped(e, "compiled replay")
+                raise
+            for t in temps:
+                backend.dispose_data(t)
+            if j == last:
+                break
+            if module.log_count != since:
+                return _drop(f"an export printed: {module.recent_log(since)}")
+            impl, inputs, attrs, reads, out_ids = self.steps[j]
+            data.update(reads)  # the Python kernel reads its inputs' arena places
+            try:
+                out = impl(backend, inputs, attrs)
+            finally:
+                for i in reads:
+                    del data[i]
+            infos = (out,) if type(out) is TensorInfo else out
+            temps = [info.data_id for info in infos if info.data_id not in reads]
+            args = [
+                0 if i in reads else backend.pointer(info) for info, i in zip(infos, out_ids, strict=True)
+            ]
         ptrs = ptrs.to_py()
         if not all(ptrs) or module.log_count != since:
             for i, p in zip(ids, ptrs, strict=True):
                 if p:
                     backend._release(i, p)
-            return None
+            return _drop(f"an export printed: {module.recent_log(since)}" if all(ptrs) else "out of memory")
         outs = []
         k = 0
-        data = backend.data
         for o in self.outputs:
             if o[0] == "given":
                 i = o[1]
@@ -380,6 +453,10 @@ class Compiled:
     def release(self) -> None:
         """Unregister the planned ids and free the arena (idempotent)."""
         self._finalizer()
+
+
+def _drop(why: str) -> None:
+    DROPS[why] = DROPS.get(why, 0) + 1
 
 
 def _settle(backend: Any) -> None:
@@ -413,8 +490,10 @@ def _js_number(v: Any) -> str:
 def _source(
     rec: _Recorder, compiled: Compiled, feed_ids: list[int], consts_base: int
 ) -> tuple[str, list, bytes]:
-    """The JS source of the program `(memory, f, blob) => (feed pointers..., output ids...) => pointers`, the
-    functions it calls (f[i]) and the bytes of its writes (after the constants in blob)."""
+    """The JS source `(memory, f, blob) => [segment, ...]`: the program cut at its Python steps. The first
+    segment takes the feeds' pointers, each later one the pointers of the previous Python step's outputs
+    (0: already in place), the last one also the outputs' data ids; it returns the outputs' new pointers.
+    Also the functions the source calls (f[i]) and the bytes of its writes (after the constants in blob)."""
     fns: list[Any] = []
     index: dict[int, int] = {}
     abi = compiled.backend.abi
@@ -426,20 +505,25 @@ def _source(
             fns.append(f)
         return f"f{index[key]}"
 
+    def copies(names: list[str], ids: list[int]) -> list[str]:
+        lines = []
+        for name, data_id in zip(names, ids, strict=True):
+            ptr, n = places[data_id][0], rec.blocks[data_id][1]
+            if n:
+                lines.append(
+                    f"if ({name}) new Uint8Array(memory.buffer).copyWithin({ptr}, {name}, {name} + {n});"
+                )
+        return lines
+
     arena = compiled.arena
     places = compiled.places
     unregister, register, malloc = fn(abi.dispose_data), fn(abi.register_tensor), fn(abi.malloc)
-    nfeeds = len(feed_ids)
-    made = [o for o in compiled.outputs if o[0] == "made"]
-    params = [f"p{i}" for i in range(nfeeds)] + [f"o{i}" for i in range(len(made))]
-    body = ["let h = new Uint8Array(memory.buffer);"]
+    params = [f"p{i}" for i in range(len(feed_ids))]
+    body = ["let h;"]
     if consts_base:
-        body.append(f"h.set(blob.subarray(0, {consts_base}), {arena});")
-    for i, data_id in enumerate(feed_ids):
-        ptr = places[data_id][0]
-        n = rec.blocks[data_id][1]
-        if n:
-            body.append(f"h.copyWithin({ptr}, p{i}, p{i} + {n});")
+        body.append(f"new Uint8Array(memory.buffer).set(blob.subarray(0, {consts_base}), {arena});")
+    body += copies(params, feed_ids)
+    segments = []
     data = bytearray()
     for cmd in rec.cmds:
         if cmd[0] == "write":
@@ -451,11 +535,15 @@ def _source(
                 f"{places[block][0] + off});"
             )
             continue
+        if cmd[0] == "python":
+            segments.append((params, body))
+            params = [f"q{i}" for i in range(len(cmd[4]))]
+            body = ["let h;", *copies(params, cmd[4])]
+            continue
         _, f, values, refresh = cmd
         for data_id in refresh:
-            body.append(
-                f"{unregister}({data_id}); {register}({data_id}, {places[data_id][1]}, {places[data_id][0]});"
-            )
+            ptr, size = places[data_id]
+            body.append(f"{unregister}({data_id}); {register}({data_id}, {size}, {ptr});")
         args = []
         for v in values:
             if isinstance(v, tuple):
@@ -463,22 +551,23 @@ def _source(
             else:
                 args.append(_js_number(v))
         body.append(f"{fn(f)}({', '.join(args)});")
+    made = [o for o in compiled.outputs if o[0] == "made"]
+    params = params + [f"o{i}" for i in range(len(made))]
     body.append("const out = [];")
     for k, (_, _, shape, _, src, nbytes) in enumerate(made):
-        size = math.prod(shape)
         body.append(
-            f"{{ const p = {malloc}({nbytes or 1}); out.push(p); if (p) {{ {register}(o{k}, {size}, p);"
+            f"{{ const p = {malloc}({nbytes or 1}); out.push(p); if (p) {{ {register}(o{k}, {math.prod(shape)}, p);"
             f" new Uint8Array(memory.buffer).copyWithin(p, {src}, {src + nbytes}); }} }}"
         )
     body.append("return out;")
+    segments.append((params, body))
     heads = "".join(f"const f{i} = f[{i}]; " for i in range(len(fns)))
-    source = (
-        f"(memory, f, blob) => {{ {heads}return ({', '.join(params)}) => {{\n" + "\n".join(body) + "\n}; }"
-    )
+    functions = ",\n".join(f"({', '.join(ps)}) => {{\n" + "\n".join(b) + "\n}" for ps, b in segments)
+    source = f"(memory, f, blob) => {{ {heads}return [\n{functions}]; }}"
     return source, fns, bytes(data)
 
 
-def _compile(source: str, memory: Any, fns: list[Any], blob: bytes, backend: Any) -> Any:
+def _compile(source: str, memory: Any, fns: list[Any], blob: bytes) -> Any:
     from pyodide.code import run_js  # type: ignore[import-not-found]
     from pyodide.ffi import to_js  # type: ignore[import-not-found]
 
