@@ -355,7 +355,8 @@ class Compiled:
         self.constants = [t.data_id for ts in backend.constants.values() for t in ts]
         consts_size = (rec.const_size + _ALIGN - 1) // _ALIGN * _ALIGN
         offsets, size = plan(rec.blocks, len(rec.cmds))
-        self.arena = backend.malloc(consts_size + size + _SLACK)
+        self.size = consts_size + size + _SLACK  # bytes of the arena
+        self.arena = backend.malloc(self.size)
         base = self.arena + consts_size
         self.places = {i: (base + offsets[i], b[2]) for i, b in rec.blocks.items()}
         self.outputs = [

@@ -131,6 +131,14 @@ class Executor:
             return await DynamicRun(self, plan.dynamic, feeds, outputs, resources).run()
         return self._run_static(plan, feeds, outputs)
 
+    def release(self) -> None:
+        """Drop the compiled replays of every program run so far (their wasm arenas; models/capture.py)."""
+        for plan in self._plans.values():
+            for program in plan.compiled.values():
+                for capture in program.captures.values():
+                    if capture is not None:
+                        capture.release()
+
     def _run_static(
         self, plan: Plan, feeds: dict[str, Tensor], outputs: list[tuple[str, int]]
     ) -> list[Tensor]:
