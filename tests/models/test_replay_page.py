@@ -1,5 +1,5 @@
 """The compiled replay on wasm (backends/wasm/replay.py) in the page, against TF.js 4.22.0 (cpu) as the oracle:
-outputs stay right with the whole arena poisoned between runs, a flags change compiles anew, a disposed weight
+outputs stay right with the whole arena poisoned between runs, a NaN input runs the Python way, a flags change compiles anew, a disposed weight
 drops the program and frees its arena, and compiled runs leave tf.memory() as they found it."""
 
 from tests.models.test_parity import ORACLE_JS
@@ -45,6 +45,14 @@ for _ in range(2):
     backend.module.u8.subarray(program.arena, program.arena + program.size).fill(255)
     poisoned.append(await error())
 res["poisoned_errors"] = poisoned
+# a NaN in the input: the kernels' NaN checks send the run the Python way (NaN-correct fallbacks), like eager
+nan_x = tf.fill(x.shape, float("nan"))
+compiled_before, guarded_before = STATS["compiled"], program.guarded
+out = await model.execute_async(nan_x)
+res["nan_run"] = [program.guarded - guarded_before, STATS["compiled"] - compiled_before,
+                  all(math.isnan(v) for v in (await out.data()).tolist())]
+out.dispose(); nan_x.dispose()
+res["after_nan"] = await error()
 # a flags change: captured and compiled anew; the old program stays valid for the old flags only
 stats = dict(STATS)
 tf.env().set("KEEP_INTERMEDIATE_TENSORS", False)
@@ -74,6 +82,8 @@ def test_compiled_replay_poison_invalidation_memory(webtf_page, py):
     assert res["arena_bytes"] > 0
     assert res["memory_unchanged"] == [True, True]
     assert max(res["poisoned_errors"]) <= 1e-3, res["poisoned_errors"]
+    assert res["nan_run"][:2] == [1, 0], res["nan_run"]
+    assert res["after_nan"] <= 1e-3
     assert max(res["after_flags"]) <= 1e-3, res["after_flags"]
     assert res["flags_stats"] == [1, 1]
     assert res["after_dispose"] != "ran"

@@ -162,11 +162,13 @@ class Capture:
             if not compiled:
                 STATS["not_compiled"] += 1
         if compiled and COMPILE:
+            guarded = compiled.guarded
             outs = compiled.run(feeds)
             if outs is not None:
                 STATS["compiled"] += 1
                 return outs
-            self.release()
+            if compiled.guarded == guarded:  # else a NaN check failed: only this run goes the Python way
+                self.release()
         outs = self.replay(feeds)
         if outs is None:
             self.release()

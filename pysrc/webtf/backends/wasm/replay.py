@@ -53,6 +53,8 @@ _HELPERS = (("_copy", (0, 1), 3), ("_gather", (0, 1, 5), None), ("_convert", (0,
 
 #: why captures were not compiled: reason -> count (for diagnosis; see the module docstring)
 REFUSALS: dict[str, int] = {}
+#: True: programs compiled from now on time each call (globalThis.webtfReplayProfile: name -> [ms, calls])
+PROFILE = False
 #: why compiled programs stopped applying: reason -> count
 DROPS: dict[str, int] = {}
 
@@ -163,7 +165,7 @@ class _Recorder:
                     values[i] = self.const(a[i] & 0xFFFFFFFF)
                 elif arg in cached and a[i] in self.blocks:
                     refresh.append(a[i])
-            cmd = ("call", fn, values, refresh)
+            cmd = ("call", fn, values, refresh, name)
             self.cmds.append(cmd)
             since = self.module.log_count
             self.depth += 1
@@ -176,14 +178,14 @@ class _Recorder:
 
         return call
 
-    def helper(self, fn: Any, pointers: tuple[int, ...], ints_at: int | None) -> Any:
+    def helper(self, name: str, fn: Any, pointers: tuple[int, ...], ints_at: int | None) -> Any:
         def call(*a: Any) -> Any:
             values: list[Any] = list(a)
             for i in pointers:
                 values[i] = self.pointer(a[i] & 0xFFFFFFFF)
             if ints_at is not None:
                 values[ints_at] = self.const(a[ints_at] & 0xFFFFFFFF)
-            self.cmds.append(("call", fn, values, []))
+            self.cmds.append(("call", fn, values, [], name))
             return fn(*a)
 
         return call
@@ -235,6 +237,18 @@ class _Recorder:
 
         return call
 
+    def has_nan(self, fn: Any) -> Any:
+        """A kernel's NaN check (a Python branch on the values): the program re-checks it and stops at a NaN."""
+
+        def call(x: Any) -> bool:
+            got = fn(x)
+            if not got and self.kernel is not None:
+                backend = self.backend
+                self.cmds.append(("guard", backend.data[backend._any.data_id][0]))
+            return got
+
+        return call
+
     def refusing(self, why: str, fn: Any) -> Any:
         def call(*a: Any) -> Any:
             self.refuse(why)
@@ -276,11 +290,12 @@ def record(capture: Any, feeds: list[Tensor]) -> tuple[_Recorder, list[int]]:
         elif name not in ("dispose_data", "register_tensor"):  # plain exports: malloc / free for Python
             patch(abi, name, rec.refusing(f"a kernel called the export {name}", bound))
     for attr, pointers, ints_at in _HELPERS:
-        patch(backend, attr, rec.helper(getattr(backend, attr), pointers, ints_at))
+        patch(backend, attr, rec.helper(attr, getattr(backend, attr), pointers, ints_at))
     patch(backend, "_alloc", rec.alloc(backend._alloc))
     patch(backend, "_malloc", rec.refusing("a kernel malloc'd a block", backend._malloc))
     patch(backend, "dispose_data", rec.dispose(backend.dispose_data))
     patch(backend, "read_sync", rec.read_sync(backend.read_sync))
+    patch(backend, "has_nan", rec.has_nan(backend.has_nan))
     patch(backend, "heap_function", rec.refusing("a kernel runs a heap function", backend.heap_function))
     patch(backend, "adopt", rec.refusing("a kernel adopted a block", backend.adopt))
     patch(module, "write", rec.write(module.write))
@@ -353,6 +368,8 @@ class Compiled:
         self.externals = capture.externals
         self.external_ids = [t.data_id for t in capture.externals]
         self.constants = [t.data_id for ts in backend.constants.values() for t in ts]
+        self.flags = backend._flags  # has_nan's scratch buffer, which the NaN checks write
+        self.guarded = 0  # runs a NaN check sent the Python way
         consts_size = (rec.const_size + _ALIGN - 1) // _ALIGN * _ALIGN
         offsets, size = plan(rec.blocks, len(rec.cmds))
         self.size = consts_size + size + _SLACK  # bytes of the arena
@@ -395,6 +412,7 @@ class Compiled:
             or [t.data_id for t in self.externals] != self.external_ids
             or any(t.is_disposed_internal for t in self.externals)
             or any(i not in backend.data for i in self.constants)
+            or backend._flags is not self.flags
         ):
             return _drop("the backend, a weight or a kernel table changed")
         made = [o for o in self.outputs if o[0] == "made"]
@@ -414,6 +432,9 @@ class Compiled:
                 raise
             for t in temps:
                 backend.dispose_data(t)
+            if ptrs == -1:  # a NaN where the recording had none: this run goes the Python way
+                self.guarded += 1
+                return None
             if j == last:
                 break
             if module.log_count != since:
@@ -536,12 +557,15 @@ def _source(
                 f"{places[block][0] + off});"
             )
             continue
+        if cmd[0] == "guard":
+            body.append(f"if (new Uint8Array(memory.buffer)[{cmd[1]}]) return -1;")
+            continue
         if cmd[0] == "python":
             segments.append((params, body))
             params = [f"q{i}" for i in range(len(cmd[4]))]
             body = ["let h;", *copies(params, cmd[4])]
             continue
-        _, f, values, refresh = cmd
+        _, f, values, refresh, name = cmd
         for data_id in refresh:
             ptr, size = places[data_id]
             body.append(f"{unregister}({data_id}); {register}({data_id}, {size}, {ptr});")
@@ -551,7 +575,13 @@ def _source(
                 args.append(str(arena + v[1] if v[0] == "const" else places[v[1]][0] + v[2]))
             else:
                 args.append(_js_number(v))
-        body.append(f"{fn(f)}({', '.join(args)});")
+        call = f"{fn(f)}({', '.join(args)});"
+        if PROFILE:  # time each call into globalThis.webtfReplayProfile: name -> [ms, calls]
+            call = (
+                f"{{ const t = performance.now(); {call} const P = (globalThis.webtfReplayProfile ??= {{}});"
+                f" const e = P[{name!r}] ??= [0, 0]; e[0] += performance.now() - t; e[1]++; }}"
+            )
+        body.append(call)
     made = [o for o in compiled.outputs if o[0] == "made"]
     params = params + [f"o{i}" for i in range(len(made))]
     body.append("const out = [];")
