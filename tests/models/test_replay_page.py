@@ -1,6 +1,6 @@
-"""The compiled replay on wasm (backends/wasm/replay.py) in the page, against TF.js 4.22.0 (cpu) as the oracle:
-outputs stay right with the whole arena poisoned between runs, a NaN input runs the Python way, a flags change compiles anew, a disposed weight
-drops the program and frees its arena, and compiled runs leave tf.memory() as they found it."""
+"""The compiled replay on wasm (backends/wasm/replay.py) in the page, against TF.js 4.22.0 (cpu) as the
+oracle: outputs stay right with the whole arena poisoned between runs, a NaN input runs the Python way, a flags
+change compiles anew, a disposed model frees its arenas, and compiled runs leave tf.memory() as they found it."""
 
 from tests.models.test_parity import ORACLE_JS
 

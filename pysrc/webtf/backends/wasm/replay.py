@@ -302,33 +302,35 @@ def record(capture: Any, feeds: list[Tensor]) -> tuple[_Recorder, list[int]]:
     patch(module, "read", rec.heap_read(module.read))
     outs = None
     try:
-        outs = capture.replay(copies, rec)
+        try:
+            outs = capture.replay(copies, rec)
+        finally:
+            for obj, name, old in reversed(patched):
+                if isinstance(obj, dict):
+                    obj[name] = old
+                elif old is None:
+                    delattr(obj, name)
+                else:
+                    setattr(obj, name, old)
+        given = len(feeds) + len(capture.externals)
+        if outs is None:
+            rec.refuse("the replay did not match its recording")
+        else:
+            rec.outputs = [
+                ("given", i) if i < given else ("made", t.data_id, t.shape, t.dtype)
+                for i, t in zip(capture.result, outs, strict=True)
+            ]
+            kept = {o[1] for o in rec.outputs if o[0] == "made"}
+            if not kept <= set(rec.blocks):
+                rec.refuse("an output shares a weight's buffer")
+            if set(rec.live) - kept - {t.data_id for t in copies}:
+                rec.refuse("a kernel kept a block it made")
+            for i, t in zip(capture.result, outs, strict=True):
+                if i >= given:
+                    t.dispose()
     finally:
-        for obj, name, old in reversed(patched):
-            if isinstance(obj, dict):
-                obj[name] = old
-            elif old is None:
-                delattr(obj, name)
-            else:
-                setattr(obj, name, old)
-    given = len(feeds) + len(capture.externals)
-    if outs is None:
-        rec.refuse("the replay did not match its recording")
-    else:
-        rec.outputs = [
-            ("given", i) if i < given else ("made", t.data_id, t.shape, t.dtype)
-            for i, t in zip(capture.result, outs, strict=True)
-        ]
-        kept = {o[1] for o in rec.outputs if o[0] == "made"}
-        if not kept <= set(rec.blocks):
-            rec.refuse("an output shares a weight's buffer")
-        if set(rec.live) - kept - {t.data_id for t in copies}:
-            rec.refuse("a kernel kept a block it made")
-        for i, t in zip(capture.result, outs, strict=True):
-            if i >= given:
-                t.dispose()
-    for t in copies:
-        t.dispose()
+        for t in copies:
+            t.dispose()
     return rec, [t.data_id for t in copies]
 
 
@@ -613,8 +615,11 @@ def _compile(source: str, memory: Any, fns: list[Any], blob: bytes) -> Any:
 def compile_capture(capture: Any, feeds: list[Tensor]) -> Compiled | None:
     """The capture as one JS program, planned on a run of `feeds`; None when it cannot be (REFUSALS says why)."""
     rec, feed_ids = record(capture, feeds)
-    if rec.refused is not None:
-        REFUSALS[rec.refused] = REFUSALS.get(rec.refused, 0) + 1
-        _settle(capture.backend)
-        return None
-    return Compiled(capture, rec, feed_ids)
+    if rec.refused is None:
+        try:
+            return Compiled(capture, rec, feed_ids)
+        except MemoryError:
+            rec.refused = "no heap for the arena"
+    REFUSALS[rec.refused] = REFUSALS.get(rec.refused, 0) + 1
+    _settle(capture.backend)
+    return None
