@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...tensor import Tensor
-from ..runner import Program, Step, compile_steps, run
+from ..runner import Program, Step, compile_steps, release_captures, run
 from .dynamic import DynamicPlan, DynamicRun, make_plan
 from .functions import Function
 from .nodes import Node
@@ -133,11 +133,7 @@ class Executor:
 
     def release(self) -> None:
         """Drop the compiled replays of every program run so far (their wasm arenas; models/capture.py)."""
-        for plan in self._plans.values():
-            for program in plan.compiled.values():
-                for capture in program.captures.values():
-                    if capture is not None:
-                        capture.release()
+        release_captures(p for plan in self._plans.values() for p in plan.compiled.values())
 
     def _run_static(
         self, plan: Plan, feeds: dict[str, Tensor], outputs: list[tuple[str, int]]
