@@ -13,9 +13,11 @@ A weight-like argument that is itself a block of the run (a computed filter, bia
 unregistered and registered again before its call, so its cached operator is rebuilt as an eager run would.
 
 A run: one JS call copies the constants and the feeds into their places, calls the exports in order,
-mallocs a fresh block per output, copies the outputs there and returns their pointers. Not compiled (the
-Python replay goes on): a kernel reading a block of the run from Python (a cpu fallback), heap helpers
-without a known signature, exports that malloc for Python or return values, outputs aliasing a weight.
+mallocs a fresh block per output, copies the outputs there and returns their pointers. A kernel that reads a
+block of the run from Python (a cpu fallback) stays a Python step between JS segments; a kernel's NaN check
+stays in the program as a guard that sends a run with a NaN the Python way. Not compiled (the Python replay
+goes on; REFUSALS says why): heap functions, exports that malloc for Python or return values, outputs
+sharing a weight's buffer.
 """
 
 from __future__ import annotations
@@ -129,6 +131,8 @@ class _Recorder:
             return
         if impl is None:
             self.refuse("a made tensor read a block of the run")
+        if any(t.data_id not in self.blocks for t in outs):
+            self.refuse("a Python step returned a weight's buffer")
         del self.cmds[first:]
         for block in self.blocks.values():
             if block[3] > first:
