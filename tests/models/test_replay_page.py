@@ -1,6 +1,7 @@
 """The compiled replay on wasm (backends/wasm/replay.py) in the page, against TF.js 4.22.0 (cpu) as the
-oracle: outputs stay right with the whole arena poisoned between runs, a NaN input runs the Python way, a flags
-change compiles anew, a disposed model frees its arenas, and compiled runs leave tf.memory() as they found it."""
+oracle: outputs stay right with the whole arena poisoned between runs, a NaN input runs the Python way, a
+trip through cpu (the weights move away and back) and a weight at a new address keep it right, a flags change
+compiles anew, a disposed model frees its arenas, and compiled runs leave tf.memory() as they found it."""
 
 from tests.models.test_parity import ORACLE_JS
 
@@ -53,6 +54,22 @@ res["nan_run"] = [program.guarded - guarded_before, STATS["compiled"] - compiled
                   all(math.isnan(v) for v in (await out.data()).tolist())]
 out.dispose(); nan_x.dispose()
 res["after_nan"] = await error()
+# a round trip through cpu: the wasm program is still the one that runs on wasm, nothing leaks
+assert await tf.set_backend("cpu")
+out = await model.execute_async(x)
+out.dispose()
+assert await tf.set_backend("wasm")
+compiled_before = STATS["compiled"]
+# the weights come back from cpu (at new addresses or not): a program runs again, planned anew if need be
+res["after_switch"] = [max(await error(), await error()), STATS["compiled"] - compiled_before,
+                       len(compiled_programs())]
+# a weight whose address the program holds moved: that run goes the Python way, the next one plans anew
+(program,) = compiled_programs()
+res["pinned"] = len(program.pinned)
+compiled_before = STATS["compiled"]
+if program.pinned:
+    program.pinned[next(iter(program.pinned))] += 8
+res["moved"] = [await error(), await error(), STATS["compiled"] - compiled_before, program._finalizer.alive]
 # a flags change: captured and compiled anew; the old program stays valid for the old flags only
 stats = dict(STATS)
 tf.env().set("KEEP_INTERMEDIATE_TENSORS", False)
@@ -84,6 +101,10 @@ def test_compiled_replay_poison_invalidation_memory(webtf_page, py):
     assert max(res["poisoned_errors"]) <= 1e-3, res["poisoned_errors"]
     assert res["nan_run"][:2] == [1, 0], res["nan_run"]
     assert res["after_nan"] <= 1e-3
+    assert res["after_switch"][1] >= 1 and res["after_switch"][2] == 1, res["after_switch"]
+    assert res["after_switch"][0] <= 1e-3, res["after_switch"]
+    assert res["pinned"] > 0  # selfie's resize gathers take a lookup table's address
+    assert max(res["moved"][:2]) <= 1e-3 and res["moved"][2:] == [1, False], res["moved"]
     assert max(res["after_flags"]) <= 1e-3, res["after_flags"]
     assert res["flags_stats"] == [1, 1]
     assert res["after_dispose"] != "ran"

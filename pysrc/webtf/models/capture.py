@@ -30,6 +30,8 @@ ENABLED = True
 #: False: replays on wasm call the kernels from Python instead of one compiled JS program (for comparisons)
 COMPILE = True
 
+_MAX_PLANS = 3  # programs planned per capture at most (weights moving between backends need new ones)
+
 #: how many runs were captured, replayed, refused (not capturable) and dropped (a replay did not match); of
 #: the replays, how many ran as one compiled JS program, and how many captures could not be compiled
 STATS = {"captured": 0, "replayed": 0, "refused": 0, "dropped": 0, "compiled": 0, "not_compiled": 0}
@@ -71,7 +73,7 @@ def signature(feeds: list[Tensor]) -> tuple:
 class Capture:
     """The kernels of one recorded run and its static free plan (see the module docstring)."""
 
-    __slots__ = ("backend", "compiled", "externals", "kernels", "result", "__weakref__")
+    __slots__ = ("backend", "compiled", "externals", "kernels", "plans", "result", "__weakref__")
 
     def __init__(
         self, backend: Any, externals: list[Tensor], kernels: list[tuple], result: list[int]
@@ -81,6 +83,7 @@ class Capture:
         self.kernels = kernels  # (impl, refs, attrs, ((shape, dtype, alias index or -1), ...), frees)
         self.result = result
         self.compiled: Any = None  # the run as one JS program (wasm: backends/wasm/replay.py); False: none
+        self.plans = 0  # compiled programs planned
 
     @staticmethod
     def build(feeds: list[Tensor], log: list[Any], result: list[Tensor], start_id: int) -> Capture | None:
@@ -158,6 +161,7 @@ class Capture:
         if compiled is None and COMPILE and self.backend.name == "wasm" and ENGINE._backend is self.backend:
             from ..backends.wasm.replay import compile_capture
 
+            self.plans += 1
             compiled = self.compiled = compile_capture(self, feeds) or False
             if not compiled:
                 STATS["not_compiled"] += 1
@@ -169,6 +173,8 @@ class Capture:
                 return outs
             if compiled.guarded == guarded:  # else a NaN check failed: only this run goes the Python way
                 self.release()
+                if compiled.retry and self.plans < _MAX_PLANS:
+                    self.compiled = None  # the next replay plans anew
         outs = self.replay(feeds)
         if outs is None:
             self.release()

@@ -72,6 +72,7 @@ class _Recorder:
         self.cmds: list[tuple] = []
         self.blocks: dict[int, list] = {}  # data id -> [ptr, nbytes, size, start, end or None]
         self.live: dict[int, list] = {}  # blocks not yet freed
+        self.pinned: dict[int, int] = {}  # data id -> address of the weights whose addresses calls take
         self.consts: dict[bytes, int] = {}  # int arrays -> their offset in the constant section
         self.const_size = 0
         self.depth = 0  # > 0 while an export runs (its import callbacks' writes are its own)
@@ -109,12 +110,16 @@ class _Recorder:
         return ("const", off)
 
     def pointer(self, ptr: int) -> Any:
-        """A tensor pointer argument: relocated when it is in a block of the run, else kept (a weight's)."""
+        """A tensor pointer argument: relocated when it is in a block of the run, else kept (a weight's, whose
+        address the program then checks before each run)."""
         got = self.where(ptr)
         if got is not None:
             return ("block", *got)
-        if not any(p <= ptr < p + n or p == ptr for p, n, _ in self.backend.data.values()):
-            self.refuse(f"a pointer {ptr} outside every tensor")
+        for data_id, (p, n, _) in self.backend.data.items():
+            if p <= ptr < p + n or p == ptr:
+                self.pinned[data_id] = p
+                return ptr
+        self.refuse(f"a pointer {ptr} outside every tensor")
         return ptr
 
     def begin(self, impl: Any, inputs: Any, attrs: Any) -> None:
@@ -376,6 +381,8 @@ class Compiled:
         self.constants = [t.data_id for ts in backend.constants.values() for t in ts]
         self.flags = backend._flags  # has_nan's scratch buffer, which the NaN checks write
         self.guarded = 0  # runs a NaN check sent the Python way
+        self.pinned = rec.pinned  # data id -> address of the weights whose addresses the program holds
+        self.retry = False  # dropped for a change that a new planning run can follow
         consts_size = (rec.const_size + _ALIGN - 1) // _ALIGN * _ALIGN
         offsets, size = plan(rec.blocks, len(rec.cmds))
         self.size = consts_size + size + _SLACK  # bytes of the arena
@@ -418,12 +425,18 @@ class Compiled:
             or [t.data_id for t in self.externals] != self.external_ids
             or any(t.is_disposed_internal for t in self.externals)
             or any(i not in backend.data for i in self.constants)
-            or backend._flags is not self.flags
         ):
             return _drop("the backend, a weight or a kernel table changed")
+        data = backend.data
+        for t in self.externals:  # weights moved to another backend come back (the exports take their ids)
+            if t.data_id not in data:
+                backend.get_data(t.data_id)
+        if backend._flags is not self.flags or any(data[i][0] != p for i, p in self.pinned.items()):
+            self.retry = True  # a planning run now would bake the new addresses
+            return _drop("a weight or has_nan's buffer moved")
         made = [o for o in self.outputs if o[0] == "made"]
         ids = [new_data_id() for _ in made]
-        module, data = self.module, backend.data
+        module = self.module
         args = [backend.pointer(t) for t in feeds]
         temps: list[int] = []
         last = len(self.segments) - 1
