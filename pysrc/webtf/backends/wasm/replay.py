@@ -49,6 +49,7 @@ _CACHED_BY = {
     "Prelu": ("alpha",),
 }
 _POINTER_KINDS = ("shape_ptr", "ints_ptr", "ids_ptr")
+_ID_KINDS = ("tensor_id", "opt_tensor_id")
 #: the backend's heap helpers: (attribute, positions of tensor pointers, position of an int array pointer)
 _HELPERS = (("_copy", (0, 1), 3), ("_gather", (0, 1, 5), None), ("_convert", (0, 1), None))
 
@@ -122,6 +123,11 @@ class _Recorder:
         self.refuse(f"a pointer {ptr} outside every tensor")
         return ptr
 
+    def scratch(self) -> tuple[int, ...]:
+        """The ids of has_nan's scratch buffers (the NaN checks write them)."""
+        b = self.backend
+        return (b._any.data_id, b._flags.data_id if b._flags is not None else 0)
+
     def begin(self, impl: Any, inputs: Any, attrs: Any) -> None:
         """Capture.replay's hook: a kernel starts."""
         self.kernel = (impl, inputs, attrs, len(self.cmds))
@@ -172,6 +178,10 @@ class _Recorder:
             for i, (arg, kind) in enumerate(args):
                 if kind in _POINTER_KINDS:
                     values[i] = self.const(a[i] & 0xFFFFFFFF)
+                elif kind == "out_id" and a[i] not in self.blocks and a[i] not in self.scratch():
+                    self.refuse(f"the export {name} writes a tensor the run did not make")
+                elif kind in _ID_KINDS and a[i] and a[i] not in self.blocks and a[i] not in self.backend.data:
+                    self.refuse(f"the export {name} takes a tensor id the backend does not hold")
                 elif arg in cached and a[i] in self.blocks:
                     refresh.append(a[i])
             cmd = ("call", fn, values, refresh, name)
