@@ -156,3 +156,24 @@ def test_data_dependent_and_random_runs_are_not_captured(backend: str):
             tf.dispose([x, y])
         assert list(program.captures.values()) == [None]
     assert STATS["refused"] - stats["refused"] == 2 and STATS["replayed"] == stats["replayed"]
+
+
+def test_arena_plan_never_overlaps_live_blocks():
+    """backends/wasm/replay.plan: blocks whose live ranges overlap never share bytes; others may."""
+    from webtf.backends.wasm.replay import plan
+
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        blocks = {}
+        for i in range(60):
+            start = int(rng.integers(-1, 100))
+            end = None if rng.random() < 0.1 else start + int(rng.integers(0, 30))
+            blocks[i] = [0, int(rng.integers(0, 5000)), 0, start, end]
+        offsets, size = plan(blocks, 130)
+        spans = {i: (b[3], 131 if b[4] is None else max(b[4], b[3] + 1)) for i, b in blocks.items()}
+        for i, a in blocks.items():
+            assert offsets[i] % 64 == 0 and offsets[i] + a[1] <= size
+            for j, b in blocks.items():
+                if i < j and spans[i][0] < spans[j][1] and spans[j][0] < spans[i][1]:
+                    assert offsets[i] + a[1] <= offsets[j] or offsets[j] + b[1] <= offsets[i], (i, j)
+        assert size < sum(b[1] + 64 for b in blocks.values())  # bytes are shared

@@ -3,7 +3,8 @@
 Both run the same deterministic input (made in the page) through executeAsync with no output names, so the
 results come in each model's own default order; TF.js (its cpu backend) is the oracle, compared position by
 position. The error is max |webtf - tfjs| divided by the output's scale (max |tfjs|, at least 1). webtf runs
-each model twice: the second run replays the first's capture (models/capture.py) and is checked the same way.
+each model twice: the second run replays the first's capture (models/capture.py) and is checked the same way;
+on wasm that replay is the compiled JS program (backends/wasm/replay.py).
 """
 
 import pytest
@@ -54,7 +55,7 @@ inp = js.webtfParityInput
 x = tf.tensor(array("f", inp.data.to_py()), list(inp.shape.to_py()), str(inp.dtype))
 runs = []
 for _ in range(2):  # the first run is captured, the second replays it (models/capture.py)
-    replayed = STATS["replayed"]
+    replayed, compiled = STATS["replayed"], STATS["compiled"]
     outs = await model.execute_async(x)
     outs = outs if isinstance(outs, list) else [outs]
     after_execute = tf.memory().num_tensors
@@ -67,6 +68,7 @@ for _ in range(2):  # the first run is captured, the second replays it (models/c
         errors.append(err if len(got) == len(ref) else math.inf)
     n_weights = len(model.weights)
     runs.append({"errors": errors, "shapes": [list(t.shape) for t in outs], "replayed": STATS["replayed"] > replayed,
+                 "compiled": STATS["compiled"] > compiled,
                  "extra_after_execute": after_execute - before - n_weights - len(outs) - 1})
     tf.dispose(outs)
 x.dispose(); model.dispose()
@@ -81,6 +83,7 @@ def test_model_matches_tfjs(webtf_page, py, name, backend):
     res = py(f"BACKEND = {backend!r}\nNAME = {name!r}\n" + WEBTF_PY)
     assert res["output_nodes"] == oracle["outputNodes"]
     assert [r["replayed"] for r in res["runs"]] == [False, True]
+    assert [r["compiled"] for r in res["runs"]] == [False, backend == "wasm"]
     for r in res["runs"]:
         assert r["shapes"] == oracle["shapes"]
         assert max(r["errors"]) <= TOLERANCE[backend], r["errors"]

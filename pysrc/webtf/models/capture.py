@@ -27,9 +27,14 @@ Ref = Any
 
 #: False: models run the normal way (for comparisons; captures already made are kept)
 ENABLED = True
+#: False: replays on wasm call the kernels from Python instead of one compiled JS program (for comparisons)
+COMPILE = True
 
-#: how many runs were captured, replayed, refused (not capturable) and dropped (a replay did not match)
-STATS = {"captured": 0, "replayed": 0, "refused": 0, "dropped": 0}
+_MAX_PLANS = 3  # programs planned per capture at most (weights moving between backends need new ones)
+
+#: how many runs were captured, replayed, refused (not capturable) and dropped (a replay did not match); of
+#: the replays, how many ran as one compiled JS program, and how many captures could not be compiled
+STATS = {"captured": 0, "replayed": 0, "refused": 0, "dropped": 0, "compiled": 0, "not_compiled": 0}
 
 
 def ref_of(v: Any, index: dict[int, int]) -> Ref:
@@ -68,7 +73,7 @@ def signature(feeds: list[Tensor]) -> tuple:
 class Capture:
     """The kernels of one recorded run and its static free plan (see the module docstring)."""
 
-    __slots__ = ("backend", "externals", "kernels", "result")
+    __slots__ = ("backend", "compiled", "externals", "kernels", "plans", "result", "__weakref__")
 
     def __init__(
         self, backend: Any, externals: list[Tensor], kernels: list[tuple], result: list[int]
@@ -77,6 +82,8 @@ class Capture:
         self.externals = externals
         self.kernels = kernels  # (impl, refs, attrs, ((shape, dtype, alias index or -1), ...), frees)
         self.result = result
+        self.compiled: Any = None  # the run as one JS program (wasm: backends/wasm/replay.py); False: none
+        self.plans = 0  # compiled programs planned
 
     @staticmethod
     def build(feeds: list[Tensor], log: list[Any], result: list[Tensor], start_id: int) -> Capture | None:
@@ -147,7 +154,41 @@ class Capture:
 
     def run(self, feeds: list[Tensor]) -> list[Tensor] | None:
         """The outputs for new feeds of the recorded signature, or None (nothing left made) when this
-        capture no longer applies: a weight was disposed, or a kernel's outputs differ from the recording."""
+        capture no longer applies: a weight was disposed, or a kernel's outputs differ from the recording.
+        On wasm the first replay plans a compiled program (backends/wasm/replay.py) and runs it; later
+        replays run it too, or the kernels from Python (replay()) where it could not be made."""
+        compiled = self.compiled
+        if compiled is None and COMPILE and self.backend.name == "wasm" and ENGINE._backend is self.backend:
+            from ..backends.wasm.replay import compile_capture
+
+            self.plans += 1
+            compiled = self.compiled = compile_capture(self, feeds) or False
+            if not compiled:
+                STATS["not_compiled"] += 1
+        if compiled and COMPILE:
+            guarded = compiled.guarded
+            outs = compiled.run(feeds)
+            if outs is not None:
+                STATS["compiled"] += 1
+                return outs
+            if compiled.guarded == guarded:  # else a NaN check failed: only this run goes the Python way
+                self.release()
+                if compiled.retry and self.plans < _MAX_PLANS:
+                    self.compiled = None  # the next replay plans anew
+        outs = self.replay(feeds)
+        if outs is None:
+            self.release()
+        return outs
+
+    def release(self) -> None:
+        """Drop the compiled program (its arena and registered ids), if any."""
+        if self.compiled:
+            self.compiled.release()
+        self.compiled = False
+
+    def replay(self, feeds: list[Tensor], hook: Any = None) -> list[Tensor] | None:
+        """run() from Python: each kernel function called directly, intermediates freed after their last
+        reader. hook: told hook.begin(impl, inputs, attrs) before each kernel, hook.end(outputs) after."""
         backend = ENGINE._backend
         if backend is not self.backend or any(t.is_disposed_internal for t in self.externals):
             return None
@@ -164,6 +205,9 @@ class Capture:
                     if impl is not None
                     else None
                 )
+                if hook is not None:
+                    hook.begin(impl, inputs, attrs)
+                    start = len(vals)
                 out = impl(backend, inputs, attrs) if impl is not None else _write(backend, refs, specs[0])
                 for info, (shape, dtype, alias) in zip(
                     (out,) if type(out) is TensorInfo else out, specs, strict=True
@@ -179,6 +223,8 @@ class Capture:
                     elif vals[alias].data_id != data_id:
                         raise _Mismatch
                     vals.append(Tensor(shape, dtype, data_id, -1))
+                if hook is not None:
+                    hook.end(vals[start:])
                 for i in frees:
                     alive.discard(i)
                     backend.dispose_data(vals[i].data_id)

@@ -8,7 +8,7 @@ input signature: the kernels its first run made, run again without the op layer 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -208,6 +208,14 @@ def run(
     made = program.captures[sig] = Capture.build(feeds, log, outs, start)
     STATS["captured" if made is not None else "refused"] += 1
     return outs
+
+
+def release_captures(programs: Iterable[Program]) -> None:
+    """Drop the compiled replays of `programs` (their wasm arenas; models/capture.py)."""
+    for program in programs:
+        for capture in program.captures.values():
+            if capture is not None:
+                capture.release()
 
 
 def _run(program: Program, feeds: Sequence[Tensor], protected: set[int]) -> list[Tensor]:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...tensor import Tensor
-from ..runner import Program, Step, compile_steps, run
+from ..runner import Program, Step, compile_steps, release_captures, run
 from .functions import Function
 from .nodes import Node
 from .op_table import ASYNC_OPS, CONTROL_FLOW_OPS, resolve
@@ -138,6 +138,10 @@ class Executor:
 
             return await DynamicRun(self, plan.dynamic, feeds, outputs, resources).run()
         return self._run_static(plan, feeds, outputs)
+
+    def release(self) -> None:
+        """Drop the compiled replays of every program run so far (their wasm arenas; models/capture.py)."""
+        release_captures(p for plan in self._plans.values() for p in plan.compiled.values())
 
     def _run_static(
         self, plan: Plan, feeds: dict[str, Tensor], outputs: list[tuple[str, int]]

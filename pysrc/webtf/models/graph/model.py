@@ -323,6 +323,7 @@ class GraphModel:
         self.tables.dispose()
         dispose([t for t in dict.fromkeys(self._captured.values()) if not t.is_disposed])
         self._captured = {}
+        self.executor.release()
         self._disposed = True
 
 

@@ -385,6 +385,7 @@ class LayersModel(Training):
         self.dispose_training()
         for layer in self.network.leaf_layers:
             layer.dispose_weights()
+        self.network.release()
         self._disposed = True
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...tensor import Tensor
-from ..runner import Program, Step, compile_steps, run
+from ..runner import Program, Step, compile_steps, release_captures, run
 from . import conv, conv_nd, conv_recurrent, core, masking, merge, preprocessing, recurrent, wrappers  # noqa: F401  (register the layer classes)
 from .base import LAYERS, Layer, Shape, ShapeArg, fmt_shape
 from .core import InputLayer, batch_shape_of
@@ -444,6 +444,10 @@ class Network:
         program = compile_steps(list(steps), feeds, wanted, {}, lambda n: n.layer.name, "Layer")
         self._plans[key] = (steps, program)
         return steps, program
+
+    def release(self) -> None:
+        """Drop the compiled replays of its programs (their wasm arenas; models/capture.py)."""
+        release_captures(program for _, program in self._plans.values())
 
     def run(
         self, feeds: list[Tensor], wanted: list[tuple[Node, int]] | None = None, training: bool = False

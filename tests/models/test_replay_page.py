@@ -1,0 +1,112 @@
+"""The compiled replay on wasm (backends/wasm/replay.py) in the page, against TF.js 4.22.0 (cpu) as the
+oracle: outputs stay right with the whole arena poisoned between runs, a NaN input runs the Python way, a
+trip through cpu (the weights move away and back) and a weight at a new address keep it right, a flags change
+compiles anew, a disposed model frees its arenas, and compiled runs leave tf.memory() as they found it."""
+
+from tests.models.test_parity import ORACLE_JS
+
+CHECKS_PY = """
+import js, math, gc
+from array import array
+from webtf.models.capture import STATS
+from webtf.models.graph.executor import Plan
+assert await tf.set_backend("wasm")
+backend = tf.backend()
+before = tf.memory().num_tensors
+model = await tf.load_graph_model("models/selfie.json")
+inp = js.webtfParityInput
+x = tf.tensor(array("f", inp.data.to_py()), list(inp.shape.to_py()), str(inp.dtype))
+ref = js.webtfParityOracle[0].to_py().tolist()
+scale = max(1.0, max(abs(v) for v in ref))
+
+async def error():
+    out = await model.execute_async(x)
+    got = (await out.data()).tolist()
+    out.dispose()
+    return max(abs(a - b) for a, b in zip(got, ref, strict=True)) / scale
+
+def compiled_programs():
+    return [c.compiled for p in model.executor._plans.values() for prog in p.compiled.values()
+            for c in prog.captures.values() if c is not None and c.compiled]
+
+res = {}
+stats = dict(STATS)
+res["errors"] = [await error() for _ in range(3)]  # captured, compiled, compiled
+res["compiled_runs"] = STATS["compiled"] - stats["compiled"]
+(program,) = compiled_programs()
+res["arena_bytes"] = program.size
+tensors, wasm_bytes = tf.memory().num_tensors, backend.memory()["num_bytes_in_wasm_tensors"]
+out = await model.execute_async(x)
+out.dispose()
+res["memory_unchanged"] = [tf.memory().num_tensors == tensors,
+                           backend.memory()["num_bytes_in_wasm_tensors"] == wasm_bytes]
+# poison every byte of the arena (constants, feed copies, intermediates, outputs) between runs: NaN floats
+poisoned = []
+for _ in range(2):
+    backend.module.u8.subarray(program.arena, program.arena + program.size).fill(255)
+    poisoned.append(await error())
+res["poisoned_errors"] = poisoned
+# a NaN in the input: the kernels' NaN checks send the run the Python way (NaN-correct fallbacks), like eager
+nan_x = tf.fill(x.shape, float("nan"))
+compiled_before, guarded_before = STATS["compiled"], program.guarded
+out = await model.execute_async(nan_x)
+res["nan_run"] = [program.guarded - guarded_before, STATS["compiled"] - compiled_before,
+                  all(math.isnan(v) for v in (await out.data()).tolist())]
+out.dispose(); nan_x.dispose()
+res["after_nan"] = await error()
+# a round trip through cpu: the wasm program is still the one that runs on wasm, nothing leaks
+assert await tf.set_backend("cpu")
+out = await model.execute_async(x)
+out.dispose()
+assert await tf.set_backend("wasm")
+compiled_before = STATS["compiled"]
+# the weights come back from cpu (at new addresses or not): a program runs again, planned anew if need be
+res["after_switch"] = [max(await error(), await error()), STATS["compiled"] - compiled_before,
+                       len(compiled_programs())]
+# a weight whose address the program holds moved: that run goes the Python way, the next one plans anew
+(program,) = compiled_programs()
+res["pinned"] = len(program.pinned)
+compiled_before = STATS["compiled"]
+if program.pinned:
+    program.pinned[next(iter(program.pinned))] += 8
+res["moved"] = [await error(), await error(), STATS["compiled"] - compiled_before, program._finalizer.alive]
+# a flags change: captured and compiled anew; the old program stays valid for the old flags only
+stats = dict(STATS)
+tf.env().set("KEEP_INTERMEDIATE_TENSORS", False)
+res["after_flags"] = [await error() for _ in range(2)]
+res["flags_stats"] = [STATS[k] - stats[k] for k in ("captured", "compiled")]
+# a disposed weight: the programs are dropped and their arenas freed
+programs = compiled_programs()
+finalizers = [p._finalizer for p in programs]
+model.dispose()
+try:
+    await model.execute_async(x)
+    res["after_dispose"] = "ran"
+except Exception as e:
+    res["after_dispose"] = type(e).__name__
+res["released"] = [not f.alive for f in finalizers]
+x.dispose()
+res["leak"] = tf.memory().num_tensors - before
+res
+"""
+
+
+def test_compiled_replay_poison_invalidation_memory(webtf_page, py):
+    webtf_page.evaluate(ORACLE_JS, "selfie")
+    res = py(CHECKS_PY)
+    assert max(res["errors"]) <= 1e-3, res["errors"]
+    assert res["compiled_runs"] == 2
+    assert res["arena_bytes"] > 0
+    assert res["memory_unchanged"] == [True, True]
+    assert max(res["poisoned_errors"]) <= 1e-3, res["poisoned_errors"]
+    assert res["nan_run"][:2] == [1, 0], res["nan_run"]
+    assert res["after_nan"] <= 1e-3
+    assert res["after_switch"][1] >= 1 and res["after_switch"][2] == 1, res["after_switch"]
+    assert res["after_switch"][0] <= 1e-3, res["after_switch"]
+    assert res["pinned"] > 0  # selfie's resize gathers take a lookup table's address
+    assert max(res["moved"][:2]) <= 1e-3 and res["moved"][2:] == [1, False], res["moved"]
+    assert max(res["after_flags"]) <= 1e-3, res["after_flags"]
+    assert res["flags_stats"] == [1, 1]
+    assert res["after_dispose"] != "ran"
+    assert res["released"] and all(res["released"]), res["released"]
+    assert res["leak"] == 0
