@@ -81,6 +81,7 @@ class WasmBackend(Backend):
         self.resets: list[str] = []  # why the module was re-instantiated (see recover), oldest first
         self._ints_cache: dict[tuple, int] = {}
         self.bound: dict[Any, tuple[Any, tuple[int, ...], int]] = {}  # see bind
+        self.binding = True  # element-wise kernels use bind / call_bound (off while a replay is planned)
         self._disposed = False
         self._recovering = False
         self._bind(module)

@@ -311,6 +311,7 @@ def record(capture: Any, feeds: list[Tensor]) -> tuple[_Recorder, list[int]]:
     for attr, pointers, ints_at in _HELPERS:
         patch(backend, attr, rec.helper(attr, getattr(backend, attr), pointers, ints_at))
     patch(backend, "_alloc", rec.alloc(backend._alloc))
+    patch(backend, "binding", False)  # bound element-wise calls malloc in JS, out of the recorder's sight
     patch(backend, "_malloc", rec.refusing("a kernel malloc'd a block", backend._malloc))
     patch(backend, "dispose_data", rec.dispose(backend.dispose_data))
     patch(backend, "read_sync", rec.read_sync(backend.read_sync))
