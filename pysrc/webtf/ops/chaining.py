@@ -80,3 +80,38 @@ def bind(namespace: dict[str, Any]) -> None:
         reshape = namespace["reshape"]
         Tensor.flatten = lambda self: reshape(self, (self.size,))  # type: ignore[attr-defined]
         Tensor.as_scalar = lambda self: reshape(self, ())  # type: ignore[attr-defined]
+    _bind_tfjs_methods(namespace)
+
+
+def _bind_tfjs_methods(ns: dict[str, Any]) -> None:
+    """TF.js's remaining chained methods whose argument order differs from the op's (class-surface parity)."""
+    reshape, image = ns["reshape"], ns["image"]
+    Tensor.as1d = lambda self: reshape(self, (self.size,))  # type: ignore[attr-defined]
+    Tensor.as2d = lambda self, rows, columns: reshape(self, (rows, columns))  # type: ignore[attr-defined]
+    Tensor.as3d = lambda self, rows, columns, depth: reshape(self, (rows, columns, depth))  # type: ignore[attr-defined]
+    Tensor.as4d = lambda self, rows, columns, depth, depth2: reshape(  # type: ignore[attr-defined]
+        self, (rows, columns, depth, depth2)
+    )
+    Tensor.as5d = lambda self, rows, columns, depth, depth2, depth3: reshape(  # type: ignore[attr-defined]
+        self, (rows, columns, depth, depth2, depth3)
+    )
+    Tensor.reshape_as = lambda self, x: reshape(self, x.shape)  # type: ignore[attr-defined]
+    Tensor.concat = lambda self, x, axis=0: ns["concat"](  # type: ignore[attr-defined]
+        [self, *(x if isinstance(x, (list, tuple)) else [x])], axis
+    )
+    Tensor.stack = lambda self, x, axis=0: ns["stack"](  # type: ignore[attr-defined]
+        [self, *(x if isinstance(x, (list, tuple)) else [x])], axis
+    )
+    Tensor.where = lambda self, condition, x: ns["where"](condition, self, x)  # type: ignore[attr-defined]
+    Tensor.pool = ns["pool"]  # type: ignore[attr-defined]
+    Tensor.resize_bilinear = image.resize_bilinear  # type: ignore[attr-defined]
+    Tensor.resize_nearest_neighbor = image.resize_nearest_neighbor  # type: ignore[attr-defined]
+    Tensor.variable = lambda self, trainable=True, name=None, dtype=None: ns["variable"](  # type: ignore[attr-defined]
+        self, trainable, name, dtype
+    )
+    Tensor.buffer_sync = lambda self: ns["buffer"](self.shape, self.dtype, self.data_sync())  # type: ignore[attr-defined]
+
+    async def buffer(self: Tensor) -> Any:
+        return ns["buffer"](self.shape, self.dtype, await self.data())
+
+    Tensor.buffer = buffer  # type: ignore[attr-defined]

@@ -230,6 +230,8 @@ def model(inputs: Any, outputs: Any, name: str | None = None) -> LayersModel:
 class Sequential(LayersModel):
     """A linear stack of layers (TF.js tf.sequential): add() appends one."""
 
+    class_name = "Sequential"
+
     def __init__(self, layers: list[Layer] | None = None, name: str | None = None) -> None:
         self.artifacts = None
         self._disposed = False

@@ -92,6 +92,14 @@ class Layer:
         self.output_shapes: list[ShapeArg] = []
         self.configure(config)
 
+    def get_class_name(self) -> str:
+        """The Keras class name ('Dense', ...), as TF.js getClassName."""
+        return self.class_name
+
+    def get_config(self) -> dict[str, Any]:
+        """The layer's config with its current name and trainable flag (keys as model.json saves them)."""
+        return {**self.config, "name": self.name, "trainable": self.trainable}
+
     # ---- subclasses override these -----------------------------------------------------------
     def configure(self, config: dict[str, Any]) -> None:
         """Read the layer's config (raise ValueError on anything unsupported)."""

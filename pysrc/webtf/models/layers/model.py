@@ -74,6 +74,7 @@ class LayersModel(Training):
     compile/fit/evaluate come from Training."""
 
     user_defined_metadata: dict[str, Any] | None = None
+    class_name = "Model"  # TF.js's className of a LayersModel (a Sequential: 'Sequential')
 
     def __init__(self, artifacts: ModelArtifacts | None, network: Network) -> None:
         self.artifacts = artifacts
@@ -97,6 +98,20 @@ class LayersModel(Training):
             )
             for node, i in network.output_refs
         ]
+
+    def get_class_name(self) -> str:
+        """'Model', or 'Sequential' for a Sequential model (TF.js getClassName)."""
+        return self.class_name
+
+    @property
+    def input_names(self) -> list[str]:
+        """The input layers' names (TF.js inputNames)."""
+        return [layer.name for layer in self.network.input_layers]
+
+    @property
+    def output_names(self) -> list[str]:
+        """The output layers' names, one per output (TF.js outputNames)."""
+        return [node.layer.name for node, _ in self.network.output_refs]
 
     # ---- weights -----------------------------------------------------------------------------
     @property
