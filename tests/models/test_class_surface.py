@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.harness.aio import run_sync
 from tests.ops.test_coverage import snake
 
 #: TF.js names whose snake_case webtf spells otherwise
@@ -197,3 +198,82 @@ def test_webtf_has_tfjs_class_surface(browser, server):
     assert tf.memory().num_tensors == before
     assert not missing, f"{len(missing)} TF.js class members webtf lacks: " + ", ".join(missing)
     assert not stale, "ALLOW entries that no longer hold: " + ", ".join(stale)
+
+
+# ---- host checks of the members this coverage added (numpy is the oracle) ------------------------------------
+
+
+def _np(t: Any) -> Any:
+    import numpy as np
+
+    return np.array(t.data_sync().tolist()).reshape(t.shape)
+
+
+def test_tensor_methods_added_for_tfjs_parity():
+    import numpy as np
+    import pytest
+
+    import webtf as tf
+
+    before = tf.memory().num_tensors
+    a = np.arange(24, dtype=np.float32)
+    x = tf.tensor(a)
+
+    def checks():
+        assert x.as1d().shape == (24,)
+        np.testing.assert_array_equal(_np(x.as2d(4, 6)), a.reshape(4, 6))
+        np.testing.assert_array_equal(_np(x.as3d(2, 3, 4)), a.reshape(2, 3, 4))
+        np.testing.assert_array_equal(_np(x.as4d(2, 3, 2, 2)), a.reshape(2, 3, 2, 2))
+        np.testing.assert_array_equal(_np(x.as5d(1, 2, 3, 2, 2)), a.reshape(1, 2, 3, 2, 2))
+        y = x.as2d(4, 6)
+        np.testing.assert_array_equal(_np(x.reshape_as(y)), a.reshape(4, 6))
+        np.testing.assert_array_equal(_np(y.concat(y, 1)), np.concatenate([a.reshape(4, 6)] * 2, 1))
+        np.testing.assert_array_equal(_np(y.concat([y, y])), np.concatenate([a.reshape(4, 6)] * 3, 0))
+        np.testing.assert_array_equal(_np(y.stack(y, 1)), np.stack([a.reshape(4, 6)] * 2, 1))
+        cond = tf.tensor([True, False] * 12, None, "bool")
+        np.testing.assert_array_equal(_np(x.where(cond, tf.zeros([24]))), np.where([True, False] * 12, a, 0))
+        img = tf.tensor([[1.0, 2.0], [3.0, 4.0]]).reshape([1, 2, 2, 1])
+        nearest = np.array([[1, 1, 2, 2], [1, 1, 2, 2], [3, 3, 4, 4], [3, 3, 4, 4]], np.float32)
+        np.testing.assert_array_equal(_np(img.resize_nearest_neighbor([4, 4]))[0, :, :, 0], nearest)
+        np.testing.assert_allclose(_np(img.resize_bilinear([2, 2])), _np(img))  # same size: the identity
+        pooled = _np(x.as4d(1, 4, 6, 1).pool([2, 2], "max", "valid", None, [2, 2]))
+        np.testing.assert_array_equal(pooled[0, :, :, 0], a.reshape(2, 2, 3, 2).max(axis=(1, 3)))
+        buf = y.buffer_sync()
+        assert buf.shape == (4, 6) and buf.get(2, 3) == 15.0
+        assert y.strides == [6] and x.as3d(2, 3, 4).strides == [12, 4] and x.strides == []
+        assert tf.scalar(1.0).strides == []
+
+    tf.tidy(checks)
+    buf = run_sync(x.buffer())
+    assert buf.dtype == "float32" and list(buf.values) == a.tolist()
+    v = x.variable(False, "surface_v")
+    assert v.trainable is False and v.name == "surface_v" and _np(v).tolist() == a.tolist()
+    v.dispose()
+    x.throw_if_disposed()
+    x.dispose()
+    with pytest.raises(ValueError, match="disposed"):
+        x.throw_if_disposed()
+    assert tf.memory().num_tensors == before
+
+
+def test_class_names_configs_and_io_names():
+    import webtf as tf
+
+    before = tf.memory().num_tensors
+    assert tf.train.sgd(0.1).get_class_name() == "SGD" and tf.train.adam().get_class_name() == "Adam"
+    dense = tf.layers.dense(units=3, name="d1")
+    assert dense.get_class_name() == "Dense"
+    config = dense.get_config()
+    assert config["name"] == "d1" and config["units"] == 3 and config["trainable"] is True
+    inp = tf.input(shape=[2], name="in1")
+    model = tf.model(inputs=inp, outputs=[dense.apply(inp), tf.layers.dense(units=1, name="d2").apply(inp)])
+    seq = tf.sequential(layers=[tf.layers.dense(units=1, input_shape=[2], name="s1")])
+    try:
+        assert model.get_class_name() == "Model" and seq.get_class_name() == "Sequential"
+        assert model.input_names == ["in1"] and model.output_names == ["d1", "d2"]
+        assert seq.output_names == ["s1"]
+        assert type(model).load_training_config is type(model).compile_from_config
+    finally:
+        model.dispose()
+        seq.dispose()
+    assert tf.memory().num_tensors == before

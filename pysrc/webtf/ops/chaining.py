@@ -103,7 +103,9 @@ def _bind_tfjs_methods(ns: dict[str, Any]) -> None:
         [self, *(x if isinstance(x, (list, tuple)) else [x])], axis
     )
     Tensor.where = lambda self, condition, x: ns["where"](condition, self, x)  # type: ignore[attr-defined]
-    Tensor.pool = ns["pool"]  # type: ignore[attr-defined]
+    from .pool_more import pool  # ops' "pool" is the module of that name
+
+    Tensor.pool = pool  # type: ignore[attr-defined]
     Tensor.resize_bilinear = image.resize_bilinear  # type: ignore[attr-defined]
     Tensor.resize_nearest_neighbor = image.resize_nearest_neighbor  # type: ignore[attr-defined]
     Tensor.variable = lambda self, trainable=True, name=None, dtype=None: ns["variable"](  # type: ignore[attr-defined]
