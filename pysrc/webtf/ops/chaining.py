@@ -84,36 +84,42 @@ def bind(namespace: dict[str, Any]) -> None:
 
 
 def _bind_tfjs_methods(ns: dict[str, Any]) -> None:
-    """TF.js's remaining chained methods whose argument order differs from the op's (class-surface parity)."""
-    reshape, image = ns["reshape"], ns["image"]
-    Tensor.as1d = lambda self: reshape(self, (self.size,))  # type: ignore[attr-defined]
-    Tensor.as2d = lambda self, rows, columns: reshape(self, (rows, columns))  # type: ignore[attr-defined]
-    Tensor.as3d = lambda self, rows, columns, depth: reshape(self, (rows, columns, depth))  # type: ignore[attr-defined]
-    Tensor.as4d = lambda self, rows, columns, depth, depth2: reshape(  # type: ignore[attr-defined]
-        self, (rows, columns, depth, depth2)
-    )
-    Tensor.as5d = lambda self, rows, columns, depth, depth2, depth3: reshape(  # type: ignore[attr-defined]
-        self, (rows, columns, depth, depth2, depth3)
-    )
-    Tensor.reshape_as = lambda self, x: reshape(self, x.shape)  # type: ignore[attr-defined]
-    Tensor.concat = lambda self, x, axis=0: ns["concat"](  # type: ignore[attr-defined]
-        [self, *(x if isinstance(x, (list, tuple)) else [x])], axis
-    )
-    Tensor.stack = lambda self, x, axis=0: ns["stack"](  # type: ignore[attr-defined]
-        [self, *(x if isinstance(x, (list, tuple)) else [x])], axis
-    )
-    Tensor.where = lambda self, condition, x: ns["where"](condition, self, x)  # type: ignore[attr-defined]
-    from .pool_more import pool  # ops' "pool" is the module of that name
+    """TF.js's remaining chained methods whose argument order differs from the op's (class-surface parity);
+    each only where its ops are in the build (a custom build may leave them out)."""
+    reshape, concat, stack, where = ns.get("reshape"), ns.get("concat"), ns.get("stack"), ns.get("where")
+    variable, buffer = ns.get("variable"), ns.get("buffer")
+    image, more = ns.get("image"), ns.get("pool_more")  # ops' "pool" is a module: the op is in pool_more
+    methods: dict[str, Any] = {}
+    if reshape is not None:
+        methods.update(
+            as1d=lambda self: reshape(self, (self.size,)),
+            as2d=lambda self, rows, columns: reshape(self, (rows, columns)),
+            as3d=lambda self, rows, columns, depth: reshape(self, (rows, columns, depth)),
+            as4d=lambda self, rows, columns, depth, depth2: reshape(self, (rows, columns, depth, depth2)),
+            as5d=lambda self, rows, columns, depth, depth2, depth3: reshape(
+                self, (rows, columns, depth, depth2, depth3)
+            ),
+            reshape_as=lambda self, x: reshape(self, x.shape),
+        )
+    if concat is not None:
+        methods["concat"] = lambda self, x, axis=0: concat([self, *(x if isinstance(x, (list, tuple)) else [x])], axis)
+    if stack is not None:
+        methods["stack"] = lambda self, x, axis=0: stack([self, *(x if isinstance(x, (list, tuple)) else [x])], axis)
+    if where is not None:
+        methods["where"] = lambda self, condition, x: where(condition, self, x)
+    if variable is not None:
+        methods["variable"] = lambda self, trainable=True, name=None, dtype=None: variable(self, trainable, name, dtype)
+    if buffer is not None:
+        methods["buffer_sync"] = lambda self: buffer(self.shape, self.dtype, self.data_sync())
 
-    Tensor.pool = pool  # type: ignore[attr-defined]
-    Tensor.resize_bilinear = image.resize_bilinear  # type: ignore[attr-defined]
-    Tensor.resize_nearest_neighbor = image.resize_nearest_neighbor  # type: ignore[attr-defined]
-    Tensor.variable = lambda self, trainable=True, name=None, dtype=None: ns["variable"](  # type: ignore[attr-defined]
-        self, trainable, name, dtype
-    )
-    Tensor.buffer_sync = lambda self: ns["buffer"](self.shape, self.dtype, self.data_sync())  # type: ignore[attr-defined]
+        async def buffer_async(self: Tensor) -> Any:
+            return buffer(self.shape, self.dtype, await self.data())
 
-    async def buffer(self: Tensor) -> Any:
-        return ns["buffer"](self.shape, self.dtype, await self.data())
-
-    Tensor.buffer = buffer  # type: ignore[attr-defined]
+        methods["buffer"] = buffer_async
+    if callable(getattr(more, "pool", None)):
+        methods["pool"] = more.pool  # type: ignore[union-attr]
+    for name in ("resize_bilinear", "resize_nearest_neighbor"):
+        if callable(getattr(image, name, None)):
+            methods[name] = getattr(image, name)
+    for name, fn in methods.items():
+        setattr(Tensor, name, fn)
