@@ -100,6 +100,23 @@ class Layer:
         """The layer's config with its current name and trainable flag (keys as model.json saves them)."""
         return {**self.config, "name": self.name, "trainable": self.trainable}
 
+    @property
+    def output_shape(self) -> Any:
+        """The output shape of this layer's calls (a list of shapes for several outputs), as TF.js outputShape;
+        AttributeError before any call or when calls gave different shapes."""
+        shapes: list[Any] = []
+        for out in self.output_shapes:
+            if out not in shapes:
+                shapes.append(out)
+        if not shapes:
+            raise AttributeError(f"The layer {self.name} has never been called and thus has no defined output shape.")
+        if len(shapes) > 1:
+            raise AttributeError(
+                f"The layer {self.name} has multiple inbound nodes with different output shapes. Hence the "
+                'notion of "output shape" is ill-defined for the layer.'
+            )
+        return _as_lists(shapes[0])
+
     # ---- subclasses override these -----------------------------------------------------------
     def configure(self, config: dict[str, Any]) -> None:
         """Read the layer's config (raise ValueError on anything unsupported)."""
@@ -366,3 +383,8 @@ def ident(value: Any) -> str:
 
 def _label(v: Variable) -> str:
     return v.original_name if isinstance(v, LayerVariable) else v.name
+
+
+def _as_lists(shape: Any) -> Any:
+    """A shape (or nested shapes) as lists."""
+    return [_as_lists(d) for d in shape] if isinstance(shape, (list, tuple)) else shape

@@ -113,6 +113,12 @@ class LayersModel(Training):
         """The output layers' names, one per output (TF.js outputNames)."""
         return [node.layer.name for node, _ in self.network.output_refs]
 
+    @property
+    def output_shape(self) -> Any:
+        """The output's shape, or a list of them for several outputs (TF.js outputShape)."""
+        shapes = [spec.shape for spec in self.outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
     # ---- weights -----------------------------------------------------------------------------
     @property
     def trainable(self) -> bool:
