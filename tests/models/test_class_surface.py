@@ -58,7 +58,7 @@ _MODEL = {
     "initialWeights": "the `weights` argument of TF.js's Layer constructor; webtf's layers take set_weights()",
     "fitLoop": "TF.js's loop behind fit() (public only for its tests): webtf's is fit() / fit_dataset()",
     **dict.fromkeys(
-        (*_LAYER_NOT_YET, "findLayer", "getConfig", "loadWeights", "toJSON"), _NOT_YET
+        (*_LAYER_NOT_YET, "loadWeights"), _NOT_YET
     ),
 }
 _MODEL = {k: v for k, v in _MODEL.items() if k != "dispose"}
@@ -257,6 +257,8 @@ def test_tensor_methods_added_for_tfjs_parity():
 
 
 def test_class_names_configs_and_io_names():
+    import json
+
     import pytest
 
     import webtf as tf
@@ -279,6 +281,11 @@ def test_class_names_configs_and_io_names():
         assert model.output_shape == [[None, 3], [None, 1]] and seq.output_shape == [None, 1]
         assert dense.output_shape == [None, 3]
         assert type(model).load_training_config is type(model).compile_from_config
+        assert model.find_layer(1) is model.layers[1]
+        topology = json.loads(seq.to_json())
+        assert topology["class_name"] == "Sequential" and topology == seq.to_json(None, False)
+        assert [c["config"]["name"] for c in seq.get_config()["layers"]] == ["s1"]
+        assert model.get_config()["input_layers"] == [["in1", 0, 0]]
     finally:
         model.dispose()
         seq.dispose()

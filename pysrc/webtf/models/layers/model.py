@@ -352,6 +352,26 @@ class LayersModel(Training):
                 print_fn(line)
         return text
 
+    def _model_topology(self) -> dict[str, Any]:
+        """model.json's modelTopology: as loaded, else (built in Python) the topology of its graph."""
+        if self.artifacts is not None:
+            return self.artifacts.model_topology
+        return {**self.network.to_config(), "keras_version": "tfjs-layers 4.22.0", "backend": "tensor_flow.js"}
+
+    def to_json(self, unused: Any = None, return_string: bool = True) -> str | dict[str, Any]:
+        """The model's topology (class_name, config, keras_version, backend) as JSON text, or as a dict when
+        return_string is False (TF.js toJSON)."""
+        topology = self._model_topology()
+        return json.dumps(topology) if return_string else topology
+
+    def get_config(self) -> dict[str, Any]:
+        """The topology's config: name, layers, input and output layers (TF.js getConfig, keys as saved)."""
+        return self._model_topology()["config"]
+
+    def find_layer(self, index: int) -> Layer:
+        """The layer at `index` (TF.js findLayer)."""
+        return self.get_layer(index=index)
+
     def artifacts_for_save(self, include_optimizer: bool = False) -> ModelArtifacts:
         """What save() writes: the topology, all weights unquantized in one shard, and once compiled the
         trainingConfig (plus the optimizer's weights in group 'optimizer' when include_optimizer)."""
@@ -359,13 +379,8 @@ class LayersModel(Training):
 
         specs, data = encode_weights(self.named_weights())
         a = self.artifacts
-        if a is None:  # built in Python: the topology of its graph
-            topology = {
-                **self.network.to_config(),
-                "keras_version": "tfjs-layers 4.22.0",
-                "backend": "tensor_flow.js",
-            }
-            a = ModelArtifacts(topology, [], b"", "layers-model")
+        if a is None:
+            a = ModelArtifacts(self._model_topology(), [], b"", "layers-model")
         training_config = a.training_config
         if self.compiled is not None:
             training_config = self.training_config()
