@@ -58,7 +58,7 @@ _MODEL = {
     "initialWeights": "the `weights` argument of TF.js's Layer constructor; webtf's layers take set_weights()",
     "fitLoop": "TF.js's loop behind fit() (public only for its tests): webtf's is fit() / fit_dataset()",
     **dict.fromkeys(
-        (*_LAYER_NOT_YET, "loadWeights"), _NOT_YET
+        _LAYER_NOT_YET, _NOT_YET
     ),
 }
 _MODEL = {k: v for k, v in _MODEL.items() if k != "dispose"}
@@ -286,6 +286,19 @@ def test_class_names_configs_and_io_names():
         assert topology["class_name"] == "Sequential" and topology == seq.to_json(None, False)
         assert [c["config"]["name"] for c in seq.get_config()["layers"]] == ["s1"]
         assert model.get_config()["input_layers"] == [["in1", 0, 0]]
+        names = list(seq.named_weights())
+        assert names == ["s1/kernel", "s1/bias"]
+        kernel, bias = tf.tensor([[2.0], [3.0]]), tf.tensor([0.5])
+        seq.load_weights({"s1/kernel": kernel, "s1/bias": bias})
+        assert _np(seq.layers[0].get_weights()[0]).tolist() == [[2.0], [3.0]]
+        with pytest.raises(ValueError, match="no target variable: nope"):
+            seq.load_weights({"nope": bias})
+        with pytest.raises(ValueError, match="1 of 2 weights are not set: s1/kernel"):
+            seq.load_weights({"s1/bias": bias})
+        seven = tf.tensor([7.0])
+        seq.load_weights({"nope": kernel, "s1/bias": seven}, strict=False)
+        assert _np(seq.layers[0].get_weights()[1]).tolist() == [7.0]
+        tf.dispose([kernel, bias, seven])
     finally:
         model.dispose()
         seq.dispose()

@@ -158,6 +158,22 @@ class LayersModel(Training):
         """Assign new values to every weight, in get_weights() order."""
         assign_all(self.weights, weights, f"Model '{self.name}'")
 
+    def load_weights(self, weights: dict[str, Tensor], strict: bool = True) -> None:
+        """Assign values by weight name ('<layer>/<weight>', as named_weights()) (TF.js loadWeights); strict:
+        every name must be a weight of the model and every weight must be given."""
+        targets = self.named_weights()
+        total = len(targets)
+        pairs = []
+        for name, t in weights.items():
+            v = targets.pop(name, None)
+            if v is not None:
+                pairs.append((v, t))
+            elif strict:
+                raise ValueError(f"Provided weight data has no target variable: {name}")
+        if strict and targets:
+            raise ValueError(f"{len(targets)} of {total} weights are not set: {', '.join(targets)}")
+        assign_all([v for v, _ in pairs], [t for _, t in pairs], f"Model '{self.name}'")
+
     def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
         """A layer by name or by index (TF.js getLayer)."""
         if index is not None:
