@@ -77,7 +77,7 @@ ALLOW: dict[str, dict[str, str]] = {
         **dict.fromkeys(("load", "loadSync", "loadOptions", "modelUrl"), _LOADER),
     },
     "LayersModel": _MODEL,
-    "Sequential": {**_MODEL, "checkShape": _PRIVATE, "pop": _NOT_YET},
+    "Sequential": {**_MODEL, "checkShape": _PRIVATE},
     "Layer": {
         **dict.fromkeys(_LAYER_PRIVATE, _PRIVATE),
         **dict.fromkeys(_LAYER_SYMBOLIC, _SYMBOLIC),
@@ -302,4 +302,36 @@ def test_class_names_configs_and_io_names():
     finally:
         model.dispose()
         seq.dispose()
+    assert tf.memory().num_tensors == before
+
+
+def test_sequential_pop_removes_the_last_layer():
+    import numpy as np
+    import pytest
+
+    import webtf as tf
+
+    before = tf.memory().num_tensors
+    first = tf.layers.dense(units=3, input_shape=[2], name="p1")
+    second = tf.layers.dense(units=1, name="p2")
+    seq = tf.sequential(layers=[first, second])
+    x = tf.tensor([[1.0, 2.0]])
+    try:
+        seq.pop()
+        assert [layer.name for layer in seq.layers] == ["p1"] and seq.output_shape == [None, 3]
+        kernel, bias = (_np(w) for w in first.get_weights())
+        y = seq.predict(x)
+        np.testing.assert_allclose(_np(y), [[1.0, 2.0]] @ kernel + bias, rtol=1e-6)
+        y.dispose()
+        seq.pop()
+        assert seq.layers == [] and seq.outputs == []
+        with pytest.raises(TypeError, match="no layers"):
+            seq.pop()
+        seq.add(tf.layers.dense(units=4, name="p3"))  # continues from the kept input
+        assert seq.output_shape == [None, 4] and [layer.name for layer in seq.layers] == ["p3"]
+    finally:
+        x.dispose()
+        seq.dispose()
+        first.dispose_weights()
+        second.dispose_weights()
     assert tf.memory().num_tensors == before
