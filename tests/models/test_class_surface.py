@@ -36,9 +36,7 @@ _LAYER_PRIVATE = (
     "invokeCallHook setMaskMetadata trainable_ warnOnIncompatibleInputShape"
 ).split()
 _LAYER_SYMBOLIC = "getInputAt getOutputAt id inboundNodes outboundNodes input output inputSpec".split()
-_LAYER_NOT_YET = (
-    "addLoss calculateLosses losses updates computeMask supportsMasking stateful resetStates dispose"
-).split()
+_LAYER_NOT_YET = ["computeMask", "supportsMasking", "dispose"]
 _MODEL_PRIVATE = _LAYER_PRIVATE + (
     "addWeight buildNodeConversionMap checkNumSamples checkTrainableWeightsConsistency disposeWeights "
     "feedInputNames feedOutputNames getDedupedMetricsNames getLossIdentifiers getMetricIdentifiers "
@@ -57,9 +55,7 @@ _MODEL = {
     **dict.fromkeys(("build", "built", "call", "computeOutputShape", "activityRegularizer"), _AS_LAYER),
     "initialWeights": "the `weights` argument of TF.js's Layer constructor; webtf's layers take set_weights()",
     "fitLoop": "TF.js's loop behind fit() (public only for its tests): webtf's is fit() / fit_dataset()",
-    **dict.fromkeys(
-        _LAYER_NOT_YET, _NOT_YET
-    ),
+    **dict.fromkeys((*_LAYER_NOT_YET, "addLoss"), _NOT_YET),
 }
 _MODEL = {k: v for k, v in _MODEL.items() if k != "dispose"}
 
@@ -334,4 +330,32 @@ def test_sequential_pop_removes_the_last_layer():
         seq.dispose()
         first.dispose_weights()
         second.dispose_weights()
+    assert tf.memory().num_tensors == before
+
+
+def test_layer_losses_add_loss_and_states():
+    import numpy as np
+    import pytest
+
+    import webtf as tf
+
+    before = tf.memory().num_tensors
+    dense = tf.layers.dense(units=2, input_shape=[3], kernel_regularizer=tf.regularizers.l2(l2=0.5), name="r1")
+    seq = tf.sequential(layers=[dense])
+    try:
+        assert len(dense.losses) == 1 and len(seq.losses) == 1 and dense.updates == [] and seq.updates == []
+        kernel = _np(dense.get_weights()[0])
+        (penalty,) = dense.calculate_losses()
+        np.testing.assert_allclose(penalty.data_sync()[0], 0.5 * (kernel**2).sum(), rtol=1e-5)
+        penalty.dispose()
+        dense.add_loss(lambda: tf.scalar(3.0))
+        values = seq.calculate_losses()
+        assert len(values) == 2 and values[1].data_sync()[0] == 3.0
+        tf.dispose(values)
+        assert not dense.stateful and not seq.stateful
+        seq.reset_states()  # no stateful layer: nothing to reset
+        with pytest.raises(ValueError, match="non-stateful"):
+            dense.reset_states()
+    finally:
+        seq.dispose()
     assert tf.memory().num_tensors == before

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar, TypeVar
 
 from ...engine import ENGINE
@@ -87,6 +89,7 @@ class Layer:
         except ValueError as e:
             raise self.error(f"activity_regularizer: {e}") from None
         self.activity_losses: list[Tensor] = []  # penalties of this layer's outputs in the current step
+        self.added_losses: list[Callable[[], Tensor]] = []  # add_loss(): penalties training adds
         self.built = False
         self.input_shapes: list[ShapeArg] = []  # per call (inbound node)
         self.output_shapes: list[ShapeArg] = []
@@ -241,8 +244,37 @@ class Layer:
         assign_all(self.weights, values, f"Layer '{self.name}' ({self.class_name})")
 
     def regularization_losses(self) -> list[Tensor]:
-        """The regularizer penalty of each regularized weight (scalars)."""
-        return [reg(self.vars[name]) for name, reg in self.regularizers.items() if name in self.vars]
+        """The regularizer penalty of each regularized weight, then of each add_loss() function (scalars)."""
+        return self.calculate_losses()
+
+    @property
+    def losses(self) -> list[Callable[[], Tensor]]:
+        """The penalty functions training adds: one per regularized weight, then add_loss()'s (TF.js losses)."""
+        regs = [partial(reg, self.vars[name]) for name, reg in self.regularizers.items() if name in self.vars]
+        return regs + self.added_losses
+
+    def add_loss(self, losses: Callable[[], Tensor] | list[Callable[[], Tensor]]) -> None:
+        """Add penalty functions (each returns a scalar) that training adds to the loss (TF.js addLoss)."""
+        self.added_losses += losses if isinstance(losses, list) else [losses]
+
+    def calculate_losses(self) -> list[Tensor]:
+        """The current value of each function in `losses` (TF.js calculateLosses)."""
+        return [fn() for fn in self.losses]
+
+    @property
+    def updates(self) -> list[Tensor]:
+        """Always empty: webtf's layers (as TF.js's) keep no pending update ops."""
+        return []
+
+    @property
+    def stateful(self) -> bool:
+        """Whether the layer keeps state between calls (a stateful RNN; webtf has none)."""
+        return bool(self.config.get("stateful", False))
+
+    def reset_states(self) -> None:
+        """Reset a stateful layer's states; TF.js's error for any other layer."""
+        if not self.stateful:
+            raise ValueError("Cannot call the resetStates() method of a non-stateful Layer object.")
 
     def add_activity_loss(self, outputs: Any) -> None:
         """Record the activity regularizer's penalty of one training call's outputs: regularizer(output) over the

@@ -193,6 +193,29 @@ class LayersModel(Training):
         """Each regularized weight's penalty (scalars) for the training loss (TF.js model.losses)."""
         return [t for layer in self.network.leaf_layers for t in layer.regularization_losses()]
 
+    @property
+    def losses(self) -> list[Any]:
+        """Every layer's penalty functions (TF.js losses)."""
+        return [fn for layer in self.network.leaf_layers for fn in layer.losses]
+
+    calculate_losses = regularization_losses  # TF.js calculateLosses
+
+    @property
+    def updates(self) -> list[Tensor]:
+        """Always empty (as every layer's)."""
+        return []
+
+    @property
+    def stateful(self) -> bool:
+        """Whether any layer keeps state between calls."""
+        return any(layer.stateful for layer in self.network.leaf_layers)
+
+    def reset_states(self) -> None:
+        """Reset the states of the stateful layers (TF.js resetStates)."""
+        for layer in self.network.leaf_layers:
+            if layer.stateful:
+                layer.reset_states()
+
     def take_activity_losses(self) -> list[Tensor]:
         """The activity-regularizer penalties of the last training forward pass (the caller frees them)."""
         return [t for layer in self.network.leaf_layers for t in layer.take_activity_losses()]
