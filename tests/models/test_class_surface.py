@@ -342,7 +342,10 @@ def test_layer_losses_add_loss_and_states():
     before = tf.memory().num_tensors
     dense = tf.layers.dense(units=2, input_shape=[3], kernel_regularizer=tf.regularizers.l2(l2=0.5), name="r1")
     seq = tf.sequential(layers=[dense])
+    rnn = tf.sequential(layers=[tf.layers.simple_rnn(units=2, stateful=True, batch_input_shape=[1, 3, 2])])
     try:
+        assert rnn.stateful and rnn.layers[0].stateful
+        rnn.reset_states()  # a stateful RNN's own reset
         assert len(dense.losses) == 1 and len(seq.losses) == 1 and dense.updates == [] and seq.updates == []
         kernel = _np(dense.get_weights()[0])
         (penalty,) = dense.calculate_losses()
@@ -358,4 +361,6 @@ def test_layer_losses_add_loss_and_states():
             dense.reset_states()
     finally:
         seq.dispose()
+        tf.dispose(rnn.layers[0].states)  # a stateful RNN's states outlive model.dispose() (as the RNN tests)
+        rnn.dispose()
     assert tf.memory().num_tensors == before

@@ -74,6 +74,7 @@ class Layer:
     """A Keras layer restored from its config: build() declares weights, call() runs the forward pass."""
 
     class_name: ClassVar[str] = ""
+    stateful = False  # whether the layer keeps state between calls (a stateful RNN sets it)
 
     def __init__(self, name: str, config: dict[str, Any], class_name: str) -> None:
         self.name = name
@@ -265,11 +266,6 @@ class Layer:
     def updates(self) -> list[Tensor]:
         """Always empty: webtf's layers (as TF.js's) keep no pending update ops."""
         return []
-
-    @property
-    def stateful(self) -> bool:
-        """Whether the layer keeps state between calls (a stateful RNN; webtf has none)."""
-        return bool(self.config.get("stateful", False))
 
     def reset_states(self) -> None:
         """Reset a stateful layer's states; TF.js's error for any other layer."""
