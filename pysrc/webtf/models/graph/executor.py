@@ -9,7 +9,7 @@ from ...tensor import Tensor
 from ..runner import Program, Step, compile_steps, run
 from .dynamic import DynamicPlan, DynamicRun, make_plan
 from .functions import Function
-from .intermediates import Intermediates, keep_flag
+from .intermediates import Intermediates, keep_flag, tfjs_order
 from .nodes import Node
 from .op_table import ASYNC_OPS, CONTROL_FLOW_OPS, resolve
 from .tables import Tables
@@ -160,7 +160,10 @@ class Executor:
             plan.compiled[key] = program
         kept = self.intermediates
         if kept is not None:  # a replayed run has no intermediates
-            return run(program, list(feeds.values()), self.protected_ids, on_step=kept.add)
+            try:
+                return run(program, list(feeds.values()), self.protected_ids, on_step=kept.add)
+            finally:
+                kept.reorder(tfjs_order(self.nodes, plan.order, feeds))
         return run(program, list(feeds.values()), self.protected_ids, capture=True)
 
 

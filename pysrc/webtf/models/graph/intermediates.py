@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from ...environment import ENV
 from ...ops.creation import clone
@@ -38,6 +39,14 @@ class Intermediates:
             kept.append(c)
         self.tensors[name] = kept
 
+    def reorder(self, node_order: list[str]) -> None:
+        """Put the nodes' entries in `node_order` (those it lacks last), after the weights and inputs."""
+        rank = {name: i for i, name in enumerate(node_order)}
+        items = list(self.tensors.items())
+        fixed = [kv for kv in items if kv[0] not in rank]
+        nodes = sorted((kv for kv in items if kv[0] in rank), key=lambda kv: rank[kv[0]])
+        self.tensors = dict(fixed + nodes)
+
     def dispose(self) -> None:
         """Free every kept clone not disposed yet."""
         for outs in self.tensors.values():
@@ -45,3 +54,38 @@ class Intermediates:
                 if t is not None and not t.is_disposed:
                     t.dispose()
         self.tensors = {}
+
+
+def tfjs_order(nodes: Mapping[str, Any], ran: Iterable[Any], feeds: Iterable[str]) -> list[str]:
+    """The order TF.js 4.22's execute() runs the nodes `ran` in (its getNodesInTopologicalOrder: Kahn's
+    algorithm over the used nodes, consumers in graph order, the ready list used as a stack)."""
+    children: dict[str, list[str]] = {}
+    for node in nodes.values():
+        for src in [*(s for s, _ in node.inputs), *node.controls]:
+            children.setdefault(src, []).append(node.name)
+    ran = list(ran)
+    used = {n.name for n in ran} | set(feeds)
+    for node in ran:
+        used.update(s for s, _ in node.inputs)
+        used.update(node.controls)
+    weights = [name for name, node in nodes.items() if node.op == "Const"]
+    counts: dict[str, float] = {}
+    for name in dict.fromkeys([*feeds, *weights, *nodes]):
+        if name not in used:
+            continue
+        counts.setdefault(name, 0)
+        for child in children.get(name, ()):
+            if child not in used:
+                counts[child] = float("inf")
+            counts[child] = counts.get(child, 0) + 1
+    frontier = [name for name, n in counts.items() if n == 0]
+    order = list(frontier)
+    while frontier:
+        for child in children.get(frontier.pop(), ()):
+            if child in used:
+                counts[child] -= 1
+                if counts[child] == 0:
+                    order.append(child)
+                    frontier.append(child)
+    executed = {n.name for n in ran}
+    return [name for name in order if name in executed]

@@ -267,7 +267,8 @@ class GraphModel:
 
     def get_intermediate_tensors(self) -> dict[str, list[Tensor | None]] | None:
         """The last run's kept tensors by node name (clones of the weights, of execute()'s inputs and of
-        every node's outputs, in run order) when KEEP_INTERMEDIATE_TENSORS was on for it, else None."""
+        every node's outputs, execute()'s in TF.js's order) when KEEP_INTERMEDIATE_TENSORS was on for it, else
+        None."""
         kept = self.executor.intermediates
         return None if kept is None else kept.tensors
 
