@@ -49,6 +49,19 @@ class Tensor:
         """True once dispose() freed this tensor."""
         return self.is_disposed_internal
 
+    @property
+    def strides(self) -> list[int]:
+        """Elements between consecutive indices of each dimension but the last (row-major, as TF.js)."""
+        strides, acc = [], 1
+        for d in reversed(self.shape[1:]):
+            acc *= d
+            strides.append(acc)
+        return strides[::-1]
+
+    def throw_if_disposed(self) -> None:
+        """Raise if this tensor was disposed (TF.js throwIfDisposed)."""
+        self._check("throw_if_disposed")
+
     def _check(self, what: str) -> None:
         if self.is_disposed_internal:
             raise ValueError(

@@ -172,7 +172,11 @@ def compile_steps(
 
 
 def run(
-    program: Program, feeds: Sequence[Tensor], protected: set[int], capture: bool = False
+    program: Program,
+    feeds: Sequence[Tensor],
+    protected: set[int],
+    capture: bool = False,
+    on_step: Callable[[Any, tuple[Tensor, ...]], None] | None = None,
 ) -> list[Tensor]:
     """Run a program on feeds (one per feed slot); returns the outputs, everything else it made is freed.
 
@@ -180,11 +184,12 @@ def run(
     last slot holding it is; feeds, constants and the ids in `protected` are never freed.
     capture: the program makes the same kernel calls for the same input signature (no training behaviour):
     its first run per signature is recorded and later runs replay it (models/capture.py).
+    on_step: called with each step's key and outputs as it runs (not with capture).
     """
     if len(feeds) != program.num_feeds:
         raise ValueError(f"Expected {program.num_feeds} inputs, but got {len(feeds)}")
     if not capture or hooks_active():
-        return _run(program, feeds, protected)
+        return _run(program, feeds, protected, on_step)
     feeds = list(feeds)
     sig = signature(feeds)
     got = program.captures.get(sig, _MISSING)
@@ -218,7 +223,9 @@ def release_captures(programs: Iterable[Program]) -> None:
                 capture.release()
 
 
-def _run(program: Program, feeds: Sequence[Tensor], protected: set[int]) -> list[Tensor]:
+def _run(
+    program: Program, feeds: Sequence[Tensor], protected: set[int], on_step: Callable[..., None] | None = None
+) -> list[Tensor]:
     protected = set(protected)
     live: list[Any] = [None] * program.num_slots
     aliases: dict[int, int] = {}
@@ -260,6 +267,8 @@ def _run(program: Program, feeds: Sequence[Tensor], protected: set[int]) -> list
             out = tidy(partial(step.run, ins))
             outs = (out,) if isinstance(out, Tensor) else tuple(out)
             live[step.slot] = outs
+            if on_step is not None:
+                on_step(step.key, outs)
             for t in outs:
                 aliases[id(t)] = aliases.get(id(t), 0) + 1
             for s in step.frees:

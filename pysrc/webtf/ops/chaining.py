@@ -80,3 +80,46 @@ def bind(namespace: dict[str, Any]) -> None:
         reshape = namespace["reshape"]
         Tensor.flatten = lambda self: reshape(self, (self.size,))  # type: ignore[attr-defined]
         Tensor.as_scalar = lambda self: reshape(self, ())  # type: ignore[attr-defined]
+    _bind_tfjs_methods(namespace)
+
+
+def _bind_tfjs_methods(ns: dict[str, Any]) -> None:
+    """TF.js's remaining chained methods whose argument order differs from the op's (class-surface parity);
+    each only where its ops are in the build (a custom build may leave them out)."""
+    reshape, concat, stack, where = ns.get("reshape"), ns.get("concat"), ns.get("stack"), ns.get("where")
+    variable, buffer = ns.get("variable"), ns.get("buffer")
+    image, more = ns.get("image"), ns.get("pool_more")  # ops' "pool" is a module: the op is in pool_more
+    methods: dict[str, Any] = {}
+    if reshape is not None:
+        methods.update(
+            as1d=lambda self: reshape(self, (self.size,)),
+            as2d=lambda self, rows, columns: reshape(self, (rows, columns)),
+            as3d=lambda self, rows, columns, depth: reshape(self, (rows, columns, depth)),
+            as4d=lambda self, rows, columns, depth, depth2: reshape(self, (rows, columns, depth, depth2)),
+            as5d=lambda self, rows, columns, depth, depth2, depth3: reshape(
+                self, (rows, columns, depth, depth2, depth3)
+            ),
+            reshape_as=lambda self, x: reshape(self, x.shape),
+        )
+    if concat is not None:
+        methods["concat"] = lambda self, x, axis=0: concat([self, *(x if isinstance(x, (list, tuple)) else [x])], axis)
+    if stack is not None:
+        methods["stack"] = lambda self, x, axis=0: stack([self, *(x if isinstance(x, (list, tuple)) else [x])], axis)
+    if where is not None:
+        methods["where"] = lambda self, condition, x: where(condition, self, x)
+    if variable is not None:
+        methods["variable"] = lambda self, trainable=True, name=None, dtype=None: variable(self, trainable, name, dtype)
+    if buffer is not None:
+        methods["buffer_sync"] = lambda self: buffer(self.shape, self.dtype, self.data_sync())
+
+        async def buffer_async(self: Tensor) -> Any:
+            return buffer(self.shape, self.dtype, await self.data())
+
+        methods["buffer"] = buffer_async
+    if callable(getattr(more, "pool", None)):
+        methods["pool"] = more.pool  # type: ignore[union-attr]
+    for name in ("resize_bilinear", "resize_nearest_neighbor"):
+        if callable(getattr(image, name, None)):
+            methods[name] = getattr(image, name)
+    for name, fn in methods.items():
+        setattr(Tensor, name, fn)

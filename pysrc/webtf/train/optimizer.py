@@ -224,6 +224,10 @@ class Optimizer:
         saves and from_config passes back."""
         return [name for name in inspect.signature(cls.__init__).parameters if name != "self"]
 
+    def get_class_name(self) -> str:
+        """The serialization class name ('SGD', 'Adam', ...), as TF.js getClassName."""
+        return self.class_name
+
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments under TF.js's config keys, their camelCase names (learningRate, ...)."""
         return {_camel(arg): getattr(self, arg) for arg in self.config_args()}

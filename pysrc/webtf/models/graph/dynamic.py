@@ -176,6 +176,9 @@ class DynamicRun:
 
     def store(self, name: str, frames: Frames, outs: list[Any]) -> None:
         key = self.key(name, self.ids(frames)[0])
+        kept = self.executor.intermediates
+        if kept is not None:
+            kept.add(key, outs)
         old = self.vals.get(key)
         if old is not None:  # a Const re-run in a context: nothing new to count
             for i in range(len(old)):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ...tensor import Tensor
 from ..runner import Program, Step, compile_steps, release_captures, run
 from .functions import Function
+from .intermediates import Intermediates, keep_flag, tfjs_order
 from .nodes import Node
 from .op_table import ASYNC_OPS, CONTROL_FLOW_OPS, resolve
 from .tables import Tables
@@ -45,6 +46,23 @@ class Executor:
         self._host_values: dict[int, list[Any]] = {}
         self.protected_ids = {id(t) for t in weights.values()} | self.tables.handle_ids
         self.weight_data = {t.data_id for t in weights.values()}
+        #: the last root run's kept tensors while KEEP_INTERMEDIATE_TENSORS was on (begin_run), else None
+        self.intermediates: Intermediates | None = None
+
+    def begin_run(self, feeds: dict[str, Tensor]) -> None:
+        """Before a model's run: free the last run's kept tensors; with KEEP_INTERMEDIATE_TENSORS on, keep
+        clones of the weights and `feeds` now and of each node's outputs as it runs (whole-run capture off)."""
+        self.dispose_intermediate_tensors()
+        if keep_flag():
+            kept = self.intermediates = Intermediates()
+            for name, t in [*self.weights.items(), *feeds.items()]:
+                kept.add(name, (t,))
+
+    def dispose_intermediate_tensors(self) -> None:
+        """Free the kept tensors of the last run, if any."""
+        if self.intermediates is not None:
+            self.intermediates.dispose()
+            self.intermediates = None
 
     def unsupported(self) -> list[Node]:
         """Nodes (of the graph and its functions) whose op webtf cannot run."""
@@ -152,6 +170,12 @@ class Executor:
             steps: list[Step] = [_NodeStep(node, self) for node in plan.order]
             program = compile_steps(steps, key[0], outputs, self.weights, str, "Node")
             plan.compiled[key] = program
+        kept = self.intermediates
+        if kept is not None:  # a replayed run has no intermediates
+            try:
+                return run(program, list(feeds.values()), self.protected_ids, on_step=kept.add)
+            finally:
+                kept.reorder(tfjs_order(self.nodes, plan.order, feeds))
         return run(program, list(feeds.values()), self.protected_ids, capture=True)
 
 

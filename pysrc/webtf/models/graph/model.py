@@ -250,7 +250,9 @@ class GraphModel:
         self._check_live()
         self._initialize()
         feeds = self._feeds(inputs)
-        return self._finish(feeds, self.executor.run(feeds, self._outputs(outputs)))
+        refs = self._outputs(outputs)
+        self.executor.begin_run(feeds)
+        return self._finish(feeds, self.executor.run(feeds, refs))
 
     async def execute_async(
         self, inputs: Any, outputs: str | list[str] | None = None
@@ -259,7 +261,20 @@ class GraphModel:
         self._check_live()
         await self._initialize_async()
         feeds = self._feeds(inputs)
-        return self._finish(feeds, await self.executor.run_async(feeds, self._outputs(outputs)))
+        refs = self._outputs(outputs)
+        self.executor.begin_run({})  # as in TF.js, the async path keeps no clones of the inputs
+        return self._finish(feeds, await self.executor.run_async(feeds, refs))
+
+    def get_intermediate_tensors(self) -> dict[str, list[Tensor | None]] | None:
+        """The last run's kept tensors by node name (clones of the weights, of execute()'s inputs and of
+        every node's outputs, execute()'s in TF.js's order) when KEEP_INTERMEDIATE_TENSORS was on for it, else
+        None."""
+        kept = self.executor.intermediates
+        return None if kept is None else kept.tensors
+
+    def dispose_intermediate_tensors(self) -> None:
+        """Free the tensors get_intermediate_tensors() holds (the next run, or dispose(), also does)."""
+        self.executor.dispose_intermediate_tensors()
 
     def _structured_keys(self) -> list[str] | None:
         keys = self.model_structured_output_keys
@@ -317,7 +332,8 @@ class GraphModel:
             dispose(feeds)
 
     def dispose(self) -> None:
-        """Free the weights."""
+        """Free the weights (and the kept intermediate tensors, which TF.js leaves alive)."""
+        self.executor.dispose_intermediate_tensors()
         for t in self.weights.values():
             t.dispose()
         self.tables.dispose()

@@ -230,6 +230,8 @@ def model(inputs: Any, outputs: Any, name: str | None = None) -> LayersModel:
 class Sequential(LayersModel):
     """A linear stack of layers (TF.js tf.sequential): add() appends one."""
 
+    class_name = "Sequential"
+
     def __init__(self, layers: list[Layer] | None = None, name: str | None = None) -> None:
         self.artifacts = None
         self._disposed = False
@@ -239,6 +241,7 @@ class Sequential(LayersModel):
         self.outputs = []
         self._input: SymbolicTensor | None = None
         self._output: SymbolicTensor | None = None
+        self._previous: list[SymbolicTensor] = []  # the output before each add() (for pop())
         for layer in layers or []:
             self.add(layer)
 
@@ -271,9 +274,23 @@ class Sequential(LayersModel):
         out = apply_layer(layer, self._output)
         if isinstance(out, list):
             raise layer.error("a layer of a Sequential model must have one output")
+        self._previous.append(self._output)
+        self._connect(out)
+
+    def _connect(self, out: SymbolicTensor) -> None:
         graph = (self.name, [(self._input.node, 0)], [(out.node, out.index)])  # type: ignore[union-attr]
         self._set_network(Network("Sequential", None, graph))
         self._output = out
+
+    def pop(self) -> None:
+        """Remove the last layer (TF.js pop); its weights stay alive."""
+        if not self.layers:
+            raise TypeError("There are no layers in the model.")
+        previous = self._previous.pop()
+        if self._previous:
+            self._connect(previous)
+        else:  # back to the bare input: add() continues from it
+            self.layers, self.outputs, self._output = [], [], previous
 
     def _feeds(self, inputs: Any) -> list[Tensor]:
         if not self.layers:

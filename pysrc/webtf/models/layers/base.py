@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar, TypeVar
 
 from ...engine import ENGINE
@@ -72,6 +74,7 @@ class Layer:
     """A Keras layer restored from its config: build() declares weights, call() runs the forward pass."""
 
     class_name: ClassVar[str] = ""
+    stateful = False  # whether the layer keeps state between calls (a stateful RNN sets it)
 
     def __init__(self, name: str, config: dict[str, Any], class_name: str) -> None:
         self.name = name
@@ -87,10 +90,36 @@ class Layer:
         except ValueError as e:
             raise self.error(f"activity_regularizer: {e}") from None
         self.activity_losses: list[Tensor] = []  # penalties of this layer's outputs in the current step
+        self.added_losses: list[Callable[[], Tensor]] = []  # add_loss(): penalties training adds
         self.built = False
         self.input_shapes: list[ShapeArg] = []  # per call (inbound node)
         self.output_shapes: list[ShapeArg] = []
         self.configure(config)
+
+    def get_class_name(self) -> str:
+        """The Keras class name ('Dense', ...), as TF.js getClassName."""
+        return self.class_name
+
+    def get_config(self) -> dict[str, Any]:
+        """The layer's config with its current name and trainable flag (keys as model.json saves them)."""
+        return {**self.config, "name": self.name, "trainable": self.trainable}
+
+    @property
+    def output_shape(self) -> Any:
+        """The output shape of this layer's calls (a list of shapes for several outputs), as TF.js outputShape;
+        AttributeError before any call or when calls gave different shapes."""
+        shapes: list[Any] = []
+        for out in self.output_shapes:
+            if out not in shapes:
+                shapes.append(out)
+        if not shapes:
+            raise AttributeError(f"The layer {self.name} has never been called and thus has no defined output shape.")
+        if len(shapes) > 1:
+            raise AttributeError(
+                f"The layer {self.name} has multiple inbound nodes with different output shapes. Hence the "
+                'notion of "output shape" is ill-defined for the layer.'
+            )
+        return _as_lists(shapes[0])
 
     # ---- subclasses override these -----------------------------------------------------------
     def configure(self, config: dict[str, Any]) -> None:
@@ -216,8 +245,32 @@ class Layer:
         assign_all(self.weights, values, f"Layer '{self.name}' ({self.class_name})")
 
     def regularization_losses(self) -> list[Tensor]:
-        """The regularizer penalty of each regularized weight (scalars)."""
-        return [reg(self.vars[name]) for name, reg in self.regularizers.items() if name in self.vars]
+        """The regularizer penalty of each regularized weight, then of each add_loss() function (scalars)."""
+        return self.calculate_losses()
+
+    @property
+    def losses(self) -> list[Callable[[], Tensor]]:
+        """The penalty functions training adds: one per regularized weight, then add_loss()'s (TF.js losses)."""
+        regs = [partial(reg, self.vars[name]) for name, reg in self.regularizers.items() if name in self.vars]
+        return regs + self.added_losses
+
+    def add_loss(self, losses: Callable[[], Tensor] | list[Callable[[], Tensor]]) -> None:
+        """Add penalty functions (each returns a scalar) that training adds to the loss (TF.js addLoss)."""
+        self.added_losses += losses if isinstance(losses, list) else [losses]
+
+    def calculate_losses(self) -> list[Tensor]:
+        """The current value of each function in `losses` (TF.js calculateLosses)."""
+        return [fn() for fn in self.losses]
+
+    @property
+    def updates(self) -> list[Tensor]:
+        """Always empty: webtf's layers (as TF.js's) keep no pending update ops."""
+        return []
+
+    def reset_states(self) -> None:
+        """Reset a stateful layer's states; TF.js's error for any other layer."""
+        if not self.stateful:
+            raise ValueError("Cannot call the resetStates() method of a non-stateful Layer object.")
 
     def add_activity_loss(self, outputs: Any) -> None:
         """Record the activity regularizer's penalty of one training call's outputs: regularizer(output) over the
@@ -358,3 +411,8 @@ def ident(value: Any) -> str:
 
 def _label(v: Variable) -> str:
     return v.original_name if isinstance(v, LayerVariable) else v.name
+
+
+def _as_lists(shape: Any) -> Any:
+    """A shape (or nested shapes) as lists."""
+    return [_as_lists(d) for d in shape] if isinstance(shape, (list, tuple)) else shape

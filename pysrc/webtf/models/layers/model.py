@@ -74,6 +74,7 @@ class LayersModel(Training):
     compile/fit/evaluate come from Training."""
 
     user_defined_metadata: dict[str, Any] | None = None
+    class_name = "Model"  # TF.js's className of a LayersModel (a Sequential: 'Sequential')
 
     def __init__(self, artifacts: ModelArtifacts | None, network: Network) -> None:
         self.artifacts = artifacts
@@ -97,6 +98,26 @@ class LayersModel(Training):
             )
             for node, i in network.output_refs
         ]
+
+    def get_class_name(self) -> str:
+        """'Model', or 'Sequential' for a Sequential model (TF.js getClassName)."""
+        return self.class_name
+
+    @property
+    def input_names(self) -> list[str]:
+        """The input layers' names (TF.js inputNames)."""
+        return [layer.name for layer in self.network.input_layers]
+
+    @property
+    def output_names(self) -> list[str]:
+        """The output layers' names, one per output (TF.js outputNames)."""
+        return [node.layer.name for node, _ in self.network.output_refs]
+
+    @property
+    def output_shape(self) -> Any:
+        """The output's shape, or a list of them for several outputs (TF.js outputShape)."""
+        shapes = [spec.shape for spec in self.outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
 
     # ---- weights -----------------------------------------------------------------------------
     @property
@@ -137,6 +158,22 @@ class LayersModel(Training):
         """Assign new values to every weight, in get_weights() order."""
         assign_all(self.weights, weights, f"Model '{self.name}'")
 
+    def load_weights(self, weights: dict[str, Tensor], strict: bool = True) -> None:
+        """Assign values by weight name ('<layer>/<weight>', as named_weights()) (TF.js loadWeights); strict:
+        every name must be a weight of the model and every weight must be given."""
+        targets = self.named_weights()
+        total = len(targets)
+        pairs = []
+        for name, t in weights.items():
+            v = targets.pop(name, None)
+            if v is not None:
+                pairs.append((v, t))
+            elif strict:
+                raise ValueError(f"Provided weight data has no target variable: {name}")
+        if strict and targets:
+            raise ValueError(f"{len(targets)} of {total} weights are not set: {', '.join(targets)}")
+        assign_all([v for v, _ in pairs], [t for _, t in pairs], f"Model '{self.name}'")
+
     def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
         """A layer by name or by index (TF.js getLayer)."""
         if index is not None:
@@ -155,6 +192,29 @@ class LayersModel(Training):
     def regularization_losses(self) -> list[Tensor]:
         """Each regularized weight's penalty (scalars) for the training loss (TF.js model.losses)."""
         return [t for layer in self.network.leaf_layers for t in layer.regularization_losses()]
+
+    @property
+    def losses(self) -> list[Any]:
+        """Every layer's penalty functions (TF.js losses)."""
+        return [fn for layer in self.network.leaf_layers for fn in layer.losses]
+
+    calculate_losses = regularization_losses  # TF.js calculateLosses
+
+    @property
+    def updates(self) -> list[Tensor]:
+        """Always empty (as every layer's)."""
+        return []
+
+    @property
+    def stateful(self) -> bool:
+        """Whether any layer keeps state between calls."""
+        return any(layer.stateful for layer in self.network.leaf_layers)
+
+    def reset_states(self) -> None:
+        """Reset the states of the stateful layers (TF.js resetStates)."""
+        for layer in self.network.leaf_layers:
+            if layer.stateful:
+                layer.reset_states()
 
     def take_activity_losses(self) -> list[Tensor]:
         """The activity-regularizer penalties of the last training forward pass (the caller frees them)."""
@@ -331,6 +391,26 @@ class LayersModel(Training):
                 print_fn(line)
         return text
 
+    def _model_topology(self) -> dict[str, Any]:
+        """model.json's modelTopology: as loaded, else (built in Python) the topology of its graph."""
+        if self.artifacts is not None:
+            return self.artifacts.model_topology
+        return {**self.network.to_config(), "keras_version": "tfjs-layers 4.22.0", "backend": "tensor_flow.js"}
+
+    def to_json(self, unused: Any = None, return_string: bool = True) -> str | dict[str, Any]:
+        """The model's topology (class_name, config, keras_version, backend) as JSON text, or as a dict when
+        return_string is False (TF.js toJSON)."""
+        topology = self._model_topology()
+        return json.dumps(topology) if return_string else topology
+
+    def get_config(self) -> dict[str, Any]:
+        """The topology's config: name, layers, input and output layers (TF.js getConfig, keys as saved)."""
+        return self._model_topology()["config"]
+
+    def find_layer(self, index: int) -> Layer:
+        """The layer at `index` (TF.js findLayer)."""
+        return self.get_layer(index=index)
+
     def artifacts_for_save(self, include_optimizer: bool = False) -> ModelArtifacts:
         """What save() writes: the topology, all weights unquantized in one shard, and once compiled the
         trainingConfig (plus the optimizer's weights in group 'optimizer' when include_optimizer)."""
@@ -338,13 +418,8 @@ class LayersModel(Training):
 
         specs, data = encode_weights(self.named_weights())
         a = self.artifacts
-        if a is None:  # built in Python: the topology of its graph
-            topology = {
-                **self.network.to_config(),
-                "keras_version": "tfjs-layers 4.22.0",
-                "backend": "tensor_flow.js",
-            }
-            a = ModelArtifacts(topology, [], b"", "layers-model")
+        if a is None:
+            a = ModelArtifacts(self._model_topology(), [], b"", "layers-model")
         training_config = a.training_config
         if self.compiled is not None:
             training_config = self.training_config()

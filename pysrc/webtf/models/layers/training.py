@@ -682,6 +682,8 @@ class Training:
         assert self.compiled is not None
         self.compiled.owned = True
 
+    load_training_config = compile_from_config  # TF.js loadTrainingConfig
+
     def optimizer_weights(self) -> list[tuple[str, Tensor]]:
         """The optimizer's weights (iter first, then its slots) as TF.js saves them (group 'optimizer')."""
         return [(w.name, w.tensor) for w in self._need_compiled("save").optimizer.get_weights()]
