@@ -39,8 +39,7 @@ vec4 compute4(int i) {
       }
 #else
       for (int c = 0; c < ci; c++) {
-        int t = xo + c;
-        acc += sampled(X, iX, t >> 2)[t & 3] * sampled(F, iF, (fo + c * co) >> 2);
+        acc += sampledAt(X, iX, xo + c) * sampled(F, iF, (fo + c * co) >> 2);
       }
 #endif
     }

@@ -18,3 +18,8 @@ vec4 sampled(sampler2D s, Tex info, int t) {
   int col = t & info.mask;
   return texture(s, (vec2(float(col), float(t - col) * info.invW) + 0.5) * info.inv);
 }
+
+// element i of a tensor texture described by info
+float sampledAt(sampler2D s, Tex info, int i) {
+  return sampled(s, info, i >> 2)[i & 3];
+}
