@@ -6,16 +6,25 @@
 uniform sampler2D A;
 uniform sampler2D B;
 //#include epilogue
+//#include sampled
 
-// the width shifts of A and B, computed once per fragment (textureSize in the inner loop is costly)
-int shA, shB;
+// A's and B's texture shapes, read once per fragment (textureSize in the inner loop is costly)
+Tex tA, tB;
+
+vec4 texA(int t) {
+  return sampled(A, tA, t);
+}
+
+vec4 texB(int t) {
+  return sampled(B, tB, t);
+}
 
 float atA(int i) {
-  return texelSh(A, shA, i >> 2)[i & 3];
+  return texA(i >> 2)[i & 3];
 }
 
 float atB(int i) {
-  return texelSh(B, shB, i >> 2)[i & 3];
+  return texB(i >> 2)[i & 3];
 }
 
 // A[r, kk..kk+3]
@@ -25,7 +34,7 @@ vec4 aRow4(int base, int r, int kk, int m, int k) {
               atA(base + (kk + 3) * m + r));
 #else
 #ifdef K4
-  return texelSh(A, shA, (base + r * k + kk) >> 2);
+  return texA((base + r * k + kk) >> 2);
 #else
   int o = base + r * k + kk;
   return vec4(atA(o), atA(o + 1), atA(o + 2), atA(o + 3));
@@ -45,7 +54,7 @@ float aAt(int base, int r, int kk, int m, int k) {
 vec4 bCol4(int base, int kk, int c, int k, int n) {
 #ifdef TB
 #ifdef K4
-  return texelSh(B, shB, (base + c * k + kk) >> 2);
+  return texB((base + c * k + kk) >> 2);
 #else
   int o = base + c * k + kk;
   return vec4(atB(o), atB(o + 1), atB(o + 2), atB(o + 3));
@@ -69,16 +78,16 @@ vec4 compute4(int i) {
   int m = uI[1], k = uI[2], n = uI[3];
   int c = i % n, q = i / n, r = q % m, bi = q / m;
   int aBase = (uI[4] == 1 ? 0 : bi) * m * k, bBase = (uI[5] == 1 ? 0 : bi) * k * n;
-  shA = widthShift(A);
-  shB = widthShift(B);
+  tA = texInfo(A);
+  tB = texInfo(B);
   vec4 acc = vec4(0.0);
   int k4 = k - (k & 3);
 #if !defined(TA) && !defined(TB) && defined(K4)
   // A's row and B's 4-row block advance by whole texels: A one texel, B k rows (n / 4 texels each)
   int ta = (aBase + r * k) >> 2, tb = (bBase + c) >> 2, n4 = n >> 2;
   for (int kk = 0; kk < k4; kk += 4, ta++, tb += n) {
-    acc += mat4(texelSh(B, shB, tb), texelSh(B, shB, tb + n4), texelSh(B, shB, tb + 2 * n4),
-                texelSh(B, shB, tb + 3 * n4)) * texelSh(A, shA, ta);
+    acc += mat4(texB(tb), texB(tb + n4), texB(tb + 2 * n4),
+                texB(tb + 3 * n4)) * texA(ta);
   }
 #else
   for (int kk = 0; kk < k4; kk += 4) {
@@ -88,8 +97,8 @@ vec4 compute4(int i) {
                     bCol4(bBase, kk, c + 3, k, n));
 #else
     int o = bBase + kk * n + c;
-    acc += mat4(texelSh(B, shB, o >> 2), texelSh(B, shB, (o + n) >> 2), texelSh(B, shB, (o + 2 * n) >> 2),
-                texelSh(B, shB, (o + 3 * n) >> 2)) * a;
+    acc += mat4(texB(o >> 2), texB((o + n) >> 2), texB((o + 2 * n) >> 2),
+                texB((o + 3 * n) >> 2)) * a;
 #endif
   }
 #endif
@@ -99,7 +108,7 @@ vec4 compute4(int i) {
     acc += a * vec4(bAt(bBase, kk, c, k, n), bAt(bBase, kk, c + 1, k, n), bAt(bBase, kk, c + 2, k, n),
                     bAt(bBase, kk, c + 3, k, n));
 #else
-    acc += a * texelSh(B, shB, (bBase + kk * n + c) >> 2);
+    acc += a * texB((bBase + kk * n + c) >> 2);
 #endif
   }
   return epilogue4(acc, i, uI[6], uI[7]);
@@ -110,8 +119,8 @@ float compute(int i) {
   int m = uI[1], k = uI[2], n = uI[3];
   int c = i % n, q = i / n, r = q % m, bi = q / m;
   int aBase = (uI[4] == 1 ? 0 : bi) * m * k, bBase = (uI[5] == 1 ? 0 : bi) * k * n;
-  shA = widthShift(A);
-  shB = widthShift(B);
+  tA = texInfo(A);
+  tB = texInfo(B);
   float acc = 0.0;
   int k4 = k - (k & 3);
   for (int kk = 0; kk < k4; kk += 4) {

@@ -7,6 +7,7 @@
 uniform sampler2D X;
 uniform sampler2D F;
 //#include epilogue
+//#include sampled
 
 #ifdef VEC
 vec4 compute4(int i) {
@@ -17,7 +18,7 @@ vec4 compute4(int i) {
   p /= ow;
   int oy = p % oh, b = p / oh;
   vec4 acc = vec4(0.0);
-  int shX = widthShift(X), shF = widthShift(F);
+  Tex iX = texInfo(X), iF = texInfo(F);
   for (int r = 0; r < fh; r++) {
     int iy = oy * sh - uI[13] + r * dh;
     if (iy < 0 || iy >= h) continue;
@@ -30,15 +31,15 @@ vec4 compute4(int i) {
       // texel indices advance by one (x) and by co / 4 per input channel (filter rows)
       int tx = xo >> 2, tf = fo >> 2, cq = co >> 2;
       for (int c = 0; c < ci; c += 4) {
-        vec4 xv = texelSh(X, shX, tx);
-        acc += texelSh(F, shF, tf) * xv.x + texelSh(F, shF, tf + cq) * xv.y + texelSh(F, shF, tf + 2 * cq) * xv.z +
-               texelSh(F, shF, tf + 3 * cq) * xv.w;
+        vec4 xv = sampled(X, iX, tx);
+        acc += sampled(F, iF, tf) * xv.x + sampled(F, iF, tf + cq) * xv.y + sampled(F, iF, tf + 2 * cq) * xv.z +
+               sampled(F, iF, tf + 3 * cq) * xv.w;
         tx++;
         tf += 4 * cq;
       }
 #else
       for (int c = 0; c < ci; c++) {
-        acc += at(X, xo + c) * texel(F, (fo + c * co) >> 2);
+        acc += sampledAt(X, iX, xo + c) * sampled(F, iF, (fo + c * co) >> 2);
       }
 #endif
     }

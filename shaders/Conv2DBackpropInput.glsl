@@ -4,6 +4,7 @@
 // uI[1..12]: h, w, ci (dx), oh, ow, co (dy), fh, fw, sh, sw, pt, pl. CO4 (co % 4 == 0): dot products of texels.
 uniform sampler2D DY;
 uniform sampler2D F;
+//#include sampled
 
 #define SCALAR
 float compute(int i) {
@@ -14,6 +15,7 @@ float compute(int i) {
   p /= w;
   int y = p % h, b = p / h;
   float acc = 0.0;
+  Tex iDY = texInfo(DY), iF = texInfo(F);
   for (int r = 0; r < fh; r++) {
     int ty = y + uI[11] - r;
     if (ty < 0 || ty % sh != 0 || ty / sh >= oh) continue;
@@ -23,9 +25,9 @@ float compute(int i) {
       int dyo = ((b * oh + ty / sh) * ow + tx / sw) * co;
       int fo = ((r * fw + s) * ci + d1) * co;
 #ifdef CO4
-      for (int d2 = 0; d2 < co; d2 += 4) acc += dot(texel(DY, (dyo + d2) >> 2), texel(F, (fo + d2) >> 2));
+      for (int d2 = 0; d2 < co; d2 += 4) acc += dot(sampled(DY, iDY, (dyo + d2) >> 2), sampled(F, iF, (fo + d2) >> 2));
 #else
-      for (int d2 = 0; d2 < co; d2++) acc += at(DY, dyo + d2) * at(F, fo + d2);
+      for (int d2 = 0; d2 < co; d2++) acc += sampledAt(DY, iDY, dyo + d2) * sampledAt(F, iF, fo + d2);
 #endif
     }
   }

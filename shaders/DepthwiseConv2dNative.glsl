@@ -5,6 +5,7 @@
 uniform sampler2D X;
 uniform sampler2D F;
 //#include epilogue
+//#include sampled
 
 #ifdef VEC
 vec4 compute4(int i) {
@@ -15,13 +16,14 @@ vec4 compute4(int i) {
   p /= ow;
   int oy = p % oh, b = p / oh;
   vec4 acc = vec4(0.0);
+  Tex iX = texInfo(X), iF = texInfo(F);
   for (int r = 0; r < fh; r++) {
     int iy = oy * sh - uI[13] + r * dh;
     if (iy < 0 || iy >= h) continue;
     for (int s = 0; s < fw; s++) {
       int ix = ox * sw - uI[14] + s * dw;
       if (ix < 0 || ix >= w) continue;
-      acc += texel(X, (((b * h + iy) * w + ix) * ci + oc) >> 2) * texel(F, ((r * fw + s) * co + oc) >> 2);
+      acc += sampled(X, iX, (((b * h + iy) * w + ix) * ci + oc) >> 2) * sampled(F, iF, ((r * fw + s) * co + oc) >> 2);
     }
   }
   return epilogue4(acc, i, uI[16], uI[17]);

@@ -2,6 +2,7 @@
 // (AvgPool divides by their count, as TF.js). uI[1..13]: h, w, c, oh, ow, fh, fw, sh, sw, dh, dw, pt, pl.
 // VEC (c % 4 == 0): 4 channels of one pixel per fragment.
 uniform sampler2D X;
+//#include sampled
 
 #ifdef VEC
 vec4 compute4(int i) {
@@ -16,13 +17,14 @@ vec4 compute4(int i) {
   vec4 acc = vec4(0.0);
 #endif
   int count = 0;
+  Tex iX = texInfo(X);
   for (int r = 0; r < uI[6]; r++) {
     int iy = oy * uI[8] - uI[12] + r * uI[10];
     if (iy < 0 || iy >= h) continue;
     for (int s = 0; s < uI[7]; s++) {
       int ix = ox * uI[9] - uI[13] + s * uI[11];
       if (ix < 0 || ix >= w) continue;
-      vec4 v = texel(X, (((b * h + iy) * w + ix) * c + ch) >> 2);
+      vec4 v = sampled(X, iX, (((b * h + iy) * w + ix) * c + ch) >> 2);
 #ifdef MAX
       acc = max(acc, v);
 #else
@@ -51,13 +53,14 @@ float compute(int i) {
   float acc = 0.0;
 #endif
   int count = 0;
+  Tex iX = texInfo(X);
   for (int r = 0; r < uI[6]; r++) {
     int iy = oy * uI[8] - uI[12] + r * uI[10];
     if (iy < 0 || iy >= h) continue;
     for (int s = 0; s < uI[7]; s++) {
       int ix = ox * uI[9] - uI[13] + s * uI[11];
       if (ix < 0 || ix >= w) continue;
-      float v = at(X, ((b * h + iy) * w + ix) * c + ch);
+      float v = sampledAt(X, iX, ((b * h + iy) * w + ix) * c + ch);
 #ifdef MAX
       acc = max(acc, v);
 #else
