@@ -11,7 +11,7 @@ import functools
 from typing import Any
 
 from ... import kernel_names as kn
-from ...backend_util.elements import COMPLEX_BINARY, complex_binary
+from ...backend_util.elements import COMPLEX_BINARY, complex_binary, for_dtypes
 from ...engine import ENGINE
 from ...kernel_registry import get_kernels_for_backend, register_kernels
 from .. import js as bridge
@@ -70,7 +70,8 @@ def _guarded(name: str, fn: Any, cpu_fn: Any = None, complex_route: Any = None) 
 def kernel_table() -> dict[str, Any]:
     """The webgl kernel table: the cpu kernels overridden by the GLSL ones, all guarded for context loss."""
     table = {name: _guarded(name, fn) for name, fn in CPU_KERNELS.items()}
-    table.update({name: _guarded(name, fn, CPU_KERNELS.get(name)) for name, fn in GLSL_KERNELS.items()})
+    twins = for_dtypes(CPU_KERNELS)  # as registered for cpu: a forwarded Cast to complex64 must make one
+    table.update({name: _guarded(name, fn, twins.get(name)) for name, fn in GLSL_KERNELS.items()})
     for name in COMPLEX_BINARY:  # a GLSL kernel that takes complex64 runs it; else a route over the parts
         if not getattr(GLSL_KERNELS[name], "takes_complex", False):
             table[name] = _guarded(name, GLSL_KERNELS[name], CPU_KERNELS[name], complex_binary(table, name))
