@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import kernel_names as kn
 from ..backends.base import TensorInfo
 from ..engine import ENGINE
 from ..environment import ENV
@@ -29,6 +30,9 @@ Ref = Any
 ENABLED = True
 #: False: replays on wasm call the kernels from Python instead of one compiled JS program (for comparisons)
 COMPILE = True
+
+#: False: captures keep each convolution / matmul and its bias add as recorded (no fuse_bias_adds)
+FUSE = True
 
 _MAX_PLANS = 3  # programs planned per capture at most (weights moving between backends need new ones)
 
@@ -90,6 +94,8 @@ class Capture:
         """A capture of what `log` (ENGINE.record_kernels during a run) holds, or None. Tensors with ids
         below `start_id` existed before the run (weights); `result` are the run's outputs."""
         kernels_of = ENGINE._kernels
+        if FUSE:
+            log = fuse_bias_adds(log, result, start_id, kernels_of)
         entries = []
         seen = {id(t) for t in feeds}  # feeds, weights and kernel outputs met so far
         run_data = {t.data_id for t in feeds}
@@ -243,6 +249,72 @@ class Capture:
                 ENGINE.wrap(TensorInfo(t.data_id, t.shape, t.dtype), backend) if i >= first_made else t
             )
         return outs
+
+
+#: kernel -> its fused form (bias input, linear activation) with the extra attrs it takes
+_FUSABLE = {
+    kn.Conv2D: kn.FusedConv2D,
+    kn.DepthwiseConv2dNative: kn.FusedDepthwiseConv2D,
+    kn.BatchMatMul: kn._FusedMatMul,
+}
+
+
+def fuse_bias_adds(log: list[Any], result: list[Tensor], start_id: int, kernels: dict[str, Any]) -> list[Any]:
+    """`log` (record_kernels entries) with each Conv2D / DepthwiseConv2dNative / BatchMatMul whose output's
+    only reader is an Add of a float32 [channels] tensor that existed before the run (a weight) replaced by
+    the fused kernel with that bias, at the conv's place, making the Add's output; the Add is dropped. Only
+    where the backend has the fused kernel, the conv is float32 channels-last and its output is no result."""
+    readers: dict[int, int] = {}  # id(tensor) -> kernel inputs naming it
+    read = {entry[1] for entry in log if entry[0] == "read"}  # data ids whose values were read
+    for entry in log:
+        if len(entry) == 4:
+            ins = entry[1].values() if isinstance(entry[1], dict) else entry[1]
+            for t in _tensors(ins):
+                readers[id(t)] = readers.get(id(t), 0) + 1
+    outputs = {id(t) for t in result}
+    producer: dict[int, int] = {}  # id(conv output) -> its entry's index, for the fusable ones
+    fused: dict[int, tuple] = {}  # conv entry index -> the fused entry
+    dropped: set[int] = set()
+    for k, entry in enumerate(log):
+        if len(entry) != 4:
+            continue
+        name, inputs, attrs, outs = entry
+        if name in _FUSABLE and isinstance(outs, Tensor) and isinstance(inputs, dict):
+            if (
+                outs.dtype == "float32"
+                and attrs.get("data_format", "NHWC") == "NHWC"
+                and readers.get(id(outs)) == 1
+                and outs.data_id not in read
+                and id(outs) not in outputs
+                and kernels.get(_FUSABLE[name]) is not None
+            ):
+                producer[id(outs)] = k
+            continue
+        if name != kn.Add or not isinstance(outs, Tensor) or not isinstance(inputs, dict):
+            continue
+        a, b = inputs.get("a"), inputs.get("b")
+        for made, bias in ((a, b), (b, a)):
+            k0 = producer.pop(id(made), None) if made is not None else None
+            if k0 is None:
+                continue
+            if (
+                isinstance(bias, Tensor)
+                and bias is not made
+                and bias.id < start_id
+                and bias.dtype == "float32"
+                and bias.shape == (made.shape[-1],)
+                and outs.shape == made.shape
+            ):
+                cname, cins, cattrs, _ = log[k0]
+                fused_attrs = {**cattrs, "activation": "linear", "leakyrelu_alpha": 0.2}
+                fused[k0] = (
+                    _FUSABLE[cname], {**cins, "bias": bias, "prelu_activation_weights": None}, fused_attrs, outs
+                )
+                dropped.add(k)
+            break
+    if not fused:
+        return log
+    return [fused.get(k, e) for k, e in enumerate(log) if k not in dropped]
 
 
 def _tensors(inputs: Any) -> Any:
