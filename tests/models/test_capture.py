@@ -227,7 +227,11 @@ def test_bias_adds_fuse_into_convs_and_matmuls(backend: str, second_reader: bool
         x, x2 = tf.tensor(xv.astype(np.float32)), tf.tensor(x2v.astype(np.float32))
         outs = run(program, [x, x2], set(), capture=True)
         conv = _conv_np(xv, wv["f"], False)
-        want = [np.maximum(conv + wv["b"], 0), _conv_np(xv, wv["df"], True) + wv["dwb"], x2v @ wv["mm"] + wv["mbias"]]
+        want = [
+            np.maximum(conv + wv["b"], 0),
+            _conv_np(xv, wv["df"], True) + wv["dwb"],
+            x2v @ wv["mm"] + wv["mbias"],
+        ]
         for got, expected in zip(outs, want + ([conv] if second_reader else []), strict=True):
             np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-5)
         tf.dispose([*outs, x, x2])

@@ -8,9 +8,10 @@ right after its last reader). Only the model's outputs become engine tensors.
 
 A run is not captured when anything in it depends on tensor values (it read a feed's or an intermediate's
 data) or when an op made a tensor outside a kernel (a converted number, random values); it then always runs
-the normal way. A replay whose kernel outputs differ in shape or sharing from the recording stops, frees what
-it made and the capture is dropped. The signature is the feeds' shapes and dtypes, the backend instance
-and the flags' version (ENV.version), so a change of any of them records anew.
+the normal way. A convolution or matmul whose only reader adds a 1-D bias weight is captured as the fused
+kernel with that bias (fuse_bias_adds). A replay whose kernel outputs differ in shape or sharing from the
+recording stops, frees what it made and the capture is dropped. The signature is the feeds' shapes and
+dtypes, the backend instance and the flags' version (ENV.version), so a change of any of them records anew.
 """
 
 from __future__ import annotations
@@ -308,7 +309,10 @@ def fuse_bias_adds(log: list[Any], result: list[Tensor], start_id: int, kernels:
                 cname, cins, cattrs, _ = log[k0]
                 fused_attrs = {**cattrs, "activation": "linear", "leakyrelu_alpha": 0.2}
                 fused[k0] = (
-                    _FUSABLE[cname], {**cins, "bias": bias, "prelu_activation_weights": None}, fused_attrs, outs
+                    _FUSABLE[cname],
+                    {**cins, "bias": bias, "prelu_activation_weights": None},
+                    fused_attrs,
+                    outs,
                 )
                 dropped.add(k)
             break
