@@ -243,3 +243,32 @@ def test_bias_adds_fuse_into_convs_and_matmuls(backend: str, second_reader: bool
     assert fused == ([False, False, True] if second_reader else [True, True, True])
     assert sum(impl is kernels[kn.Add] for impl in impls) == (2 if second_reader else 0)
     tf.dispose(list(ws.values()))
+
+
+@pytest.mark.parametrize("case", ["hard_swish", "second_reader", "inf_weight", "other_factor"])
+def test_nan_checks_dropped_only_for_the_hard_swish_pattern(backend: str, case: str):
+    """unneeded_nan_checks finds relu6 in x * relu6(x + k) * k2 (a NaN in x + k is one in x, so in the
+    product), and nothing when relu6's output has a second reader, k is not finite or the factor is not x."""
+    from webtf.models.capture import unneeded_nan_checks
+
+    def relu6(backend: Any, inputs: Any, attrs: dict) -> Any:
+        raise AssertionError("not called")
+
+    relu6.unguarded = relu6  # type: ignore[attr-defined]
+    x = tf.tensor(np.linspace(-8, 8, 12, dtype=np.float32).reshape(3, 4))
+    k = tf.scalar(np.inf if case == "inf_weight" else 3.0)
+    k2, y = tf.scalar(1 / 6), tf.ones([3, 4])
+    log: list[Any] = []
+    start = ENGINE.next_tensor_id()
+    ENGINE.record_kernels(log)
+    try:
+        r = tf.relu6(tf.add(x, k))
+        out = tf.mul(tf.mul(y if case == "other_factor" else x, k2), r)
+        made = [r, out] if case == "second_reader" else [out]
+    finally:
+        ENGINE.record_kernels(None)
+    found = unneeded_nan_checks(log, made, start, {kn.Relu6: relu6})
+    assert found == ({id(r)} if case == "hard_swish" else set())
+    factor = y.numpy() if case == "other_factor" else x.numpy()
+    np.testing.assert_allclose(out.numpy(), factor / 6 * np.clip(x.numpy() + k.numpy(), 0, 6), rtol=1e-6)
+    tf.dispose([x, k, k2, y, r, out])

@@ -16,6 +16,7 @@ dtypes, the backend instance and the flags' version (ENV.version), so a change o
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import kernel_names as kn
@@ -97,6 +98,7 @@ class Capture:
         kernels_of = ENGINE._kernels
         if FUSE:
             log = fuse_bias_adds(log, result, start_id, kernels_of)
+        unguard = unneeded_nan_checks(log, result, start_id, kernels_of) if FUSE else set()
         entries = []
         seen = {id(t) for t in feeds}  # feeds, weights and kernel outputs met so far
         run_data = {t.data_id for t in feeds}
@@ -116,6 +118,8 @@ class Capture:
                 return None  # an event such as random values
             name, inputs, attrs, outs = entry
             impl = kernels_of.get(name)
+            if id(outs) in unguard:
+                impl = impl.unguarded
             if impl is None or any(isinstance(v, Tensor) for v in attrs.values()):
                 return None
             for t in _tensors(inputs.values() if isinstance(inputs, dict) else inputs):
@@ -319,6 +323,62 @@ def fuse_bias_adds(log: list[Any], result: list[Tensor], start_id: int, kernels:
     if not fused:
         return log
     return [fused.get(k, e) for k, e in enumerate(log) if k not in dropped]
+
+
+def unneeded_nan_checks(log: list[Any], result: list[Tensor], start_id: int, kernels: dict[str, Any]) -> set:
+    """The ids of the Relu6 outputs in `log` whose kernel's NaN check cannot change the run's results: the
+    hard-swish pattern x * relu6(x + k) [* k2], k and k2 finite weights, all of one shape, relu6's output read
+    by that Multiply only. relu6 of a NaN is wrong natively, but where x + k is NaN, x is, and the product is
+    NaN whatever relu6 gave. Only where the backend's Relu6 has an unguarded form."""
+    impl = kernels.get(kn.Relu6)
+    if impl is None or not hasattr(impl, "unguarded"):
+        return set()
+    readers: dict[int, list] = {}  # id(tensor) -> the kernel entries reading it
+    made: dict[int, tuple] = {}  # id(tensor) -> the kernel entry making it
+    outputs = {id(t) for t in result}
+    for entry in log:
+        if len(entry) == 4:
+            ins = entry[1].values() if isinstance(entry[1], dict) else entry[1]
+            for t in _tensors(ins):
+                readers.setdefault(id(t), []).append(entry)
+            if isinstance(entry[3], Tensor):
+                made[id(entry[3])] = entry
+
+    def plus_weight(t: Tensor, name: str) -> Tensor | None:
+        """u when t = u (name) k for a finite float32 weight k and u of t's shape, else None."""
+        entry = made.get(id(t))
+        if entry is None or entry[0] != name or not isinstance(entry[1], dict):
+            return None
+        a, b = entry[1].get("a"), entry[1].get("b")
+        for u, k in ((a, b), (b, a)):
+            if (
+                isinstance(u, Tensor)
+                and isinstance(k, Tensor)
+                and u.shape == t.shape
+                and k.id < start_id
+                and k.dtype == "float32"
+                and k.size <= 4096
+                and all(math.isfinite(v) for v in ENGINE.read_sync(k.data_id))
+            ):
+                return u
+        return None
+
+    found = set()
+    for entry in log:
+        if len(entry) != 4 or entry[0] != kn.Relu6 or not isinstance(entry[3], Tensor):
+            continue
+        r = entry[3]
+        uses = readers.get(id(r), [])
+        if id(r) in outputs or len(uses) != 1 or uses[0][0] != kn.Multiply or uses[0][3].shape != r.shape:
+            continue
+        x = plus_weight(entry[1]["x"], kn.Add)
+        a, b = uses[0][1].get("a"), uses[0][1].get("b")
+        other = b if a is r else a
+        if x is None or other is r or not isinstance(other, Tensor) or other.shape != r.shape:
+            continue
+        if other is x or plus_weight(other, kn.Multiply) is x:
+            found.add(id(r))
+    return found
 
 
 def _tensors(inputs: Any) -> Any:
