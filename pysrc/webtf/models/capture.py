@@ -23,7 +23,7 @@ from .. import kernel_names as kn
 from ..backends.base import TensorInfo
 from ..engine import ENGINE
 from ..environment import ENV
-from ..tensor import Tensor
+from ..tensor import Tensor, Variable
 
 #: a kernel input in a capture or a step replay: an index into the values, a list of them, or None
 Ref = Any
@@ -327,9 +327,9 @@ def fuse_bias_adds(log: list[Any], result: list[Tensor], start_id: int, kernels:
 
 def unneeded_nan_checks(log: list[Any], result: list[Tensor], start_id: int, kernels: dict[str, Any]) -> set:
     """The ids of the Relu6 outputs in `log` whose kernel's NaN check cannot change the run's results: the
-    hard-swish pattern x * relu6(x + k) [* k2], k and k2 finite weights, all of one shape, relu6's output read
-    by that Multiply only. relu6 of a NaN is wrong natively, but where x + k is NaN, x is, and the product is
-    NaN whatever relu6 gave. Only where the backend's Relu6 has an unguarded form."""
+    hard-swish pattern x * relu6(x + k) [* k2], k and k2 finite weights (not variables), all of one shape,
+    relu6's output read by that Multiply only. relu6 of a NaN is wrong natively, but where x + k is NaN, x is,
+    and the product is NaN whatever relu6 gave. Only where the backend's Relu6 has an unguarded form."""
     impl = kernels.get(kn.Relu6)
     if impl is None or not hasattr(impl, "unguarded"):
         return set()
@@ -356,6 +356,7 @@ def unneeded_nan_checks(log: list[Any], result: list[Tensor], start_id: int, ker
                 and isinstance(k, Tensor)
                 and u.shape == t.shape
                 and k.id < start_id
+                and not isinstance(k, Variable)  # assign() could make it non-finite after the capture
                 and k.dtype == "float32"
                 and k.size <= 4096
                 and all(math.isfinite(v) for v in ENGINE.read_sync(k.data_id))
