@@ -11,6 +11,7 @@ import pytest
 
 import webtf as tf
 from tests.harness.aio import run_sync
+from webtf import kernel_names as kn
 from webtf.engine import ENGINE
 from webtf.models.capture import STATS
 from webtf.models.runner import Step, compile_steps, run
@@ -177,3 +178,97 @@ def test_arena_plan_never_overlaps_live_blocks():
                 if i < j and spans[i][0] < spans[j][1] and spans[j][0] < spans[i][1]:
                     assert offsets[i] + a[1] <= offsets[j] or offsets[j] + b[1] <= offsets[i], (i, j)
         assert size < sum(b[1] + 64 for b in blocks.values())  # bytes are shared
+
+
+def _conv_np(x: np.ndarray, f: np.ndarray, depthwise: bool) -> np.ndarray:
+    """A 'valid' stride-1 NHWC convolution (or depthwise, multiplier 1) in numpy."""
+    kh, kw = f.shape[:2]
+    h, w = x.shape[1] - kh + 1, x.shape[2] - kw + 1
+    patches = np.stack([x[:, i : i + kh, j : j + kw, :] for i in range(h) for j in range(w)], 1)
+    if depthwise:
+        out = np.einsum("bpijc,ijc->bpc", patches, f[..., 0])
+    else:
+        out = np.einsum("bpijc,ijco->bpo", patches, f)
+    return out.reshape(x.shape[0], h, w, -1)
+
+
+def _fusion_program(ws: dict[str, tf.Tensor], second_reader: bool) -> Any:
+    """conv + bias -> relu, depthwise + bias, (x2 @ m) + bias; with second_reader the conv's output is also
+    an output, and the depthwise's add takes a [1, 1, 1, c] bias (not 1-D): neither fuses."""
+    dw_bias = "dwb4" if second_reader else "dwb"
+    steps = [
+        Fn("c", [("x", 0), ("f", 0)], lambda x, f: tf.conv2d(x, f, 1, "valid")),
+        Fn("cb", [("c", 0), ("b", 0)], lambda c, b: tf.relu(tf.add(c, b))),
+        Fn("d", [("x", 0), ("df", 0)], lambda x, f: tf.depthwise_conv2d(x, f, 1, "valid")),
+        Fn("db", [(dw_bias, 0), ("d", 0)], lambda b, d: tf.add(b, d)),
+        Fn("m", [("x2", 0), ("mm", 0)], lambda a, m: tf.mat_mul(a, m)),
+        Fn("mb", [("m", 0), ("mbias", 0)], lambda m, b: tf.add(m, b)),
+    ]
+    outs = [("cb", 0), ("db", 0), ("mb", 0)] + ([("c", 0)] if second_reader else [])
+    return compile_steps(steps, ["x", "x2"], outs, ws, str, "Node")
+
+
+@pytest.mark.parametrize("second_reader", [False, True])
+def test_bias_adds_fuse_into_convs_and_matmuls(backend: str, second_reader: bool):
+    """Replays of a conv / depthwise / matmul + bias graph equal numpy; the capture holds the fused kernels,
+    except where the conv's output has a second reader or the bias is not a 1-D weight."""
+    rng = np.random.default_rng(3)
+    wv = {
+        "f": rng.uniform(-1, 1, (3, 3, 2, 3)), "b": rng.uniform(-1, 1, 3), "df": rng.uniform(-1, 1, (3, 3, 2, 1)),
+        "dwb": rng.uniform(-1, 1, 2), "mm": rng.uniform(-1, 1, (4, 5)), "mbias": rng.uniform(-1, 1, 5),
+    }  # fmt: skip
+    wv = {k: v.astype(np.float32) for k, v in wv.items()}
+    wv["dwb4"] = wv["dwb"].reshape(1, 1, 1, 2)
+    ws = {k: tf.tensor(v) for k, v in wv.items()}
+    program = _fusion_program(ws, second_reader)
+    before = tf.memory().num_tensors
+    for _ in range(3):
+        xv, x2v = rng.uniform(-1, 1, (1, 5, 5, 2)), rng.uniform(-1, 1, (3, 4))
+        x, x2 = tf.tensor(xv.astype(np.float32)), tf.tensor(x2v.astype(np.float32))
+        outs = run(program, [x, x2], set(), capture=True)
+        conv = _conv_np(xv, wv["f"], False)
+        want = [
+            np.maximum(conv + wv["b"], 0),
+            _conv_np(xv, wv["df"], True) + wv["dwb"],
+            x2v @ wv["mm"] + wv["mbias"],
+        ]
+        for got, expected in zip(outs, want + ([conv] if second_reader else []), strict=True):
+            np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-5)
+        tf.dispose([*outs, x, x2])
+        assert tf.memory().num_tensors == before
+    (capture,) = program.captures.values()
+    kernels = ENGINE._kernels
+    impls = [step[0] for step in capture.kernels]
+    fused = [kernels[n] in impls for n in (kn.FusedConv2D, kn.FusedDepthwiseConv2D, kn._FusedMatMul)]
+    assert fused == ([False, False, True] if second_reader else [True, True, True])
+    assert sum(impl is kernels[kn.Add] for impl in impls) == (2 if second_reader else 0)
+    tf.dispose(list(ws.values()))
+
+
+@pytest.mark.parametrize("case", ["hard_swish", "second_reader", "inf_weight", "other_factor"])
+def test_nan_checks_dropped_only_for_the_hard_swish_pattern(backend: str, case: str):
+    """unneeded_nan_checks finds relu6 in x * relu6(x + k) * k2 (a NaN in x + k is one in x, so in the
+    product), and nothing when relu6's output has a second reader, k is not finite or the factor is not x."""
+    from webtf.models.capture import unneeded_nan_checks
+
+    def relu6(backend: Any, inputs: Any, attrs: dict) -> Any:
+        raise AssertionError("not called")
+
+    relu6.unguarded = relu6  # type: ignore[attr-defined]
+    x = tf.tensor(np.linspace(-8, 8, 12, dtype=np.float32).reshape(3, 4))
+    k = tf.scalar(np.inf if case == "inf_weight" else 3.0)
+    k2, y = tf.scalar(1 / 6), tf.ones([3, 4])
+    log: list[Any] = []
+    start = ENGINE.next_tensor_id()
+    ENGINE.record_kernels(log)
+    try:
+        r = tf.relu6(tf.add(x, k))
+        out = tf.mul(tf.mul(y if case == "other_factor" else x, k2), r)
+        made = [r, out] if case == "second_reader" else [out]
+    finally:
+        ENGINE.record_kernels(None)
+    found = unneeded_nan_checks(log, made, start, {kn.Relu6: relu6})
+    assert found == ({id(r)} if case == "hard_swish" else set())
+    factor = y.numpy() if case == "other_factor" else x.numpy()
+    np.testing.assert_allclose(out.numpy(), factor / 6 * np.clip(x.numpy() + k.numpy(), 0, 6), rtol=1e-6)
+    tf.dispose([x, k, k2, y, r, out])

@@ -1,16 +1,19 @@
 """The compiled replay on wasm (backends/wasm/replay.py) in the page, against TF.js 4.22.0 (cpu) as the
 oracle: outputs stay right with the whole arena poisoned between runs, a NaN input runs the Python way, a
 trip through cpu (the weights move away and back) and a weight at a new address keep it right, a flags change
-compiles anew, a disposed model frees its arenas, and compiled runs leave tf.memory() as they found it."""
+compiles anew, a disposed model frees its arenas, and compiled runs leave tf.memory() as they found it; with
+the capture's fusions, a half-NaN input runs compiled without selfie's NaN checks and matches the eager run."""
 
 from tests.models.test_parity import ORACLE_JS
 
 CHECKS_PY = """
 import js, math, gc
 from array import array
+from webtf.models import capture
 from webtf.models.capture import STATS
 from webtf.models.graph.executor import Plan
 assert await tf.set_backend("wasm")
+capture.FUSE = False  # keep selfie's NaN checks (its hard-swish Relu6s: see the end) and its bias adds
 backend = tf.backend()
 before = tf.memory().num_tensors
 model = await tf.load_graph_model("models/selfie.json")
@@ -85,6 +88,26 @@ try:
 except Exception as e:
     res["after_dispose"] = type(e).__name__
 res["released"] = [not f.alive for f in finalizers]
+capture.FUSE = True
+# fused and unguarded: a NaN in half the input runs compiled, NaN where the eager run (NaN-exact) has NaN
+model = await tf.load_graph_model("models/selfie.json")
+stats = dict(STATS)
+await error(); await error()
+values = x.data_sync()
+half = tf.tensor(array("f", [math.nan if i % 2 else v for i, v in enumerate(values)]), x.shape)
+out = await model.execute_async(half)
+got = (await out.data()).tolist()
+out.dispose()
+capture.ENABLED = False
+try:
+    out = await model.execute_async(half)
+finally:
+    capture.ENABLED = True
+want = (await out.data()).tolist()
+out.dispose(); half.dispose(); model.dispose()
+res["unguarded"] = [STATS["compiled"] - stats["compiled"],
+                    [math.isnan(v) for v in got] == [math.isnan(v) for v in want], any(map(math.isnan, want)),
+                    max((abs(a - b) for a, b in zip(got, want) if not math.isnan(b)), default=0.0)]
 x.dispose()
 res["leak"] = tf.memory().num_tensors - before
 res
@@ -108,5 +131,6 @@ def test_compiled_replay_poison_invalidation_memory(webtf_page, py):
     assert max(res["after_flags"]) <= 1e-3, res["after_flags"]
     assert res["flags_stats"] == [1, 1]
     assert res["after_dispose"] != "ran"
+    assert res["unguarded"][:3] == [2, True, True] and res["unguarded"][3] <= 1e-3, res["unguarded"]
     assert res["released"] and all(res["released"]), res["released"]
     assert res["leak"] == 0

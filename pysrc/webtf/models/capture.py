@@ -8,19 +8,22 @@ right after its last reader). Only the model's outputs become engine tensors.
 
 A run is not captured when anything in it depends on tensor values (it read a feed's or an intermediate's
 data) or when an op made a tensor outside a kernel (a converted number, random values); it then always runs
-the normal way. A replay whose kernel outputs differ in shape or sharing from the recording stops, frees what
-it made and the capture is dropped. The signature is the feeds' shapes and dtypes, the backend instance
-and the flags' version (ENV.version), so a change of any of them records anew.
+the normal way. A convolution or matmul whose only reader adds a 1-D bias weight is captured as the fused
+kernel with that bias (fuse_bias_adds). A replay whose kernel outputs differ in shape or sharing from the
+recording stops, frees what it made and the capture is dropped. The signature is the feeds' shapes and
+dtypes, the backend instance and the flags' version (ENV.version), so a change of any of them records anew.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from .. import kernel_names as kn
 from ..backends.base import TensorInfo
 from ..engine import ENGINE
 from ..environment import ENV
-from ..tensor import Tensor
+from ..tensor import Tensor, Variable
 
 #: a kernel input in a capture or a step replay: an index into the values, a list of them, or None
 Ref = Any
@@ -29,6 +32,9 @@ Ref = Any
 ENABLED = True
 #: False: replays on wasm call the kernels from Python instead of one compiled JS program (for comparisons)
 COMPILE = True
+
+#: False: captures keep each convolution / matmul and its bias add as recorded (no fuse_bias_adds)
+FUSE = True
 
 _MAX_PLANS = 3  # programs planned per capture at most (weights moving between backends need new ones)
 
@@ -90,6 +96,9 @@ class Capture:
         """A capture of what `log` (ENGINE.record_kernels during a run) holds, or None. Tensors with ids
         below `start_id` existed before the run (weights); `result` are the run's outputs."""
         kernels_of = ENGINE._kernels
+        if FUSE:
+            log = fuse_bias_adds(log, result, start_id, kernels_of)
+        unguard = unneeded_nan_checks(log, result, start_id, kernels_of) if FUSE else set()
         entries = []
         seen = {id(t) for t in feeds}  # feeds, weights and kernel outputs met so far
         run_data = {t.data_id for t in feeds}
@@ -109,6 +118,8 @@ class Capture:
                 return None  # an event such as random values
             name, inputs, attrs, outs = entry
             impl = kernels_of.get(name)
+            if id(outs) in unguard:
+                impl = impl.unguarded
             if impl is None or any(isinstance(v, Tensor) for v in attrs.values()):
                 return None
             for t in _tensors(inputs.values() if isinstance(inputs, dict) else inputs):
@@ -243,6 +254,132 @@ class Capture:
                 ENGINE.wrap(TensorInfo(t.data_id, t.shape, t.dtype), backend) if i >= first_made else t
             )
         return outs
+
+
+#: kernel -> its fused form (bias input, linear activation) with the extra attrs it takes
+_FUSABLE = {
+    kn.Conv2D: kn.FusedConv2D,
+    kn.DepthwiseConv2dNative: kn.FusedDepthwiseConv2D,
+    kn.BatchMatMul: kn._FusedMatMul,
+}
+
+
+def fuse_bias_adds(log: list[Any], result: list[Tensor], start_id: int, kernels: dict[str, Any]) -> list[Any]:
+    """`log` (record_kernels entries) with each Conv2D / DepthwiseConv2dNative / BatchMatMul whose output's
+    only reader is an Add of a float32 [channels] tensor that existed before the run (a weight) replaced by
+    the fused kernel with that bias, at the conv's place, making the Add's output; the Add is dropped. Only
+    where the backend has the fused kernel, the conv is float32 channels-last and its output is no result."""
+    readers: dict[int, int] = {}  # id(tensor) -> kernel inputs naming it
+    read = {entry[1] for entry in log if entry[0] == "read"}  # data ids whose values were read
+    for entry in log:
+        if len(entry) == 4:
+            ins = entry[1].values() if isinstance(entry[1], dict) else entry[1]
+            for t in _tensors(ins):
+                readers[id(t)] = readers.get(id(t), 0) + 1
+    outputs = {id(t) for t in result}
+    producer: dict[int, int] = {}  # id(conv output) -> its entry's index, for the fusable ones
+    fused: dict[int, tuple] = {}  # conv entry index -> the fused entry
+    dropped: set[int] = set()
+    for k, entry in enumerate(log):
+        if len(entry) != 4:
+            continue
+        name, inputs, attrs, outs = entry
+        if name in _FUSABLE and isinstance(outs, Tensor) and isinstance(inputs, dict):
+            if (
+                outs.dtype == "float32"
+                and attrs.get("data_format", "NHWC") == "NHWC"
+                and readers.get(id(outs)) == 1
+                and outs.data_id not in read
+                and id(outs) not in outputs
+                and kernels.get(_FUSABLE[name]) is not None
+            ):
+                producer[id(outs)] = k
+            continue
+        if name != kn.Add or not isinstance(outs, Tensor) or not isinstance(inputs, dict):
+            continue
+        a, b = inputs.get("a"), inputs.get("b")
+        for made, bias in ((a, b), (b, a)):
+            k0 = producer.pop(id(made), None) if made is not None else None
+            if k0 is None:
+                continue
+            if (
+                isinstance(bias, Tensor)
+                and bias is not made
+                and bias.id < start_id
+                and bias.dtype == "float32"
+                and bias.shape == (made.shape[-1],)
+                and outs.shape == made.shape
+            ):
+                cname, cins, cattrs, _ = log[k0]
+                fused_attrs = {**cattrs, "activation": "linear", "leakyrelu_alpha": 0.2}
+                fused[k0] = (
+                    _FUSABLE[cname],
+                    {**cins, "bias": bias, "prelu_activation_weights": None},
+                    fused_attrs,
+                    outs,
+                )
+                dropped.add(k)
+            break
+    if not fused:
+        return log
+    return [fused.get(k, e) for k, e in enumerate(log) if k not in dropped]
+
+
+def unneeded_nan_checks(log: list[Any], result: list[Tensor], start_id: int, kernels: dict[str, Any]) -> set:
+    """The ids of the Relu6 outputs in `log` whose kernel's NaN check cannot change the run's results: the
+    hard-swish pattern x * relu6(x + k) [* k2], k and k2 finite weights (not variables), all of one shape,
+    relu6's output read by that Multiply only. relu6 of a NaN is wrong natively, but where x + k is NaN, x is,
+    and the product is NaN whatever relu6 gave. Only where the backend's Relu6 has an unguarded form."""
+    impl = kernels.get(kn.Relu6)
+    if impl is None or not hasattr(impl, "unguarded"):
+        return set()
+    readers: dict[int, list] = {}  # id(tensor) -> the kernel entries reading it
+    made: dict[int, tuple] = {}  # id(tensor) -> the kernel entry making it
+    outputs = {id(t) for t in result}
+    for entry in log:
+        if len(entry) == 4:
+            ins = entry[1].values() if isinstance(entry[1], dict) else entry[1]
+            for t in _tensors(ins):
+                readers.setdefault(id(t), []).append(entry)
+            if isinstance(entry[3], Tensor):
+                made[id(entry[3])] = entry
+
+    def plus_weight(t: Tensor, name: str) -> Tensor | None:
+        """u when t = u (name) k for a finite float32 weight k and u of t's shape, else None."""
+        entry = made.get(id(t))
+        if entry is None or entry[0] != name or not isinstance(entry[1], dict):
+            return None
+        a, b = entry[1].get("a"), entry[1].get("b")
+        for u, k in ((a, b), (b, a)):
+            if (
+                isinstance(u, Tensor)
+                and isinstance(k, Tensor)
+                and u.shape == t.shape
+                and k.id < start_id
+                and not isinstance(k, Variable)  # assign() could make it non-finite after the capture
+                and k.dtype == "float32"
+                and k.size <= 4096
+                and all(math.isfinite(v) for v in ENGINE.read_sync(k.data_id))
+            ):
+                return u
+        return None
+
+    found = set()
+    for entry in log:
+        if len(entry) != 4 or entry[0] != kn.Relu6 or not isinstance(entry[3], Tensor):
+            continue
+        r = entry[3]
+        uses = readers.get(id(r), [])
+        if id(r) in outputs or len(uses) != 1 or uses[0][0] != kn.Multiply or uses[0][3].shape != r.shape:
+            continue
+        x = plus_weight(entry[1]["x"], kn.Add)
+        a, b = uses[0][1].get("a"), uses[0][1].get("b")
+        other = b if a is r else a
+        if x is None or other is r or not isinstance(other, Tensor) or other.shape != r.shape:
+            continue
+        if other is x or plus_weight(other, kn.Multiply) is x:
+            found.add(id(r))
+    return found
 
 
 def _tensors(inputs: Any) -> Any:

@@ -122,11 +122,12 @@ def binary_kernel(name: str, dtypes: frozenset, out_dtype: str | None, complex_r
     return kernel
 
 
-def unary_kernel(name: str, dtypes: frozenset, out_dtype: str | None) -> Kernel:
+def unary_kernel(name: str, dtypes: frozenset, out_dtype: str | None, guard: bool = True) -> Kernel:
     """A unary kernel calling export `name` for inputs of `dtypes` (else the cpu kernel), bound once per shape
-    and dtype (backend.bind: one JS call)."""
+    and dtype (backend.bind: one JS call). A NaN-sensitive one carries `.unguarded`, the same without its NaN
+    check (for captures that prove a NaN input cannot change the model's result: models/capture.py)."""
     fallback = cpu(name)
-    nan_sensitive = name in NAN_SENSITIVE
+    nan_sensitive = guard and name in NAN_SENSITIVE
 
     def kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         x = inputs["x"]
@@ -153,6 +154,8 @@ def unary_kernel(name: str, dtypes: frozenset, out_dtype: str | None) -> Kernel:
 
     kernel.__name__ = f"wasm_{name}"
     kernel.__doc__ = f"{name} (wasm export {name}; {sorted(dtypes)} natively)."
+    if nan_sensitive:
+        kernel.unguarded = unary_kernel(name, dtypes, out_dtype, False)  # type: ignore[attr-defined]
     return kernel
 
 
