@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tools.custom_prune import prune_kernel_modules
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "pysrc" / "webtf"
 BACKENDS = ("cpu", "wasm", "webgl")  # TF.js's names; numpy is host-only and never in a custom build
@@ -329,15 +331,15 @@ class Shaker:
             self.trees[module] = ast.parse(self.files[module].read_text(), str(self.files[module]))
         return self.trees[module]
 
-    def source(self, module: str) -> str:
-        """The module's source without the imports of dropped modules, docstrings and comments."""
+    def pruned(self, module: str) -> ast.Module:
+        """The module's tree without the imports of dropped modules (and, for an ops module, unused ops)."""
         tree = self._tree(module)
         removed = self._prune(module, tree)
         if removed:
             _filter_names(tree, removed)
         if module.startswith("webtf.ops.") and not self.is_package(module) and self.used is not None:
             self.dropped_ops.update(drop_unused_ops(tree, self.kernels, self.used))
-        return minify(tree)
+        return tree
 
     def _prune(self, module: str, tree: ast.Module) -> set[str]:
         """Drop imports of modules not kept (and names their packages lost); return the names unbound."""
@@ -608,10 +610,13 @@ def make_plan(config: CustomConfig, log: Callable[[str], None]) -> Plan:
     kept = sorted(shaker.run())
     shaker.used = used_names(files, kept)
     log(f"{len(kernels)} kernels, {len(kept)} of {len(files)} modules")
+    trees = {module: shaker.pruned(module) for module in kept}
+    packages = {module for module in kept if shaker.is_package(module)}
+    prune_kernel_modules(trees, kernel_set, lambda m, node: _resolve(m, m in packages, node.level, node.module), packages)
     entries: dict[str, bytes] = {}
     for module in kept:
         rel = files[module].relative_to(PACKAGE.parent).as_posix()
-        entries[rel] = shaker.source(module).encode()
+        entries[rel] = minify(trees[module]).encode()
     build = {
         "name": "custom",
         "config": config.source.name,
