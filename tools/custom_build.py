@@ -31,6 +31,7 @@ KEYS = {
     "kernels": "kernels", "backends": "backends", "models": "models",
     "outputPath": "output_path", "output_path": "output_path",
     "forwardModeOnly": "forward_mode_only", "forward_mode_only": "forward_mode_only",
+    "browserStores": "browser_stores", "browser_stores": "browser_stores",
 }  # fmt: skip
 # Module groups that a custom build keeps only when something kept needs them (the rest is core, always kept).
 OPTIONAL = (
@@ -44,6 +45,10 @@ ALWAYS_SHADERS = ("header", "footer")
 # the graph executor's control-flow parts: kept only for a model with control flow (the executor imports them
 # only then; the op table's imports of the container handlers are dropped with them)
 CONTROL_FLOW_MODULES = ("webtf.models.graph.dynamic", "webtf.models.graph.resources", "webtf.models.graph.containers")
+# io's browser stores (indexeddb://, localstorage://, downloads://, browser_files): kept with "browserStores"
+BROWSER_STORES = "webtf.models.io.browser"
+# modules kept only when wanted() says so, even where a kept module imports them
+ON_REQUEST = (*CONTROL_FLOW_MODULES, BROWSER_STORES)
 
 
 class ConfigError(Exception):
@@ -60,6 +65,7 @@ class CustomConfig:
     models: tuple[Path, ...]
     output_path: Path
     forward_mode_only: bool
+    browser_stores: bool = False
 
 
 @dataclass
@@ -114,7 +120,11 @@ def load_config(path: Path) -> CustomConfig:
     forward = values.get("forward_mode_only", True)
     if not isinstance(forward, bool):
         raise ConfigError(f'{path}: "forwardModeOnly" must be true or false, got {forward!r}')
-    return CustomConfig(path, kernels, backends, models, (base / values["output_path"]).resolve(), forward)
+    stores = values.get("browser_stores", False)
+    if not isinstance(stores, bool):
+        raise ConfigError(f'{path}: "browserStores" must be true or false, got {stores!r}')
+    output = (base / values["output_path"]).resolve()
+    return CustomConfig(path, kernels, backends, models, output, forward, stores)
 
 
 def _strings(value: Any, key: str) -> tuple[str, ...]:
@@ -230,6 +240,8 @@ def wanted(module: str, kernels: set[str], kernel_mods: set[str], config: Custom
         return any(f"/{path.name}" in module_text(module) for path in config.models)
     if module in CONTROL_FLOW_MODULES:
         return any(has_control_flow(path) for path in config.models)
+    if module == BROWSER_STORES:
+        return config.browser_stores
     # the rest of models/ (io's storage handlers, the graph executor's parts) only when imported
     return module == "webtf.models.graph.model" and bool(config.models)
 
@@ -287,7 +299,7 @@ class Shaker:
         package = self.is_package(module)
         for node in _top_imports(self._tree(module)):
             for target in self._targets(module, node):
-                if target in CONTROL_FLOW_MODULES and not self.keep(target):
+                if target in ON_REQUEST and not self.keep(target):
                     continue
                 own = package and target.startswith(f"{module}.")
                 if target in self.files and (not own or not optional(target) or target in self.kept):
@@ -623,6 +635,7 @@ def make_plan(config: CustomConfig, log: Callable[[str], None]) -> Plan:
         "backends": list(config.backends),
         "kernels": kernels,
         "forward_mode_only": config.forward_mode_only,
+        "browser_stores": config.browser_stores,
     }
     build["left_out_ops"] = {**left_out_ops(files, set(kept)), **shaker.dropped_ops}
     header = '"""This custom build\'s contents (build.py custom)."""'

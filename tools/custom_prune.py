@@ -27,7 +27,7 @@ def prune_kernel_modules(trees: dict[str, ast.Module], kernels: set[str], resolv
         named = set(kernels)
         for module, tree in trees.items():
             if module.startswith("webtf.backends.") and not module.startswith(CPU_KERNELS):
-                named |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and _is_kn(n)}
+                named |= fallback_names(tree)
         for module in targets:
             refs = external_refs(trees, module, resolve)
             if refs is None:
@@ -35,6 +35,13 @@ def prune_kernel_modules(trees: dict[str, ast.Module], kernels: set[str], resolv
             tree = trees[module]
             filter_tables(tree, named if module.startswith(CPU_KERNELS) else kernels)
             changed |= prune_unreachable(tree, refs)
+
+
+def fallback_names(tree: ast.Module) -> set[str]:
+    """The kernels a backend module's functions name (`cpu(kn.Sigmoid)`: a fallback to another kernel); its
+    tables keyed by kernel names do not count (a kernel falls back to the cpu kernel of its own name)."""
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)]
+    return {n.attr for f in functions for n in ast.walk(f) if isinstance(n, ast.Attribute) and _is_kn(n)}
 
 
 def _target(module: str, tree: ast.Module, packages: set[str]) -> bool:
