@@ -1,6 +1,6 @@
-"""Function-level pruning of a custom build's kernel modules (build.py custom, tools/custom_build.py).
+"""Function-level pruning of a custom build's kernel, backend_util and ops modules (build.py custom, tools/custom_build.py).
 
-A kept kernel module keeps only what its kept kernels need: its kernel tables (dict literals keyed by
+A kept kernel module (and backend_util) keeps only what its kept kernels need: its kernel tables (dict literals keyed by
 `kn.<Name>` that build `KERNELS`) lose the entries of kernels left out, then the top-level functions, classes,
 assignments and webtf imports that nothing kept reaches go. The cpu kernels keep, besides the build's
 kernels, every kernel the other kept backend modules name (a wasm or webgl kernel's cpu fallback).
@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable
 
 KERNELS_PACKAGE = ".kernels."
 CPU_KERNELS = "webtf.backends.cpu.kernels."
+UTIL = "webtf.backend_util"  # the backends' shared helpers: pruned like the kernel modules
+OPS = "webtf.ops."  # ops modules lose only private helpers here (build.py custom drops their unused ops)
 # Resolves an ImportFrom of a module to the module it imports from (dotted name).
 Resolve = Callable[[str, ast.ImportFrom], str]
 
@@ -34,7 +36,8 @@ def prune_kernel_modules(trees: dict[str, ast.Module], kernels: set[str], resolv
                 continue
             tree = trees[module]
             filter_tables(tree, named if module.startswith(CPU_KERNELS) else kernels)
-            changed |= prune_unreachable(tree, refs)
+            public = {n for n in _bound(tree) if not n.startswith("_")} if module.startswith(OPS) else set()
+            changed |= prune_unreachable(tree, refs | public)
 
 
 def fallback_names(tree: ast.Module) -> set[str]:
@@ -45,8 +48,11 @@ def fallback_names(tree: ast.Module) -> set[str]:
 
 
 def _target(module: str, tree: ast.Module, packages: set[str]) -> bool:
-    """A backend's kernel module that does not look its names up dynamically (globals(), vars())."""
-    if not module.startswith("webtf.backends.") or KERNELS_PACKAGE not in module or module in packages:
+    """A backend's kernel module or backend_util (its package too) that does not look its names up dynamically
+    (globals(), vars())."""
+    kernels = module.startswith("webtf.backends.") and KERNELS_PACKAGE in module and module not in packages
+    ops = module.startswith(OPS) and module not in packages
+    if not (kernels or ops or module == UTIL or module.startswith(f"{UTIL}.")):
         return False
     calls = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     return not calls & {"globals", "vars", "locals"}
@@ -159,8 +165,17 @@ def prune_unreachable(tree: ast.Module, refs: set[str]) -> bool:
                 body.append(node)
         elif any(name in reached for name, _ in names):
             body.append(node)
+    gone = set(bound) - reached
+    for node in body:  # __all__ = [...] / __all__ += [...] lose the names that went
+        if "__all__" in {t.id for t in _targets(node) if isinstance(t, ast.Name)}:
+            if isinstance(node.value, ast.List | ast.Tuple):
+                node.value.elts = [e for e in node.value.elts if not (isinstance(e, ast.Constant) and e.value in gone)]
     tree.body = body or [ast.Pass()]
     return ast.dump(tree) != before
+
+
+def _bound(tree: ast.Module) -> set[str]:
+    return {name for node in tree.body for name, _ in (_droppable(node) or [])}
 
 
 def _droppable(node: ast.stmt) -> list[tuple[str, ast.AST]] | None:
