@@ -624,7 +624,8 @@ def make_plan(config: CustomConfig, log: Callable[[str], None]) -> Plan:
     log(f"{len(kernels)} kernels, {len(kept)} of {len(files)} modules")
     trees = {module: shaker.pruned(module) for module in kept}
     packages = {module for module in kept if shaker.is_package(module)}
-    prune_kernel_modules(trees, kernel_set, lambda m, node: _resolve(m, m in packages, node.level, node.module), packages)
+    resolve = lambda m, node: _resolve(m, m in packages, node.level, node.module)  # noqa: E731
+    prune_kernel_modules(trees, kernel_set, resolve, packages)
     entries: dict[str, bytes] = {}
     for module in kept:
         rel = files[module].relative_to(PACKAGE.parent).as_posix()

@@ -1,4 +1,4 @@
-"""Function-level pruning of a custom build's kernel, backend_util and ops modules (build.py custom, tools/custom_build.py).
+"""Function-level pruning of a custom build's kernel, backend_util and ops modules (tools/custom_build.py).
 
 A kept kernel module (and backend_util) keeps only what its kept kernels need: its kernel tables (dict literals keyed by
 `kn.<Name>` that build `KERNELS`) lose the entries of kernels left out, then the top-level functions, classes,
