@@ -45,10 +45,11 @@ ALWAYS_SHADERS = ("header", "footer")
 # the graph executor's control-flow parts: kept only for a model with control flow (the executor imports them
 # only then; the op table's imports of the container handlers are dropped with them)
 CONTROL_FLOW_MODULES = ("webtf.models.graph.dynamic", "webtf.models.graph.resources", "webtf.models.graph.containers")
-# io's browser stores (indexeddb://, localstorage://, downloads://, browser_files): kept with "browserStores"
-BROWSER_STORES = "webtf.models.io.browser"
+# io's browser stores (indexeddb://, localstorage://, downloads://, browser_files) and the model management over
+# them (list_models, copy_model, ...): kept with "browserStores"
+BROWSER_STORES = ("webtf.models.io.browser", "webtf.models.io.management")
 # modules kept only when wanted() says so, even where a kept module imports them
-ON_REQUEST = (*CONTROL_FLOW_MODULES, BROWSER_STORES)
+ON_REQUEST = (*CONTROL_FLOW_MODULES, *BROWSER_STORES)
 
 
 class ConfigError(Exception):
@@ -240,7 +241,7 @@ def wanted(module: str, kernels: set[str], kernel_mods: set[str], config: Custom
         return any(f"/{path.name}" in module_text(module) for path in config.models)
     if module in CONTROL_FLOW_MODULES:
         return any(has_control_flow(path) for path in config.models)
-    if module == BROWSER_STORES:
+    if module in BROWSER_STORES:
         return config.browser_stores
     # the rest of models/ (io's storage handlers, the graph executor's parts) only when imported
     return module == "webtf.models.graph.model" and bool(config.models)

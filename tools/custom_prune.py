@@ -22,6 +22,8 @@ Resolve = Callable[[str, ast.ImportFrom], str]
 def prune_kernel_modules(trees: dict[str, ast.Module], kernels: set[str], resolve: Resolve, packages: set[str]) -> None:
     """Prune (in place) the kept backends' kernel modules of `trees` (dotted name -> tree) to what `kernels`
     and the other kept modules need; to a fixed point, as one module's pruning frees another's names."""
+    if "webtf.kernel_names" in trees:
+        filter_specs(trees["webtf.kernel_names"], kernels)
     targets = [m for m in sorted(trees) if _target(m, trees[m], packages)]
     changed = True
     while changed:
@@ -38,6 +40,20 @@ def prune_kernel_modules(trees: dict[str, ast.Module], kernels: set[str], resolv
             filter_tables(tree, named if module.startswith(CPU_KERNELS) else kernels)
             public = {n for n in _bound(tree) if not n.startswith("_")} if module.startswith(OPS) else set()
             changed |= prune_unreachable(tree, refs | public)
+
+
+def filter_specs(tree: ast.Module, kernels: set[str]) -> None:
+    """kernel_names's KernelSpec tables keep the build's kernels (kn.KERNELS: the specs of what the build has)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Tuple | ast.List):
+            node.elts = [e for e in node.elts if not _spec_of_other(e, kernels)]
+
+
+def _spec_of_other(node: ast.expr, kernels: set[str]) -> bool:
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "KernelSpec"
+        and bool(node.args) and isinstance(node.args[0], ast.Name) and node.args[0].id not in kernels
+    )  # fmt: skip
 
 
 def fallback_names(tree: ast.Module) -> set[str]:

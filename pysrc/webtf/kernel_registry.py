@@ -67,8 +67,12 @@ def left_out_module(name: str, error: ModuleNotFoundError) -> str | None:
     )
 
 
-#: io's browser stores: their functions and URL schemes, which a custom build keeps only with "browserStores"
-BROWSER_STORES = ("browser_files", "browser_downloads", "indexeddb://", "localstorage://", "downloads://")
+#: io's browser stores and the model management over them: their functions and URL schemes, which a custom build
+#: keeps only with "browserStores"
+BROWSER_STORES = (
+    "browser_files", "browser_downloads", "indexeddb://", "localstorage://", "downloads://",
+    "list_models", "copy_model", "move_model", "remove_model", "register_manager",
+)  # fmt: skip
 
 
 def left_out_store(name: str) -> str | None:
@@ -80,7 +84,8 @@ def left_out_store(name: str) -> str | None:
         return None
     config = CUSTOM_BUILD["config"]
     return (
-        f"{name!r}: io's browser stores (indexeddb://, localstorage://, downloads://, browser_files) are not in "
+        f"{name!r}: io's browser stores (indexeddb://, localstorage://, downloads://, browser_files, model "
+        "management) are not in "
         f'this custom webtf build: set "browserStores": true in {config} and run '
         f"`python3 build.py custom --config {config}` again"
     )
