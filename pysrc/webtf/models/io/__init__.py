@@ -77,4 +77,4 @@ __all__ = [
 def __getattr__(name: str) -> object:
     from ...kernel_registry import left_out_store
 
-    raise AttributeError(left_out_store(name) or f"module 'webtf.io' has no attribute '{name}'")
+    raise AttributeError(left_out_store(name) or f"module {__name__!r} has no attribute {name!r}")
