@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tools.custom_prune import prune_kernel_modules
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "pysrc" / "webtf"
 BACKENDS = ("cpu", "wasm", "webgl")  # TF.js's names; numpy is host-only and never in a custom build
@@ -29,6 +31,7 @@ KEYS = {
     "kernels": "kernels", "backends": "backends", "models": "models",
     "outputPath": "output_path", "output_path": "output_path",
     "forwardModeOnly": "forward_mode_only", "forward_mode_only": "forward_mode_only",
+    "browserStores": "browser_stores", "browser_stores": "browser_stores",
 }  # fmt: skip
 # Module groups that a custom build keeps only when something kept needs them (the rest is core, always kept).
 OPTIONAL = (
@@ -42,6 +45,11 @@ ALWAYS_SHADERS = ("header", "footer")
 # the graph executor's control-flow parts: kept only for a model with control flow (the executor imports them
 # only then; the op table's imports of the container handlers are dropped with them)
 CONTROL_FLOW_MODULES = ("webtf.models.graph.dynamic", "webtf.models.graph.resources", "webtf.models.graph.containers")
+# io's browser stores (indexeddb://, localstorage://, downloads://, browser_files) and the model management over
+# them (list_models, copy_model, ...): kept with "browserStores"
+BROWSER_STORES = ("webtf.models.io.browser", "webtf.models.io.management")
+# modules kept only when wanted() says so, even where a kept module imports them
+ON_REQUEST = (*CONTROL_FLOW_MODULES, *BROWSER_STORES)
 
 
 class ConfigError(Exception):
@@ -58,6 +66,7 @@ class CustomConfig:
     models: tuple[Path, ...]
     output_path: Path
     forward_mode_only: bool
+    browser_stores: bool = False
 
 
 @dataclass
@@ -112,7 +121,11 @@ def load_config(path: Path) -> CustomConfig:
     forward = values.get("forward_mode_only", True)
     if not isinstance(forward, bool):
         raise ConfigError(f'{path}: "forwardModeOnly" must be true or false, got {forward!r}')
-    return CustomConfig(path, kernels, backends, models, (base / values["output_path"]).resolve(), forward)
+    stores = values.get("browser_stores", False)
+    if not isinstance(stores, bool):
+        raise ConfigError(f'{path}: "browserStores" must be true or false, got {stores!r}')
+    output = (base / values["output_path"]).resolve()
+    return CustomConfig(path, kernels, backends, models, output, forward, stores)
 
 
 def _strings(value: Any, key: str) -> tuple[str, ...]:
@@ -228,6 +241,8 @@ def wanted(module: str, kernels: set[str], kernel_mods: set[str], config: Custom
         return any(f"/{path.name}" in module_text(module) for path in config.models)
     if module in CONTROL_FLOW_MODULES:
         return any(has_control_flow(path) for path in config.models)
+    if module in BROWSER_STORES:
+        return config.browser_stores
     # the rest of models/ (io's storage handlers, the graph executor's parts) only when imported
     return module == "webtf.models.graph.model" and bool(config.models)
 
@@ -285,7 +300,7 @@ class Shaker:
         package = self.is_package(module)
         for node in _top_imports(self._tree(module)):
             for target in self._targets(module, node):
-                if target in CONTROL_FLOW_MODULES and not self.keep(target):
+                if target in ON_REQUEST and not self.keep(target):
                     continue
                 own = package and target.startswith(f"{module}.")
                 if target in self.files and (not own or not optional(target) or target in self.kept):
@@ -329,15 +344,15 @@ class Shaker:
             self.trees[module] = ast.parse(self.files[module].read_text(), str(self.files[module]))
         return self.trees[module]
 
-    def source(self, module: str) -> str:
-        """The module's source without the imports of dropped modules, docstrings and comments."""
+    def pruned(self, module: str) -> ast.Module:
+        """The module's tree without the imports of dropped modules (and, for an ops module, unused ops)."""
         tree = self._tree(module)
         removed = self._prune(module, tree)
         if removed:
             _filter_names(tree, removed)
         if module.startswith("webtf.ops.") and not self.is_package(module) and self.used is not None:
             self.dropped_ops.update(drop_unused_ops(tree, self.kernels, self.used))
-        return minify(tree)
+        return tree
 
     def _prune(self, module: str, tree: ast.Module) -> set[str]:
         """Drop imports of modules not kept (and names their packages lost); return the names unbound."""
@@ -608,16 +623,21 @@ def make_plan(config: CustomConfig, log: Callable[[str], None]) -> Plan:
     kept = sorted(shaker.run())
     shaker.used = used_names(files, kept)
     log(f"{len(kernels)} kernels, {len(kept)} of {len(files)} modules")
+    trees = {module: shaker.pruned(module) for module in kept}
+    packages = {module for module in kept if shaker.is_package(module)}
+    resolve = lambda m, node: _resolve(m, m in packages, node.level, node.module)  # noqa: E731
+    prune_kernel_modules(trees, kernel_set, resolve, packages)
     entries: dict[str, bytes] = {}
     for module in kept:
         rel = files[module].relative_to(PACKAGE.parent).as_posix()
-        entries[rel] = shaker.source(module).encode()
+        entries[rel] = minify(trees[module]).encode()
     build = {
         "name": "custom",
         "config": config.source.name,
         "backends": list(config.backends),
         "kernels": kernels,
         "forward_mode_only": config.forward_mode_only,
+        "browser_stores": config.browser_stores,
     }
     build["left_out_ops"] = {**left_out_ops(files, set(kept)), **shaker.dropped_ops}
     header = '"""This custom build\'s contents (build.py custom)."""'

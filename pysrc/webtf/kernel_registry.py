@@ -67,6 +67,30 @@ def left_out_module(name: str, error: ModuleNotFoundError) -> str | None:
     )
 
 
+#: io's browser stores and the model management over them: their functions and URL schemes, which a custom build
+#: keeps only with "browserStores"
+BROWSER_STORES = (
+    "browser_files", "browser_downloads", "indexeddb://", "localstorage://", "downloads://",
+    "list_models", "copy_model", "move_model", "remove_model", "register_manager",
+)  # fmt: skip
+
+
+def left_out_store(name: str) -> str | None:
+    """Why io's browser store `name` (a function of tf.io or a URL) is absent: a custom build left the stores
+    out; None otherwise."""
+    if CUSTOM_BUILD is None or CUSTOM_BUILD.get("browser_stores", True) or not isinstance(name, str):
+        return None
+    if not any(name == s or (s.endswith("://") and name.startswith(s)) for s in BROWSER_STORES):
+        return None
+    config = CUSTOM_BUILD["config"]
+    return (
+        f"{name!r}: io's browser stores (indexeddb://, localstorage://, downloads://, browser_files, model "
+        "management) are not in "
+        f'this custom webtf build: set "browserStores": true in {config} and run '
+        f"`python3 build.py custom --config {config}` again"
+    )
+
+
 def _add(key: str, names: list[str]) -> str:
     config = CUSTOM_BUILD["config"] if CUSTOM_BUILD else ""
     listed = ", ".join(f'"{n}"' for n in names)

@@ -41,7 +41,7 @@ face.dispose()
 {"faces": info.result, "raw": raw, "kernels": info.kernel_names, "model_kernels": model_info.kernel_names,
  "leaked": tf.memory().num_tensors - before}
 """
-# Outside the build: a kernel (Sin) and the backends left out.
+# Outside the build: a kernel (Sin), io's browser stores and the backends left out.
 OUTSIDE_PY = """
 import webtf as tf
 before = tf.memory().num_tensors
@@ -52,7 +52,14 @@ try:
 except (AttributeError, NotImplementedError) as e:  # the op left out (its module or itself), or only its kernel
     error = str(e)
 x.dispose()
-{"error": error, "leaked": tf.memory().num_tensors - before, "webgl": await tf.set_backend("webgl"),
+stores = []  # io's browser stores, left out of a build without "browserStores"
+for ask in (lambda: tf.io.browser_files, lambda: tf.io.get_load_handler("indexeddb://m")):
+    try:
+        ask()
+        stores.append(None)
+    except (AttributeError, ValueError) as e:
+        stores.append(str(e))
+{"error": error, "stores": stores, "leaked": tf.memory().num_tensors - before, "webgl": await tf.set_backend("webgl"),
  "cpu": await tf.set_backend("cpu"), "backend": tf.get_backend(), "registered": sorted(tf.ENGINE.factories)}
 """
 
@@ -132,6 +139,8 @@ def test_outside_the_build(custom_page: Page) -> None:
     out = custom_page.evaluate(PY_JS, OUTSIDE_PY)
     assert re.search(r"kernel 'Sin'\)? is not in this custom webtf build", out["error"]), out["error"]
     assert 'add "Sin" to "kernels" in custom_webtf.json' in out["error"]
+    for store in out["stores"]:
+        assert store and "io's browser stores" in store and '"browserStores": true' in store, store
     assert out["leaked"] == 0
     assert out["webgl"] is False and out["cpu"] is False
     assert out["backend"] == "wasm" and out["registered"] == ["wasm"]

@@ -31,6 +31,7 @@ def run_custom(tmp_path: Path, config: dict | str, capsys: pytest.CaptureFixture
         ({"models": ["missing/model.json"]}, "\"models\" file(s) not found"),
         ({"kernel": ["Add"]}, "unknown key(s) ['kernel']"),
         ({"forwardModeOnly": "yes"}, "\"forwardModeOnly\" must be true or false"),
+        ({"browserStores": 1}, "\"browserStores\" must be true or false"),
         (None, "is not valid JSON: Expecting"),
     ],
 )

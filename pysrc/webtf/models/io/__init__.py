@@ -71,3 +71,10 @@ __all__ = [
     "with_save_handler_sync",
     "LoadOptions",
 ]
+
+
+# A custom build (build.py custom) may leave the browser stores out: asking for one says how to add them.
+def __getattr__(name: str) -> object:
+    from ...kernel_registry import left_out_store
+
+    raise AttributeError(left_out_store(name) or f"module {__name__!r} has no attribute {name!r}")

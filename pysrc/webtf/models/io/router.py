@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...backends import js as bridge
+from ...kernel_registry import left_out_store
 
 IORouter = Callable[[str], Any]
 
@@ -54,6 +55,8 @@ def only_handler(handlers: list[Any], url: str, what: str) -> Any:
         raise ValueError(f"Found more than one ({len(handlers)}) {what} handlers for URL '{url}'")
     if handlers:
         return handlers[0]
+    if left := left_out_store(url):
+        raise ValueError(left)
     hint = (
         ""
         if bridge.available()
