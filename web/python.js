@@ -33,13 +33,27 @@ async function fetchOk(path) {
 
 // Chrome keeps the snapshot gzip-encoded in its HTTP cache and inflates it again on every visit; this page's
 // Cache Storage keeps the inflated file of the last boot from it instead (the page checks it all the same).
+// localStorage (read synchronously) names the file kept there: opening Cache Storage takes 100-150 ms in a fresh
+// profile, which a first visit then skips, starting the download at once (it is the boot's critical path).
 // (globalThis.caches: pages that are not a secure context have no Cache Storage.)
 export const SNAPSHOT_CACHE = "webtf-snapshot";
 
-/** The snapshot file: the copy in Cache Storage when there is one, else the server's. */
+function keptName() {
+  try {
+    return globalThis.localStorage?.getItem(SNAPSHOT_CACHE) ?? null;
+  } catch {
+    return null; // storage disabled: no copy is kept either
+  }
+}
+
+/** The snapshot file: the copy in Cache Storage when one was kept, else the server's. */
 export async function openSnapshot(file) {
-  const cache = await globalThis.caches?.open(SNAPSHOT_CACHE).catch(() => undefined);
-  return (await cache?.match(here(file))) ?? fetchOk(file);
+  if (keptName() === file) {
+    const cache = await globalThis.caches?.open(SNAPSHOT_CACHE).catch(() => undefined);
+    const kept = await cache?.match(here(file));
+    if (kept) return kept;
+  }
+  return fetchOk(file);
 }
 
 /** Keep the snapshot file (checked, restored) in Cache Storage for the next visit, and only it. */
@@ -47,6 +61,15 @@ async function keepSnapshot(file, bytes) {
   const cache = await globalThis.caches.open(SNAPSHOT_CACHE);
   if (!(await cache.match(here(file)))) await cache.put(here(file), new Response(bytes));
   for (const request of await cache.keys()) if (request.url !== here(file)) await cache.delete(request);
+  globalThis.localStorage?.setItem(SNAPSHOT_CACHE, file);
+}
+
+/** Forget the kept copy (a bad one is fetched again next time). */
+function dropSnapshot() {
+  try {
+    globalThis.localStorage?.removeItem(SNAPSHOT_CACHE);
+  } catch {}
+  globalThis.caches?.delete(SNAPSHOT_CACHE).catch(() => {});
 }
 
 const wantSnapshot = new URLSearchParams(location.search).get("snapshot") !== "0";
@@ -171,7 +194,7 @@ export async function startPython({ onPhase = () => {} } = {}) {
     } catch (error) {
       note = `snapshot ${index.snapshot.file} not used (${(failure ?? error)?.message}): plain boot`;
       console.warn(`[webtf] ${note}`);
-      globalThis.caches?.delete(SNAPSHOT_CACHE).catch(() => {}); // a bad copy there is fetched again next time
+      dropSnapshot();
     }
   }
   const path = pyodide ? "snapshot" : "plain";

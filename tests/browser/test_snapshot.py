@@ -60,6 +60,7 @@ FETCH_SNAPSHOT_JS = """async ([entry, expected, cached]) => {
     if (cached.length) {
       const cache = await caches.open(python.SNAPSHOT_CACHE);
       await cache.put(new URL(entry.file, document.baseURI).href, new Response(new Uint8Array(cached)));
+      localStorage.setItem(python.SNAPSHOT_CACHE, entry.file); // as the page marks the copy it keeps
     }
     await python.fetchSnapshot(entry, expected, python.openSnapshot(entry.file));
     return null;
