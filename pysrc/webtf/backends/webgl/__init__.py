@@ -11,7 +11,7 @@ import functools
 from typing import Any
 
 from ... import kernel_names as kn
-from ...backend_util.elements import COMPLEX_BINARY, complex_binary, for_dtypes
+from ...backend_util.elements import for_dtypes
 from ...engine import ENGINE
 from ...kernel_registry import get_kernels_for_backend, register_kernels
 from .. import js as bridge
@@ -31,15 +31,14 @@ CPU_FORWARDED = frozenset(
 )  # fmt: skip
 
 
-def _guarded(name: str, fn: Any, cpu_fn: Any = None, complex_route: Any = None) -> Any:
+def _guarded(name: str, fn: Any, cpu_fn: Any = None) -> Any:
     """fn, raising a clear error instead of running once the backend's context is lost.
 
     With cpu_fn (a GLSL kernel that has a cpu twin): int32 inputs that all still live on the host run on
     the cpu kernel, exact to 32 bits with Int32Array wrap-around, where float textures hold 24 bits (TF.js's
     webgl backend likewise forwards small on-CPU inputs, e.g. shape arithmetic, to its cpu kernels); so do
     the CPU_FORWARDED kernels' inputs that have no texture yet and fewer than CPU_HANDOFF_SIZE_THRESHOLD
-    elements each, when WEBGL_CPU_FORWARD is on (TF.js's flags). With complex_route (Add, Sub, Multiply),
-    complex64 operands take it (so for_dtypes adds no wrapper to the float path).
+    elements each, when WEBGL_CPU_FORWARD is on (TF.js's flags).
     """
     small = name in CPU_FORWARDED
 
@@ -57,13 +56,10 @@ def _guarded(name: str, fn: Any, cpu_fn: Any = None, complex_route: Any = None) 
     def forwarding_kernel(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
         if backend.ctx.lost:
             raise ContextLostError(lost_message(f"run kernel {name}"))
-        if complex_route is not None and "complex64" in (inputs["a"].dtype, inputs["b"].dtype):
-            return complex_route(backend, inputs, attrs)
         if backend.forward_to_cpu(inputs.values() if type(inputs) is dict else inputs, small):
             return cpu_fn(backend, inputs, attrs)
         return fn(backend, inputs, attrs)
 
-    forwarding_kernel.for_dtypes = complex_route is not None  # type: ignore[attr-defined]
     return forwarding_kernel
 
 
@@ -72,9 +68,6 @@ def kernel_table() -> dict[str, Any]:
     table = {name: _guarded(name, fn) for name, fn in CPU_KERNELS.items()}
     twins = for_dtypes(CPU_KERNELS)  # as registered for cpu: a forwarded Cast to complex64 must make one
     table.update({name: _guarded(name, fn, twins.get(name)) for name, fn in GLSL_KERNELS.items()})
-    for name in COMPLEX_BINARY:  # a GLSL kernel that takes complex64 runs it; else a route over the parts
-        if not getattr(GLSL_KERNELS[name], "takes_complex", False):
-            table[name] = _guarded(name, GLSL_KERNELS[name], CPU_KERNELS[name], complex_binary(table, name))
     return table
 
 
