@@ -40,7 +40,9 @@ def net():
     return [h, tf.mat_mul(flat, w)]
 
 async def run_slice():
-    values = [t.array_sync() for t in tf.tidy(net)]
+    outs = tf.tidy(net)
+    values = [t.array_sync() for t in outs]
+    tf.dispose(outs)
     return values
 
 async def start(threads):
@@ -66,6 +68,7 @@ from pyodide.code import run_js
 from webtf.environment import ENV
 from webtf.backends.wasm import WasmTrapError
 prev = tf.get_backend()
+tensors_before = tf.memory().num_tensors
 cores = run_js("navigator.hardwareConcurrency")
 run_js("Object.defineProperty(navigator, 'hardwareConcurrency', {{value: 4, configurable: true}})")
 workers = run_js({WORKERS_JS!r})()
@@ -127,12 +130,14 @@ finally:
     tf.register_backend("wasm", tf.wasm.create_backend, 2)
     await tf.set_backend(prev)
 res["cores"] = [cores, run_js("navigator.hardwareConcurrency")]
+res["leaked"] = tf.memory().num_tensors - tensors_before
 res
 """
     )
     assert out["url"].endswith("tfjs-backend-wasm-threaded-simd.wasm")
     assert out["single_url"].endswith("tfjs-backend-wasm-simd.wasm")
     assert out["cores"][0] == out["cores"][1]
+    assert out["leaked"] == 0
     assert out["count"] == 2 and out["alive"] == 1  # XNNPACK's pool: the page's thread and one worker
     # the glue starts its 8 workers once; the 7 the pool does not use end at once, none start afterwards
     assert out["made"] == [8, 8, 7]
@@ -176,17 +181,19 @@ def test_page_without_isolation_falls_back_to_single_thread(browser: Browser, se
             """
 import js
 from webtf.environment import ENV
+before = tf.memory().num_tensors
 assert await tf.set_backend("wasm")
-y = tf.conv2d(tf.ones([1, 4, 4, 2]), tf.ones([3, 3, 2, 1]), 1, "same")
+y = tf.tidy(lambda: tf.conv2d(tf.ones([1, 4, 4, 2]), tf.ones([3, 3, 2, 1]), 1, "same"))
 res = [bool(js.crossOriginIsolated), ENV.get("WASM_HAS_MULTITHREAD_SUPPORT"), tf.backend().module.url,
        tf.wasm.get_threads_count(), tf.backend().module.worker_count(), y.array_sync()]
 tf.dispose(y)
-res
+res + [tf.memory().num_tensors - before]
 """,
         )
     finally:
         context.close()
-    isolated, flag, url, count, workers, values = out
+    isolated, flag, url, count, workers, values, leaked = out
+    assert leaked == 0
     assert isolated is False and flag is False
     assert url.endswith("tfjs-backend-wasm-simd.wasm") and count == 1 and workers == 0
     ones = np.ones((1, 4, 4, 2))
