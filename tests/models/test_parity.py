@@ -4,7 +4,7 @@ Both run the same deterministic input (made in the page) through executeAsync wi
 results come in each model's own default order; TF.js (its cpu backend) is the oracle, compared position by
 position. The error is max |webtf - tfjs| divided by the output's scale (max |tfjs|, at least 1). webtf runs
 each model twice: the second run replays the first's capture (models/capture.py) and is checked the same way;
-on wasm that replay is the compiled JS program (backends/wasm/replay.py).
+on wasm and webgl that replay is the compiled JS program (backends/wasm/replay.py, backends/webgl/replay.py).
 """
 
 import pytest
@@ -76,6 +76,12 @@ x.dispose(); model.dispose()
 """
 
 
+def replay_refusals(py) -> dict:
+    """Why captures were not compiled, per backend (for a failing assert's message)."""
+    return py("from webtf.backends.wasm import replay as w\nfrom webtf.backends.webgl import replay as g\n"
+              "{'wasm': w.REFUSALS, 'webgl': g.REFUSALS}")
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", MODELS)
 def test_model_matches_tfjs(webtf_page, py, name, backend):
@@ -83,7 +89,7 @@ def test_model_matches_tfjs(webtf_page, py, name, backend):
     res = py(f"BACKEND = {backend!r}\nNAME = {name!r}\n" + WEBTF_PY)
     assert res["output_nodes"] == oracle["outputNodes"]
     assert [r["replayed"] for r in res["runs"]] == [False, True]
-    assert [r["compiled"] for r in res["runs"]] == [False, backend == "wasm"]
+    assert [r["compiled"] for r in res["runs"]] == [False, backend != "cpu"], replay_refusals(py)
     for r in res["runs"]:
         assert r["shapes"] == oracle["shapes"]
         assert max(r["errors"]) <= TOLERANCE[backend], r["errors"]

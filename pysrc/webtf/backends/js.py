@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 try:  # pragma: no cover - only inside Pyodide
@@ -36,3 +37,14 @@ async def fetch_bytes(url: str, what: str) -> bytes:
     if not resp.ok:
         raise OSError(f"Failed to fetch {what} {url}: HTTP {resp.status}")
     return (await resp.arrayBuffer()).to_bytes()
+
+
+def js_number(v: Any) -> str:
+    """`v` (an int or a float) as a JS literal that parses to the same double (NaN and infinities included)."""
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "NaN"
+        if math.isinf(v):
+            return "Infinity" if v > 0 else "-Infinity"
+        return repr(v)
+    return str(int(v))

@@ -16,6 +16,7 @@ dtypes, the backend instance and the flags' version (ENV.version), so a change o
 
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Any
 
@@ -30,11 +31,14 @@ Ref = Any
 
 #: False: models run the normal way (for comparisons; captures already made are kept)
 ENABLED = True
-#: False: replays on wasm call the kernels from Python instead of one compiled JS program (for comparisons)
+#: False: replays on wasm and webgl call the kernels from Python instead of one compiled JS program
 COMPILE = True
 
 #: False: captures keep each convolution / matmul and its bias add as recorded (no fuse_bias_adds)
 FUSE = True
+
+#: backends whose captures compile to one JS program: name -> the module with compile_capture(capture, feeds)
+_COMPILERS = {"wasm": "..backends.wasm.replay", "webgl": "..backends.webgl.replay"}
 
 _MAX_PLANS = 3  # programs planned per capture at most (weights moving between backends need new ones)
 
@@ -166,16 +170,17 @@ class Capture:
     def run(self, feeds: list[Tensor]) -> list[Tensor] | None:
         """The outputs for new feeds of the recorded signature, or None (nothing left made) when this
         capture no longer applies: a weight was disposed, or a kernel's outputs differ from the recording.
-        On wasm the first replay plans a compiled program (backends/wasm/replay.py) and runs it; later
+        On wasm and webgl the first replay plans a compiled program (backends/*/replay.py) and runs it; later
         replays run it too, or the kernels from Python (replay()) where it could not be made."""
         compiled = self.compiled
-        if compiled is None and COMPILE and self.backend.name == "wasm" and ENGINE._backend is self.backend:
-            from ..backends.wasm.replay import compile_capture
-
-            self.plans += 1
-            compiled = self.compiled = compile_capture(self, feeds) or False
-            if not compiled:
-                STATS["not_compiled"] += 1
+        if compiled is None and COMPILE and ENGINE._backend is self.backend:
+            compiler = _COMPILERS.get(self.backend.name)
+            if compiler is not None:
+                self.plans += 1
+                compile_capture = importlib.import_module(compiler, __package__).compile_capture
+                compiled = self.compiled = compile_capture(self, feeds) or False
+                if not compiled:
+                    STATS["not_compiled"] += 1
         if compiled and COMPILE:
             guarded = compiled.guarded
             outs = compiled.run(feeds)

@@ -31,6 +31,7 @@ from ...engine import ENGINE
 from ...models.capture import _tensors
 from ...tensor import Tensor
 from ..base import TensorInfo, new_data_id
+from ..js import js_number
 from .abi import parse_args
 from .backend import _ARENA_BYTES
 
@@ -529,16 +530,6 @@ def _release(backend: Any, module: Any, ids: list[int], arena: int) -> None:
     backend.abi.free(arena)
 
 
-def _js_number(v: Any) -> str:
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "NaN"
-        if math.isinf(v):
-            return "Infinity" if v > 0 else "-Infinity"
-        return repr(v)
-    return str(int(v))
-
-
 def _source(
     rec: _Recorder, compiled: Compiled, feed_ids: list[int], consts_base: int
 ) -> tuple[str, list, bytes]:
@@ -604,7 +595,7 @@ def _source(
             if isinstance(v, tuple):
                 args.append(str(arena + v[1] if v[0] == "const" else places[v[1]][0] + v[2]))
             else:
-                args.append(_js_number(v))
+                args.append(js_number(v))
         call = f"{fn(f)}({', '.join(args)});"
         if PROFILE:  # time each call into globalThis.webtfReplayProfile: name -> [ms, calls]
             call = (
