@@ -183,14 +183,14 @@ predict_ms = (time.perf_counter() - start) * 1000
 extra = tf.memory().num_tensors - before - len(model.weights) - 2
 errors = compare([y], p.oracle)
 shapes = [list(y.shape)]
-replayed = STATS["replayed"]
-y2 = model.predict(x)  # replays the first predict's capture (models/capture.py)
+replayed, compiled = STATS["replayed"], STATS["compiled"]
+y2 = model.predict(x)  # replays the first predict's capture (models/capture.py), compiled on wasm and webgl
 errors += compare([y2], p.oracle)
-replayed = STATS["replayed"] - replayed
+replayed, compiled = STATS["replayed"] - replayed, STATS["compiled"] - compiled
 tf.dispose([x, y, y2]); model.dispose()
 {"errors": errors, "shapes": shapes, "extra_after_predict": extra, "leak": tf.memory().num_tensors - before,
  "load_ms": load_ms, "predict_ms": predict_ms, "output": [model.outputs[0].name, model.inputs[0].shape],
- "replayed": replayed}
+ "replayed": replayed, "compiled": compiled}
 """
 )
 
@@ -246,6 +246,7 @@ def test_mobilenet_v2_matches_tfjs(webtf_page, py, backend):
     assert max(res["errors"]) <= TOLERANCE[backend], res["errors"]
     assert res["extra_after_predict"] == 0, "intermediates left alive after predict"
     assert res["leak"] == 0 and res["replayed"] == 1
+    assert res["compiled"] == (backend != "cpu")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

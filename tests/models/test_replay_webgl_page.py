@@ -2,7 +2,12 @@
 oracle: one JS call of draws per run gives the right outputs with every slot texture poisoned (NaN) between
 runs; a trip through cpu (the weights come back in new textures) plans anew; a flags change compiles anew;
 compiled runs leave tf.memory() and the backend's texture count as they found them; a disposed model
-returns its slots to the pool."""
+returns its slots to the pool; kernels that run on the host from the feed's values keep the Python replay."""
+
+import base64
+import json
+
+import numpy as np
 
 from tests.models.test_parity import ORACLE_JS
 
@@ -85,3 +90,61 @@ def test_webgl_compiled_replay(webtf_page, py):
     assert max(res["after_flags"]) <= 1e-2 and res["flags_stats"] == [1, 1], res
     assert res["released"] and all(res["released"]), res
     assert res["leak"] == 0, res
+
+
+def _host_graph() -> tuple[dict, bytes]:
+    """x int32 [4] + c -> Cast float -> * w: every kernel of it runs on webgl's cpu twins (small int32)."""
+    c = np.array([1, -2, 3, 100], np.int32)
+    w = np.array([0.5, 2.0, -1.0, 0.25], np.float32)
+    t_int, t_float = {"type": "DT_INT32"}, {"type": "DT_FLOAT"}
+    nodes = [
+        {"name": "x", "op": "Placeholder", "attr": {"dtype": t_int, "shape": {"shape": {"dim": [{"size": "4"}]}}}},
+        {"name": "c", "op": "Const", "attr": {"dtype": t_int}},
+        {"name": "w", "op": "Const", "attr": {"dtype": t_float}},
+        {"name": "s", "op": "AddV2", "input": ["x", "c"], "attr": {"T": t_int}},
+        {"name": "f", "op": "Cast", "input": ["s"], "attr": {"SrcT": t_int, "DstT": t_float}},
+        {"name": "out", "op": "Mul", "input": ["f", "w"], "attr": {"T": t_float}},
+    ]  # fmt: skip
+    specs = [{"name": "c", "shape": [4], "dtype": "int32"}, {"name": "w", "shape": [4], "dtype": "float32"}]
+    model = {"format": "graph-model", "modelTopology": {"node": nodes},
+             "weightsManifest": [{"paths": ["weights.bin"], "weights": specs}]}  # fmt: skip
+    return model, c.tobytes() + w.tobytes()
+
+
+HOST_PY = """
+import json, base64
+from webtf.models.capture import STATS
+from webtf.backends.webgl import replay
+assert await tf.set_backend("webgl")
+before = tf.memory().num_tensors
+model = await tf.load_graph_model(tf.io.from_memory(json.loads(MODEL), base64.b64decode(WEIGHTS)))
+refusals = dict(replay.REFUSALS)
+stats = dict(STATS)
+got = []
+for feed in FEEDS:
+    x = tf.tensor(feed, [4], "int32")
+    y = model.execute(x)
+    got.append(y.data_sync().tolist())
+    tf.dispose([x, y])
+model.dispose()
+{"got": got, "stats": [STATS[k] - stats[k] for k in ("captured", "replayed", "compiled", "not_compiled")],
+ "refused": {k: v - refusals.get(k, 0) for k, v in replay.REFUSALS.items() if v != refusals.get(k, 0)},
+ "leak": tf.memory().num_tensors - before}
+"""
+
+
+def test_webgl_host_kernels_on_run_values_are_not_compiled(py):
+    """Kernels that run on the host from the feed's values cannot be baked: the Python replay goes on."""
+    model, data = _host_graph()
+    feeds = [[0, 1, 2, 3], [5, 6, 7, 8], [-9, 9, 0, 1]]
+    res = py(
+        f"MODEL = {json.dumps(json.dumps(model))}\nWEIGHTS = {base64.b64encode(data).decode()!r}\n"
+        f"FEEDS = {feeds!r}\n" + HOST_PY
+    )
+    c = np.array([1, -2, 3, 100], np.int32)
+    w = np.array([0.5, 2.0, -1.0, 0.25], np.float32)
+    want = [((np.array(f, np.int32) + c).astype(np.float32) * w).tolist() for f in feeds]
+    assert res["got"] == want, res
+    assert res["stats"] == [1, 2, 0, 1], res
+    assert res["refused"] == {"a kernel ran on the host on values of the run": 1}, res
+    assert res["leak"] == 0

@@ -8,9 +8,11 @@ Numbers an op turned into tensors (a BatchNorm epsilon) are uploaded once into s
 
 A run: Python uploads the feeds (when they are still on the host) and acquires a pooled texture per
 output, then ONE JS call draws every kernel in order through the context helper's `run` (programs, input
-textures, uniforms: the same draws as an eager run) and the outputs become engine tensors. Not compiled
-(REFUSALS says why; the Python replay goes on): a kernel that ran on the host (a cpu twin) or read a texture
-back, an output sharing another output's or a weight's texture, a kernel keeping a texture it made.
+textures, uniforms: the same draws as an eager run) and the outputs become engine tensors. A cpu twin that
+reads constants only (weights, made numbers, other such results) is fine: its results are uploaded once
+into constant slots. Not compiled (REFUSALS says why; the Python replay goes on): a cpu twin on values of
+the run, a kernel reading a texture of the run back, an output sharing another output's or a weight's
+texture, a kernel keeping a texture it made.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import weakref
 from typing import Any
 
 from ...engine import ENGINE
+from ...models.capture import _tensors
 from ...tensor import Tensor
 from ..base import TensorInfo, new_data_id
 from ..js import js_number
@@ -56,6 +59,16 @@ class _Recorder:
         self.refused: str | None = None
         self.pending: Any = None  # the host values of the upload in progress
         self.outside: set[int] = set()  # values that are a feed's or a weight's texture (uploaded now)
+        self.constant: set[int] = set()  # data ids whose values are the same every run (weights, made numbers)
+        self.const_kernel = False  # the kernel running reads constants only (a cpu twin may run it then)
+
+    def begin(self, impl: Any, inputs: Any, attrs: Any) -> None:
+        ins = () if inputs is None else inputs.values() if isinstance(inputs, dict) else inputs
+        self.const_kernel = all(t.data_id in self.constant for t in _tensors(ins))
+
+    def end(self, outs: list[Tensor]) -> None:
+        if self.const_kernel:
+            self.constant.update(t.data_id for t in outs)
 
     def refuse(self, why: str) -> None:
         if self.refused is None:
@@ -115,13 +128,6 @@ class _Recorder:
 
         return call
 
-    def refusing(self, why: str, fn: Any) -> Any:
-        def call(*a: Any) -> Any:
-            self.refuse(why)
-            return fn(*a)
-
-        return call
-
 
 def record(capture: Any, feeds: list[Tensor]) -> tuple[_Recorder, list[Tensor] | None]:
     """Replay `capture` on `feeds` with the draws recorded, not drawn; the outputs (values undefined) are
@@ -129,21 +135,35 @@ def record(capture: Any, feeds: list[Tensor]) -> tuple[_Recorder, list[Tensor] |
     backend = capture.backend
     rec = _Recorder(backend)
     known = {id(backend.data.get(t.data_id)) for t in [*feeds, *capture.externals]}
-    made: set[int] = set()
-    write = backend.write
+    rec.constant.update(t.data_id for t in capture.externals)
+    made: set[int] = set()  # the TexData of host values that are the same every run
+    write, output, download = backend.write, backend.output, backend._download
 
     def write_made(values: Any, shape: Any, dtype: str) -> int:
         data_id = write(values, shape, dtype)
         made.add(id(backend.data[data_id]))
+        rec.constant.add(data_id)
         return data_id
+
+    def host_output(values: Any, shape: Any, dtype: str) -> TensorInfo:
+        if not rec.const_kernel:  # a cpu twin on values of this run: they change from run to run
+            rec.refuse("a kernel ran on the host on values of the run")
+        info = output(values, shape, dtype)
+        made.add(id(backend.data[info.data_id]))
+        return info
+
+    def read_back(data: TexData) -> Any:
+        if id(data.tex) in rec.holding:  # a texture of the run: not drawn while planning
+            rec.refuse("a kernel read a texture of the run back")
+        return download(data)
 
     pool = backend.pool
     patched = [
         (backend, "_run", rec.run),
         (backend, "_acquire", rec.acquire(backend._acquire)),
         (backend, "_upload", rec.upload(backend._upload, made, known)),
-        (backend, "_download", rec.refusing("a kernel read a texture back", backend._download)),
-        (backend, "output", rec.refusing("a kernel ran on the host", backend.output)),
+        (backend, "_download", read_back),
+        (backend, "output", host_output),
         (backend, "write", write_made),
         (pool, "release", rec.release(pool.release)),
     ]
@@ -151,7 +171,7 @@ def record(capture: Any, feeds: list[Tensor]) -> tuple[_Recorder, list[Tensor] |
     for obj, name, fn in patched:
         setattr(obj, name, fn)
     try:
-        outs = capture.replay(feeds)
+        outs = capture.replay(feeds, rec)
     finally:
         for obj, name, old in saved:
             if old is None:
