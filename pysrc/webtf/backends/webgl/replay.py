@@ -285,6 +285,7 @@ class Compiled:
             if v.const and not self.ctx.upload_js(tex, v.w, _js_floats(v.const)):
                 self.ctx.lost = True
         self.owned = owned  # (texture, w, h): the slots, then the constants
+        self.num_slots = len(sizes)
         self._finalizer = weakref.finalize(self, _release, backend, owned)
         from pyodide.code import run_js  # type: ignore[import-not-found]
         from pyodide.ffi import to_js  # type: ignore[import-not-found]
