@@ -192,9 +192,10 @@ def plan(values: list[_Value], keep: set[int]) -> list[tuple[int, int]]:
         v = values[i]
         if i in keep:
             continue
-        for s, (w, h) in enumerate(slots):
-            if (w, h) == (v.w, v.h) and free_at[s] < v.start:
-                break
+        # the slot freed last, as the pool would hand out (its texels are likelier in a CPU renderer's caches)
+        fits = [s for s, size in enumerate(slots) if size == (v.w, v.h) and free_at[s] < v.start]
+        if fits:
+            s = max(fits, key=free_at.__getitem__)
         else:
             s = len(slots)
             slots.append((v.w, v.h))
