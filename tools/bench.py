@@ -144,8 +144,11 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
         ratio = f"{w['median_ms'] / t['median_ms']:.2f}" if w.get("median_ms") and t.get("median_ms") else "-"
         runs = f"{w.get('runs', 0)}/{t.get('runs', 0)}"
         cells = (model, backend, cell(w, "median_ms"), cell(t, "median_ms"), ratio)
-        # replay: webtf's timed and warm-up runs that replayed a captured model run (models/capture.py)
+        # replay: webtf's timed and warm-up runs that replayed a captured model run (models/capture.py), and
+        # how many of those ran as one compiled JS program
         replay = f"{w['replays']}/{w.get('runs', 0) + 1}" if w.get("replays") is not None else "-"
+        if w.get("compiled"):
+            replay += f" ({w['compiled']} compiled)"
         # threads: the wasm thread count of each library's pool (webtf/TF.js)
         threads = "/".join("-" if r.get("threads") is None else str(r["threads"]) for r in (w, t))
         cells += (cell(w, "first_ms"), cell(t, "first_ms"), runs, replay, threads)

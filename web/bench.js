@@ -127,7 +127,8 @@ async function bootWebtf(threads) {
   const namespace = pyodide.globals.get("dict")();
   pyodide.runPython(await source, { globals: namespace, filename: "bench.py" });
   const fn = (name) => namespace.get(name);
-  const [prepare, run, release, environment, replays] = ["prepare", "run", "release", "environment", "replays"].map(fn);
+  const [prepare, run, release, environment, replays, compiled] = [
+    "prepare", "run", "release", "environment", "replays", "compiled"].map(fn);
   const threadsOf = fn("threads");
   if (threads != null) fn("set_threads")(threads);
   window.pyodide = pyodide;
@@ -143,6 +144,7 @@ async function bootWebtf(threads) {
     run: () => run(),
     release: () => release(),
     replays: () => replays(),
+    compiled: () => compiled(),
     threads: (backend) => threadsOf(backend) ?? null,
     environment() {
       const env = environment();
@@ -367,6 +369,7 @@ export async function bootBench(log = () => {}, { threads = null } = {}) {
       if (!s.error) {
         try {
           if (impls[impl].replays) s.replays = impls[impl].replays();
+          if (impls[impl].compiled) s.compiled = impls[impl].compiled();
           s.threads = impls[impl].threads(backend);
           const leaked = await impls[impl].release();
           if (leaked !== 0) s.error = `${leaked} tensors left alive after release`;
@@ -386,6 +389,7 @@ export async function bootBench(log = () => {}, { threads = null } = {}) {
         runs: ok ? sorted.length : 0,
         load_ms: ok ? round(s.load_ms) : null,
         replays: ok ? s.replays ?? null : null,
+        compiled: ok ? s.compiled ?? null : null,
         threads: ok ? s.threads ?? null : null,
         error: s.error,
       });

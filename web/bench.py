@@ -91,7 +91,7 @@ async def prepare(
     adam step of `net` from params: [name, Float32Array, shape] for the labels and initial weights), fit (one
     epoch of model.fit of the model in `fit`: {topology, specs, weights, batch})."""
     release()
-    _case["replayed"] = STATS["replayed"]
+    _case["replayed"], _case["compiled"] = STATS["replayed"], STATS["compiled"]
     if not await tf.set_backend(backend):
         raise RuntimeError(f"webtf backend {backend!r} failed to initialize")
     values = array("i" if dtype == "int32" else "f")
@@ -147,6 +147,11 @@ async def run() -> None:
 def replays() -> int:
     """How many whole model runs were replayed (models/capture.py) since the case was prepared."""
     return STATS["replayed"] - _case.get("replayed", STATS["replayed"])
+
+
+def compiled() -> int:
+    """How many of those replays ran as one compiled JS program (backends/wasm|webgl/replay.py)."""
+    return STATS["compiled"] - _case.get("compiled", STATS["compiled"])
 
 
 def release() -> int:

@@ -15,7 +15,8 @@ from pathlib import Path
 import build
 
 ROW_KEYS = {
-    "model", "backend", "impl", "first_ms", "median_ms", "min_ms", "runs", "load_ms", "replays", "error", "threads",
+    "model", "backend", "impl", "first_ms", "median_ms", "min_ms", "runs", "load_ms", "replays", "compiled", "error",
+    "threads",
 }  # fmt: skip
 
 
