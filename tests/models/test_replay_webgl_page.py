@@ -148,3 +148,55 @@ def test_webgl_host_kernels_on_run_values_are_not_compiled(py):
     assert res["stats"] == [1, 2, 0, 1], res
     assert res["refused"] == {"a kernel ran on the host on values of the run": 1}, res
     assert res["leak"] == 0
+
+
+ASSIGN_PY = """
+from webtf.models.capture import STATS
+assert await tf.set_backend("webgl")
+before = tf.memory().num_tensors
+model = tf.sequential()
+model.add(tf.layers.dense(units=4, input_shape=[3]))
+model.add(tf.layers.batch_normalization())
+x = tf.tensor(X, [64, 3])
+outs, compiled = [], []
+given = [tf.tensor(w, s) for w, s in zip(WEIGHTS[0], SHAPES)]
+model.set_weights(given)
+tf.dispose(given)
+for k in range(len(WEIGHTS)):
+    if k:  # only the moving variance changes: a weight the program never draws from (its math runs once)
+        new = tf.tensor(WEIGHTS[k][5], SHAPES[5])
+        model.weights[5].assign(new)
+        new.dispose()
+    for _ in range(3):
+        c = STATS["compiled"]
+        y = model.predict(x)
+        outs.append(y.data_sync().tolist())
+        compiled.append(STATS["compiled"] - c)
+        y.dispose()
+x.dispose(); model.dispose()
+{"outs": outs, "compiled": compiled, "leak": tf.memory().num_tensors - before}
+"""
+
+
+def test_webgl_compiled_predict_follows_assigned_weights(py):
+    """The batch norm's weight-only arithmetic runs on the host once per plan: a variable assigned a new value
+    (the moving variance, which no draw reads) makes a new plan, and the outputs follow it (numpy oracle)."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((64, 3)).astype(np.float32)
+    shapes = [(3, 4), (4,), (4,), (4,), (4,), (4,)]
+    w = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    sets = [w, [*w[:5], np.abs(rng.standard_normal(4)).astype(np.float32) + 0.5]]  # a new moving variance
+    w[5] = np.abs(w[5]) + 0.5
+    res = py(
+        f"X = {x.ravel().tolist()!r}\nSHAPES = {[list(s) for s in shapes]!r}\n"
+        f"WEIGHTS = {[[w.ravel().tolist() for w in ws] for ws in sets]!r}\n" + ASSIGN_PY
+    )
+    for k, (kernel, bias, gamma, beta, mean, var) in enumerate(sets):
+        want = (x @ kernel + bias - mean) / np.sqrt(var + 1e-3) * gamma + beta
+        for run in range(3):
+            got = np.array(res["outs"][3 * k + run], np.float32).reshape(64, 4)
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    # each predict is two batches of 32: recorded + compiled, then compiled twice; after the assign the first
+    # batch finds the old plan stale (a Python replay), the second plans anew
+    assert res["compiled"] == [1, 2, 2, 1, 2, 2], res["compiled"]
+    assert res["leak"] == 0

@@ -212,6 +212,7 @@ class Compiled:
         backend = self.backend = capture.backend
         self.ctx = backend.ctx
         self.externals = capture.externals
+        self.external_ids = [t.data_id for t in capture.externals]  # an assign() gives a variable a new id
         self.guarded = 0  # (as wasm's: runs a NaN check sent the Python way; webgl kernels have none)
         self.retry = False
         values = rec.values
@@ -302,6 +303,9 @@ class Compiled:
         if ENGINE._backend is not backend or any(t.is_disposed_internal for t in self.externals):
             return _drop("the backend changed or a weight was disposed")
         data = backend.data
+        if [t.data_id for t in self.externals] != self.external_ids:
+            self.retry = True  # constants baked from the old values: a new plan bakes the new ones
+            return _drop("a weight was assigned a new value")
         for data_id, tex in self.weights:
             r = data.get(data_id)
             if r is None or r.tex is not tex:
