@@ -59,7 +59,7 @@ class _Recorder:
         self.refused: str | None = None
         self.pending: Any = None  # the host values of the upload in progress
         self.outside: set[int] = set()  # values that are a feed's or a weight's texture (uploaded now)
-        self.constant: set[int] = set()  # data ids whose values are the same every run (weights, made numbers)
+        self.constant: set[int] = set()  # data ids whose values are the same every run
         self.const_kernel = False  # the kernel running reads constants only (a cpu twin may run it then)
 
     def begin(self, impl: Any, inputs: Any, attrs: Any) -> None:
@@ -293,7 +293,10 @@ class Compiled:
         from pyodide.ffi import to_js  # type: ignore[import-not-found]
 
         self.program = run_js(source)(
-            self.ctx.helper, to_js(programs), to_js([o[0] for o in owned]), to_js([t for _, t in self.weights])
+            self.ctx.helper,
+            to_js(programs),
+            to_js([o[0] for o in owned]),
+            to_js([t for _, t in self.weights]),
         )
         self.made = [(values[o[1]].w, values[o[1]].h, o[2], o[3]) for o in self.outputs if o[0] == "made"]
 
