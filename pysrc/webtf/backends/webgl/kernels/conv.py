@@ -1,5 +1,6 @@
 """GLSL kernels Conv2D, FusedConv2D, DepthwiseConv2dNative, FusedDepthwiseConv2D, Conv2DBackpropInput,
-MaxPool and AvgPool (NHWC). Each output loops over its own window (shaders/Conv2D.glsl, ...)."""
+MaxPool and AvgPool (NHWC). Each output loops over its own window (shaders/Conv2D.glsl, ...); a pointwise
+Conv2D (1x1 filter, stride 1, no padding) is the product [pixels, in] x [in, out] (MatMulRows4.glsl)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ...base import TensorInfo
 from .elementwise import _View
 from .fused import Epilogue
 from .gather import pad_v2, slice_
+from .matmul import matmul_rows4, rows4_fits
 
 
 def _geometry(info: ConvInfo) -> tuple[int, ...]:
@@ -32,6 +34,13 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
     info = conv_info_from_attrs(x.shape, f.shape, attrs, depthwise)
     epi = Epilogue(inputs if fused else {}, attrs if fused else {}, info.out_shape)
     int_out = x.dtype == "int32"
+    ci, co = info.in_channels, info.out_channels
+    pixels = info.out_shape[0] * info.out_height * info.out_width
+    if not depthwise and info.window[:4] == (1, 1, 1, 1) and info.window[6:8] == (0, 0) and \
+            (info.out_height, info.out_width) == (info.in_height, info.in_width) and \
+            rows4_fits(backend, pixels, ci, co, x.dtype):  # fmt: skip
+        a, b = _View(x.data_id, (pixels, ci), x.dtype), _View(f.data_id, (ci, co), f.dtype)
+        return epi.finish(backend, matmul_rows4(backend, a, b, pixels, ci, co, epi, info.out_shape))
     kernel = "DepthwiseConv2dNative" if depthwise else "Conv2D"
     if depthwise:
         mult = f.shape[3]

@@ -1,4 +1,5 @@
-"""GLSL kernels BatchMatMul and _FusedMatMul (shaders/BatchMatMul.glsl)."""
+"""GLSL kernels BatchMatMul and _FusedMatMul (shaders/BatchMatMul.glsl; shaders/MatMulRows4.glsl for large
+row-major float32 products, also used by pointwise convolutions)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from typing import Any
 
 from .... import kernel_names as kn
 from ....shapes import broadcast_shapes
-from ...base import TensorInfo
+from ...base import TensorInfo, new_data_id
+from ..context import ContextLostError, lost_message
+from ..textures import TexData
 from .common import size_of
 from .elementwise import _View
 from .fused import Epilogue
@@ -36,6 +39,50 @@ def _batches(t: Any, batch: tuple[int, ...], backend: Any, temps: list) -> tuple
     return _View(info.data_id, out_shape, t.dtype), total
 
 
+#: products with fewer rows than this run one row per fragment (BatchMatMul.glsl): for them the second draw
+#: of the four-row path costs more than the texel reads it saves
+ROWS4_MIN_ROWS = 64
+
+
+def rows4_fits(backend: Any, m: int, k: int, n: int, dtype: str) -> bool:
+    """Whether a row-major [m, k] x [k, n] product runs four rows per fragment (MatMulRows4.glsl)."""
+    return m >= ROWS4_MIN_ROWS and k % 4 == 0 and n % 4 == 0 and dtype == "float32" and backend.float32
+
+
+def matmul_rows4(backend: Any, a: Any, b: Any, m: int, k: int, n: int, epi: Epilogue,
+                 out_shape: tuple[int, ...]) -> TensorInfo:  # fmt: skip
+    """A [m, k] x B [k, n] (+ epi) into a new tensor of out_shape (m * n elements): one draw into four
+    targets of ceil(m / 4) rows each, then a merge draw (see rows4_fits for when it applies)."""
+    key = ("MatMulRows4", epi.key)
+    prog = backend.programs.get(key) or backend.programs.build(
+        key, "MatMulRows4", ("A", "B", *epi.samplers), 5, 1, ["MRT4", *epi.defines]
+    )
+    size = -(-m // 4) * n
+    w, h = backend.tex_shape(size)
+    texes = [backend.texture(t.data_id) for t in (a, b, *epi.inputs)]
+    acquire = backend.pool.acquire
+    outs = [acquire(w, h) for _ in range(4)]
+    parts = []
+    for tex in outs:
+        rec = TexData(None, size, "float32")
+        rec.tex, rec.w, rec.h = tex, w, h
+        data_id = new_data_id()
+        backend.data[data_id] = rec
+        parts.append(TensorInfo(data_id, (size,), "float32"))
+    try:
+        if not backend.ctx.run4(prog.js, *outs, w, h, len(texes), *texes, w.bit_length() - 1, m, k, n, *epi.ints,
+                                *epi.floats):  # fmt: skip
+            backend.ctx.lost = True
+            raise ContextLostError(lost_message("run kernel MatMulRows4"))
+        merge = backend.programs.get("MatMulRows4Merge") or backend.programs.build(
+            "MatMulRows4Merge", "MatMulRows4Merge", ("R0", "R1", "R2", "R3"), 1
+        )
+        return backend.run(merge, parts, out_shape, "float32", (n,), (), m * n)
+    finally:
+        for t in parts:
+            backend.temp(t)
+
+
 def matmul(backend: Any, inputs: Any, attrs: dict[str, Any], fused: bool) -> TensorInfo:
     a, b = inputs["a"], inputs["b"]
     ta, tb = bool(attrs.get("transpose_a")), bool(attrs.get("transpose_b"))
@@ -55,6 +102,21 @@ def matmul(backend: Any, inputs: Any, attrs: dict[str, Any], fused: bool) -> Ten
         info = transpose(backend, {"x": a}, {"perm": perm})
         temps.append(info)
         a, ta = _View(info.data_id, info.shape, a.dtype), False
+    if not ta and not tb and nb == 1 and rows4_fits(backend, na * m, k, n, a.dtype):
+        # B shared by every batch: A's batches are more rows of one product
+        out = matmul_rows4(backend, a, b, na * m, k, n, epi, out_shape)
+    else:
+        out = _matmul_rows1(backend, a, b, (ta, tb, m, k, n, na, nb), epi, out_shape)
+    for t in temps:
+        backend.temp(t)
+    return epi.finish(backend, out)
+
+
+def _matmul_rows1(
+    backend: Any, a: Any, b: Any, dims: tuple, epi: Epilogue, out_shape: tuple[int, ...]
+) -> TensorInfo:
+    """BatchMatMul.glsl: one row (4 columns, or 4 elements) per fragment."""
+    ta, tb, m, k, n, na, nb = dims
     vec_n = n % 4 == 0
     k4 = k % 4 == 0
     int_out = a.dtype == "int32"
@@ -64,10 +126,9 @@ def matmul(backend: Any, inputs: Any, attrs: dict[str, Any], fused: bool) -> Ten
         defines = [d for d, on in (("TA", ta), ("TB", tb), ("VEC_N", vec_n), ("K4", k4)) if on] + epi.defines
         prog = backend.programs.build(key, "BatchMatMul", ("A", "B", *epi.samplers), 7, 1, defines,
                                       int_output=int_out)  # fmt: skip
-    out = backend.run(prog, (a, b, *epi.inputs), out_shape, a.dtype, (m, k, n, na, nb, *epi.ints), epi.floats)
-    for t in temps:
-        backend.temp(t)
-    return epi.finish(backend, out)
+    return backend.run(
+        prog, (a, b, *epi.inputs), out_shape, a.dtype, (m, k, n, na, nb, *epi.ints), epi.floats
+    )
 
 
 def batch_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:

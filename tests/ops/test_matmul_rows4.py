@@ -1,0 +1,53 @@
+"""Products large enough for webgl's four-rows-per-fragment program (MatMulRows4.glsl: 64+ rows, k and n
+multiples of 4, float32), and the pointwise convolutions that run as such products, against numpy on every
+target: row counts not a multiple of 4, folded batches, fused bias / activations / prelu, out channels
+padded to 4, and the 1x1 convs that keep the window program (strides, padding, odd in channels)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.helpers import ref_activation
+from tests.ops.test_conv import ref_conv2d
+
+RNG = np.random.default_rng(47)
+
+
+def _rand(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def test_rows4_products_and_pointwise_convs_match_numpy(run):
+    a, b, a3, col = _rand(67, 8), _rand(8, 12), _rand(3, 33, 12), _rand(67, 1)
+    b3, bias, alpha = _rand(12, 8), _rand(8), _rand(8)
+    x, f, f6, b6 = _rand(2, 7, 9, 12), _rand(1, 1, 12, 8), _rand(1, 1, 12, 6), _rand(6)
+    x5, f5 = _rand(1, 9, 11, 5), _rand(1, 1, 5, 8)
+    out = run(
+        "tf.tidy(lambda: [tf.mat_mul(a, b), tf.mat_mul(a3, b3), "
+        "tf.fused.mat_mul(a3, b3, bias=bias, activation='prelu', prelu_activation_weights=alpha), "
+        "tf.fused.mat_mul(a, b, bias=col, activation='relu'), "
+        "tf.conv2d(x, f, 1, 'same'), tf.fused.conv2d(x, f, 1, 'valid', bias=bias, activation='relu6'), "
+        "tf.fused.conv2d(x, f6, 1, 'same', bias=b6, activation='leakyrelu', leakyrelu_alpha=0.1), "
+        "tf.conv2d(x, f, 2, 'same'), tf.conv2d(x, f, 1, [[0, 0], [1, 0], [0, 2], [0, 0]]), "
+        "tf.conv2d(x5, f5, 1, 'same')])",
+        a=a, b=b, col=col, a3=a3, b3=b3, bias=bias, alpha=alpha, x=x, f=f, f6=f6, b6=b6, x5=x5, f5=f5,
+    )  # fmt: skip
+    a64, a364 = a.astype(np.float64), a3.astype(np.float64)
+    refs = [
+        a64 @ b,
+        a364 @ b3,
+        ref_activation(a364 @ b3 + bias, "prelu", alpha),
+        np.maximum(a64 @ b + col, 0),
+        ref_conv2d(x, f, 1, "same"),
+        np.clip(ref_conv2d(x, f, 1, "valid") + bias, 0, 6),
+        ref_activation(ref_conv2d(x, f6, 1, "same") + b6, "leakyrelu", leaky=0.1),
+        ref_conv2d(x, f, 2, "same"),
+        ref_conv2d(x, f, 1, [[0, 0], [1, 0], [0, 2], [0, 0]]),
+        ref_conv2d(x5, f5, 1, "same"),
+    ]
+    tol = max(run.tol, 1e-5)
+    for got, want in zip(out, refs, strict=True):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    if run.backend == "webgl":  # the four-row program and its merge ran (they compile on first use)
+        assert run("'MatMulRows4Merge' in tf.backend().programs.programs") is True
