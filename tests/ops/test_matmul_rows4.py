@@ -1,4 +1,4 @@
-"""Products large enough for webgl's four-rows-per-fragment program (MatMulRows4.glsl: 64+ rows, k and n
+"""Products large enough for webgl's four-rows-per-fragment program (MatMulRows4.glsl: 16+ rows, k and n
 multiples of 4, float32), and the pointwise convolutions that run as such products, against numpy on every
 target: row counts not a multiple of 4, folded batches, fused bias / activations / prelu, out channels
 padded to 4, and the 1x1 convs that keep the window program (strides, padding, odd in channels)."""

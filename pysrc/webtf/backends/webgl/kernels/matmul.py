@@ -41,7 +41,7 @@ def _batches(t: Any, batch: tuple[int, ...], backend: Any, temps: list) -> tuple
 
 #: products with fewer rows than this run one row per fragment (BatchMatMul.glsl): for them the second draw
 #: of the four-row path costs more than the texel reads it saves
-ROWS4_MIN_ROWS = 64
+ROWS4_MIN_ROWS = 16
 
 
 def rows4_fits(backend: Any, m: int, k: int, n: int, dtype: str) -> bool:
