@@ -2,7 +2,7 @@
 // n % 4 == 0, four rows per fragment into four render targets (MRT4): fragment t computes columns
 // 4c..4c+3 of rows 4q..4q+3 (t = q * n / 4 + c), row 4q + j going to target j. Each step along k reads
 // 4 texels of B shared by the 4 rows and one texel of A per row: 8 reads for 64 multiply-adds, where one
-// row per fragment costs 5 reads for 16. MatMulRows4Merge then interleaves the targets into the output.
+// row per fragment costs 5 reads for 16. Merge4 then interleaves the targets into the output.
 // uI[1..5]: m, k, n, bias size, prelu size. Rows past m repeat row m - 1 and are never merged.
 #define OWN_MAIN
 uniform sampler2D A;

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.helpers import ref_activation
-from tests.ops.test_conv import ref_conv2d
+from tests.ops.test_conv import ref_conv2d, ref_depthwise
 
 RNG = np.random.default_rng(47)
 
@@ -50,4 +50,33 @@ def test_rows4_products_and_pointwise_convs_match_numpy(run):
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
     if run.backend == "webgl":  # the four-row program and its merge ran (they compile on first use)
-        assert run("'MatMulRows4Merge' in tf.backend().programs.programs") is True
+        assert run("'Merge4' in tf.backend().programs.programs") is True
+
+
+def test_depthwise_four_pixels_match_numpy(run):
+    """Depthwise convs with multiplier 1 and channels % 4 == 0 (DepthwiseConv2dX4.glsl on webgl): widths not a
+    multiple of 4, strides, dilation, padding, a 5x5 window, batches, fused bias and relu6; multiplier 2 and
+    6 channels keep the one-pixel program."""
+    x, x2, x6 = _rand(2, 6, 7, 8), _rand(1, 9, 13, 4), _rand(1, 5, 6, 6)
+    f, f5, f2, f6, bias = _rand(3, 3, 8, 1), _rand(5, 5, 4, 1), _rand(3, 3, 8, 2), _rand(3, 3, 6, 1), _rand(8)
+    cases = [
+        ("x, f, 1, 'same'", (x, f, 1, "same", 1)),
+        ("x, f, 2, 'same'", (x, f, 2, "same", 1)),
+        ("x, f, 1, 'valid', 'NHWC', 2", (x, f, 1, "valid", 2)),
+        ("x, f, [1, 2], 'valid'", (x, f, (1, 2), "valid", 1)),
+        ("x2, f5, 1, 'same'", (x2, f5, 1, "same", 1)),
+        ("x2, f5, 2, [[0, 0], [1, 2], [3, 0], [0, 0]]", (x2, f5, 2, [[0, 0], [1, 2], [3, 0], [0, 0]], 1)),
+        ("x, f2, 1, 'same'", (x, f2, 1, "same", 1)),
+        ("x6, f6, 1, 'same'", (x6, f6, 1, "same", 1)),
+    ]
+    exprs = [f"tf.depthwise_conv2d({args})" for args, _ in cases]
+    exprs.append("tf.fused.depthwise_conv2d(x, f, 1, 'same', bias=bias, activation='relu6')")
+    out = run(f"tf.tidy(lambda: [{', '.join(exprs)}])", x=x, x2=x2, x6=x6, f=f, f5=f5, f2=f2, f6=f6, bias=bias)
+    refs = [ref_depthwise(xi, fi, s, p, d) for _, (xi, fi, s, p, d) in cases]
+    refs.append(np.clip(ref_depthwise(x, f, 1, "same") + bias, 0, 6))
+    tol = max(run.tol, 1e-5)
+    for got, want in zip(out, refs, strict=True):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    if run.backend == "webgl":
+        assert run("any(k[0] == 'DepthwiseConv2dX4' for k in tf.backend().programs.programs)") is True

@@ -1,6 +1,7 @@
 """GLSL kernels Conv2D, FusedConv2D, DepthwiseConv2dNative, FusedDepthwiseConv2D, Conv2DBackpropInput,
 MaxPool and AvgPool (NHWC). Each output loops over its own window (shaders/Conv2D.glsl, ...); a pointwise
-Conv2D (1x1 filter, stride 1, no padding) is the product [pixels, in] x [in, out] (MatMulRows4.glsl)."""
+Conv2D (1x1 filter, stride 1, no padding) is the product [pixels, in] x [in, out] (MatMulRows4.glsl), and
+a depthwise one with multiplier 1 and channels % 4 == 0 runs four pixels per fragment (DepthwiseConv2dX4)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ....backend_util import (
     pool_kernels,
 )
 from ...base import TensorInfo
+from . import rows4
 from .elementwise import _View
 from .fused import Epilogue
 from .gather import pad_v2, slice_
@@ -42,6 +44,8 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
         a, b = _View(x.data_id, (pixels, ci), x.dtype), _View(f.data_id, (ci, co), f.dtype)
         return epi.finish(backend, matmul_rows4(backend, a, b, pixels, ci, co, epi, info.out_shape))
     kernel = "DepthwiseConv2dNative" if depthwise else "Conv2D"
+    if depthwise and f.shape[3] == 1 and ci % 4 == 0 and info.out_width >= 4 and rows4.fits(backend, x.dtype):
+        return epi.finish(backend, _depthwise_x4(backend, x, f, info, epi))
     if depthwise:
         mult = f.shape[3]
         vec = mult == 1 and info.in_channels % 4 == 0
@@ -58,6 +62,20 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
                                       defines + epi.defines, int_output=int_out)  # fmt: skip
     out = backend.run(prog, (x, f, *epi.inputs), info.out_shape, x.dtype, ints, epi.floats)
     return epi.finish(backend, out)
+
+
+def _depthwise_x4(backend: Any, x: Any, f: Any, info: ConvInfo, epi: Epilogue) -> TensorInfo:
+    """A depthwise conv with multiplier 1 and channels % 4 == 0, four output pixels per fragment
+    (shaders/DepthwiseConv2dX4.glsl)."""
+    slide = info.window[3] == 1 and info.window[5] == 1  # stride and dilation along x
+    key = ("DepthwiseConv2dX4", slide, epi.key)
+    prog = backend.programs.get(key) or backend.programs.build(
+        key, "DepthwiseConv2dX4", ("X", "F", *epi.samplers), 17, 1, ["MRT4", *(["SLIDE"] if slide else []),
+                                                                      *epi.defines]
+    )  # fmt: skip
+    ints = (*_geometry(info), 1, *epi.ints)
+    b, oh, ow, co = info.out_shape
+    return rows4.run4(backend, prog, (x, f, *epi.inputs), ints, epi.floats, co, ow, b * oh * ow, info.out_shape)
 
 
 def _conv_out4(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fused: bool) -> TensorInfo:

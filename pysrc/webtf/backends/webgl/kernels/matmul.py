@@ -7,9 +7,8 @@ from typing import Any
 
 from .... import kernel_names as kn
 from ....shapes import broadcast_shapes
-from ...base import TensorInfo, new_data_id
-from ..context import ContextLostError, lost_message
-from ..textures import TexData
+from ...base import TensorInfo
+from . import rows4
 from .common import size_of
 from .elementwise import _View
 from .fused import Epilogue
@@ -46,41 +45,18 @@ ROWS4_MIN_ROWS = 16
 
 def rows4_fits(backend: Any, m: int, k: int, n: int, dtype: str) -> bool:
     """Whether a row-major [m, k] x [k, n] product runs four rows per fragment (MatMulRows4.glsl)."""
-    return m >= ROWS4_MIN_ROWS and k % 4 == 0 and n % 4 == 0 and dtype == "float32" and backend.float32
+    return m >= ROWS4_MIN_ROWS and k % 4 == 0 and n % 4 == 0 and rows4.fits(backend, dtype)
 
 
 def matmul_rows4(backend: Any, a: Any, b: Any, m: int, k: int, n: int, epi: Epilogue,
                  out_shape: tuple[int, ...]) -> TensorInfo:  # fmt: skip
-    """A [m, k] x B [k, n] (+ epi) into a new tensor of out_shape (m * n elements): one draw into four
-    targets of ceil(m / 4) rows each, then a merge draw (see rows4_fits for when it applies)."""
+    """A [m, k] x B [k, n] (+ epi) into a new tensor of out_shape (m * n elements), four rows per fragment
+    (see rows4_fits for when it applies)."""
     key = ("MatMulRows4", epi.key)
     prog = backend.programs.get(key) or backend.programs.build(
         key, "MatMulRows4", ("A", "B", *epi.samplers), 5, 1, ["MRT4", *epi.defines]
     )
-    size = -(-m // 4) * n
-    w, h = backend.tex_shape(size)
-    texes = [backend.texture(t.data_id) for t in (a, b, *epi.inputs)]
-    acquire = backend.pool.acquire
-    outs = [acquire(w, h) for _ in range(4)]
-    parts = []
-    for tex in outs:
-        rec = TexData(None, size, "float32")
-        rec.tex, rec.w, rec.h = tex, w, h
-        data_id = new_data_id()
-        backend.data[data_id] = rec
-        parts.append(TensorInfo(data_id, (size,), "float32"))
-    try:
-        if not backend.ctx.run4(prog.js, *outs, w, h, len(texes), *texes, w.bit_length() - 1, m, k, n, *epi.ints,
-                                *epi.floats):  # fmt: skip
-            backend.ctx.lost = True
-            raise ContextLostError(lost_message("run kernel MatMulRows4"))
-        merge = backend.programs.get("MatMulRows4Merge") or backend.programs.build(
-            "MatMulRows4Merge", "MatMulRows4Merge", ("R0", "R1", "R2", "R3"), 1
-        )
-        return backend.run(merge, parts, out_shape, "float32", (n,), (), m * n)
-    finally:
-        for t in parts:
-            backend.temp(t)
+    return rows4.run4(backend, prog, (a, b, *epi.inputs), (m, k, n, *epi.ints), epi.floats, n, m, m, out_shape)
 
 
 def matmul(backend: Any, inputs: Any, attrs: dict[str, Any], fused: bool) -> TensorInfo:
