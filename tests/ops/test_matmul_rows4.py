@@ -80,3 +80,31 @@ def test_depthwise_four_pixels_match_numpy(run):
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
     if run.backend == "webgl":
         assert run("any(k[0] == 'DepthwiseConv2dX4' for k in tf.backend().programs.programs)") is True
+
+
+def test_conv_four_pixels_match_numpy(run):
+    """Convs with out channels % 4 == 0 that are not pointwise (Conv2DX4.glsl on webgl): 3 and 8 in channels,
+    widths not a multiple of 4, strides, dilation, explicit padding, batches, fused prelu; 6 out channels
+    (padded to 8), and a width below 4 keeps the one-pixel program."""
+    x3, x8, xn = _rand(1, 9, 11, 3), _rand(2, 6, 7, 8), _rand(1, 5, 3, 8)
+    f3, f8, f5, f6, w = _rand(3, 3, 3, 8), _rand(3, 3, 8, 4), _rand(5, 5, 8, 4), _rand(3, 3, 3, 6), _rand(4)
+    cases = [
+        ("x3, f3, 2, 'same'", (x3, f3, 2, "same", 1)),
+        ("x3, f3, 1, 'valid'", (x3, f3, 1, "valid", 1)),
+        ("x8, f8, 1, 'same', 'NHWC', 2", (x8, f8, 1, "same", 2)),
+        ("x8, f8, [2, 1], [[0, 0], [2, 1], [0, 3], [0, 0]]", (x8, f8, (2, 1), [[0, 0], [2, 1], [0, 3], [0, 0]], 1)),
+        ("x8, f5, 1, 'same'", (x8, f5, 1, "same", 1)),
+        ("x3, f6, 2, 'valid'", (x3, f6, 2, "valid", 1)),
+        ("xn, f8, 1, 'same'", (xn, f8, 1, "same", 1)),
+    ]
+    exprs = [f"tf.conv2d({args})" for args, _ in cases]
+    exprs.append("tf.fused.conv2d(x8, f8, 1, 'same', bias=w, activation='prelu', prelu_activation_weights=w)")
+    out = run(f"tf.tidy(lambda: [{', '.join(exprs)}])", x3=x3, x8=x8, xn=xn, f3=f3, f8=f8, f5=f5, f6=f6, w=w)
+    refs = [ref_conv2d(xi, fi, s, p, d) for _, (xi, fi, s, p, d) in cases]
+    refs.append(ref_activation(ref_conv2d(x8, f8, 1, "same") + w, "prelu", w))
+    tol = max(run.tol, 1e-5)
+    for got, want in zip(out, refs, strict=True):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    if run.backend == "webgl":
+        assert run("{k[1] for k in tf.backend().programs.programs if k[0] == 'Conv2DX4'} == {True, False}") is True

@@ -1,7 +1,8 @@
 """GLSL kernels Conv2D, FusedConv2D, DepthwiseConv2dNative, FusedDepthwiseConv2D, Conv2DBackpropInput,
 MaxPool and AvgPool (NHWC). Each output loops over its own window (shaders/Conv2D.glsl, ...); a pointwise
 Conv2D (1x1 filter, stride 1, no padding) is the product [pixels, in] x [in, out] (MatMulRows4.glsl), and
-a depthwise one with multiplier 1 and channels % 4 == 0 runs four pixels per fragment (DepthwiseConv2dX4)."""
+other float32 convs with out channels % 4 == 0 (depthwise: multiplier 1, channels % 4 == 0) run four pixels
+per fragment (Conv2DX4.glsl, DepthwiseConv2dX4.glsl)."""
 
 from __future__ import annotations
 
@@ -44,8 +45,9 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
         a, b = _View(x.data_id, (pixels, ci), x.dtype), _View(f.data_id, (ci, co), f.dtype)
         return epi.finish(backend, matmul_rows4(backend, a, b, pixels, ci, co, epi, info.out_shape))
     kernel = "DepthwiseConv2dNative" if depthwise else "Conv2D"
-    if depthwise and f.shape[3] == 1 and ci % 4 == 0 and info.out_width >= 4 and rows4.fits(backend, x.dtype):
-        return epi.finish(backend, _depthwise_x4(backend, x, f, info, epi))
+    if (f.shape[3] == 1 and ci % 4 == 0 if depthwise else co % 4 == 0) and info.out_width >= 4 and \
+            rows4.fits(backend, x.dtype):  # fmt: skip
+        return epi.finish(backend, _conv_x4(backend, x, f, info, epi, depthwise))
     if depthwise:
         mult = f.shape[3]
         vec = mult == 1 and info.in_channels % 4 == 0
@@ -64,16 +66,20 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
     return epi.finish(backend, out)
 
 
-def _depthwise_x4(backend: Any, x: Any, f: Any, info: ConvInfo, epi: Epilogue) -> TensorInfo:
-    """A depthwise conv with multiplier 1 and channels % 4 == 0, four output pixels per fragment
-    (shaders/DepthwiseConv2dX4.glsl)."""
-    slide = info.window[3] == 1 and info.window[5] == 1  # stride and dilation along x
-    key = ("DepthwiseConv2dX4", slide, epi.key)
+def _conv_x4(backend: Any, x: Any, f: Any, info: ConvInfo, epi: Epilogue, depthwise: bool) -> TensorInfo:
+    """Four output pixels per fragment: shaders/DepthwiseConv2dX4.glsl (multiplier 1, channels % 4 == 0) or
+    shaders/Conv2DX4.glsl (out channels % 4 == 0)."""
+    if depthwise:
+        kernel, ints = "DepthwiseConv2dX4", (*_geometry(info), 1, *epi.ints)
+        on = info.window[3] == 1 and info.window[5] == 1  # SLIDE: stride and dilation 1 along x
+    else:
+        kernel, ints = "Conv2DX4", (*_geometry(info), *epi.ints)
+        on = info.in_channels % 4 == 0
+    define = "SLIDE" if depthwise else "CI4"
+    key = (kernel, on, epi.key)
     prog = backend.programs.get(key) or backend.programs.build(
-        key, "DepthwiseConv2dX4", ("X", "F", *epi.samplers), 17, 1, ["MRT4", *(["SLIDE"] if slide else []),
-                                                                      *epi.defines]
-    )  # fmt: skip
-    ints = (*_geometry(info), 1, *epi.ints)
+        key, kernel, ("X", "F", *epi.samplers), len(ints), 1, ["MRT4", *([define] if on else []), *epi.defines]
+    )
     b, oh, ow, co = info.out_shape
     return rows4.run4(backend, prog, (x, f, *epi.inputs), ints, epi.floats, co, ow, b * oh * ow, info.out_shape)
 
