@@ -37,12 +37,13 @@ int bounded(int v, int n, int mode) {
 }
 
 #ifdef DIAG
-// each output dim reads its own source dim with coefficient 1 (PadV2, MirrorPad): no local array; the
-// source dims no output dim reads add the base uI[3 + 3 * outRank + 4 * srcRank] (Python's sum)
+// output dim d reads source dim d with coefficient 1 (PadV2, MirrorPad, Tile: Python lists the source dims in
+// output order, and sums the offsets of the dims no output dim reads into src0 = uI[3 + 7 * DIAG]); the
+// rank is the compile-time DIAG, so the loop unrolls and every uniform index is a constant
 int sourceIndex(int i) {
-  int outRank = uI[1], o = 3 + 3 * outRank, src = uI[o + 4 * uI[2]];
-  for (int d = outRank - 1; d >= 0; d--) {
-    int n = uI[3 + 3 * d], q = i / n, so = o + 4 * uI[4 + 3 * d];
+  int src = uI[3 + 7 * DIAG];
+  for (int d = DIAG - 1; d >= 0; d--) {
+    int n = uI[3 + 3 * d], q = i / n, so = 3 + 3 * DIAG + 4 * d;
     int v = bounded(i - q * n + uI[so], uI[so + 1], uI[so + 3]);
     if (v < 0) return -1;
     src += v * uI[so + 2];

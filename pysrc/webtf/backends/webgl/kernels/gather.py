@@ -65,11 +65,16 @@ def gather(
     vec = _vec_ok(out_dims, src_dims)
     row4 = not vec and not boundary and out_dims[-1][0] % 4 == 0
     base = _diagonal_base(out_dims, src_dims) if boundary else None
+    tail: list[int] = []
+    if base is not None:  # Gather.glsl's DIAG: output dim d reads source dim d
+        src_dims = [src_dims[s] for _, s, _ in out_dims]
+        out_dims = [(n, d, 1) for d, (n, _, _) in enumerate(out_dims)]
+        tail = [base]
     key = ("Gather", len(out_dims), len(src_dims), boundary, vec, row4, base is not None, x.dtype == "int32")
     prog = backend.programs.get(key)
     if prog is None:
-        on = (("BOUNDARY", boundary), ("VEC", vec), ("ROW4", row4), ("DIAG", base is not None))
-        ni = 2 + 3 * len(out_dims) + 4 * len(src_dims) + (base is not None)
+        on = (("BOUNDARY", boundary), ("VEC", vec), ("ROW4", row4), (f"DIAG {len(out_dims)}", base is not None))
+        ni = 2 + 3 * len(out_dims) + 4 * len(src_dims) + len(tail)
         prog = backend.programs.build(key, "Gather", ("X",), ni, 1, [d for d, o in on if o],
                                       int_output=x.dtype == "int32")  # fmt: skip
     ints = [len(out_dims), len(src_dims)]
@@ -77,8 +82,7 @@ def gather(
         ints.extend(d)
     for s in src_dims:
         ints.extend(s)
-    if base is not None:
-        ints.append(base)
+    ints += tail
     return backend.run(prog, (x,), tuple(out_shape), x.dtype, ints, (float(constant),))
 
 
