@@ -1,9 +1,9 @@
 """Kernels that compute four output texels per fragment into four render targets (MRT4 programs:
-MatMulRows4, DepthwiseConv2dX4), then interleave them with one merge draw (shaders/Merge4.glsl).
+MatMulRows4, Conv2DX4, DepthwiseConv2dX4), then interleave them with one merge draw (shaders/Merge4.glsl).
 
 On a software renderer the inner loops cost texel reads; four outputs per fragment share the reads of
-the operand they have in common (a matmul's B texels, a depthwise filter's texels and overlapping input
-columns), for the price of the merge draw's one read per output texel.
+the operand they have in common (a matmul's B texels, a conv's filter texels, a depthwise conv's overlapping
+input columns), for the price of the merge draw's one read per output texel.
 """
 
 from __future__ import annotations
