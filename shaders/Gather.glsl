@@ -9,6 +9,7 @@
 // ROW4 (no boundary modes, last output dim a multiple of 4): 4 consecutive outputs, one source index
 // and fixed steps.
 uniform sampler2D X;
+//#include sampled
 
 #define MAX_RANK 8
 
@@ -26,6 +27,31 @@ int sourceIndex(int i) {
   return src;
 }
 #else
+// coordinate v of a source dim of n elements after its boundary mode; -1: outside a pad
+int bounded(int v, int n, int mode) {
+  if (mode == 1) return v % n;
+  if (mode == 2) return v < 0 || v >= n ? -1 : v;
+  if (mode == 3) return v < 0 ? -v : v >= n ? 2 * n - 2 - v : v;
+  if (mode == 4) return v < 0 ? -v - 1 : v >= n ? 2 * n - 1 - v : v;
+  return v;
+}
+
+#ifdef DIAG
+// output dim d reads source dim d with coefficient 1 (PadV2, MirrorPad, Tile: Python lists the source dims in
+// output order, and sums the offsets of the dims no output dim reads into src0 = uI[3 + 7 * DIAG]); the
+// rank is the compile-time DIAG, so the loop unrolls and every uniform index is a constant
+int sourceIndex(int i) {
+  int src = uI[3 + 7 * DIAG];
+  for (int d = DIAG - 1; d >= 0; d--) {
+    int n = uI[3 + 3 * d], q = i / n, so = 3 + 3 * DIAG + 4 * d;
+    int v = bounded(i - q * n + uI[so], uI[so + 1], uI[so + 3]);
+    if (v < 0) return -1;
+    src += v * uI[so + 2];
+    i = q;
+  }
+  return src;
+}
+#else
 int sourceIndex(int i) {
   int outRank = uI[1], srcRank = uI[2];
   int c[MAX_RANK];
@@ -37,27 +63,19 @@ int sourceIndex(int i) {
   }
   int o = 3 + 3 * outRank, src = 0;
   for (int s = 0; s < srcRank; s++, o += 4) {
-    int v = c[s] + uI[o];
-    int n = uI[o + 1], mode = uI[o + 3];
-    if (mode == 1) {
-      v = v % n;
-    } else if (mode == 2) {
-      if (v < 0 || v >= n) return -1;
-    } else if (mode == 3) {
-      v = v < 0 ? -v : v >= n ? 2 * n - 2 - v : v;
-    } else if (mode == 4) {
-      v = v < 0 ? -v - 1 : v >= n ? 2 * n - 1 - v : v;
-    }
+    int v = bounded(c[s] + uI[o], uI[o + 1], uI[o + 3]);
+    if (v < 0) return -1;
     src += v * uI[o + 2];
   }
   return src;
 }
 #endif
+#endif
 
 #ifdef VEC
 vec4 compute4(int i) {
   int s = sourceIndex(i);
-  return s < 0 ? vec4(uF[0]) : texel(X, s >> 2);
+  return s < 0 ? vec4(uF[0]) : sampled(X, texInfo(X), s >> 2);
 }
 #elif defined(ROW4)
 // 4 consecutive outputs along the last output dim (its size a multiple of 4): one index, then fixed steps
@@ -69,12 +87,18 @@ vec4 compute4(int i) {
               texelSh(X, sh, s3 >> 2)[s3 & 3]);
 }
 #else
-#define SCALAR
-float compute(int i) {
-  int s = sourceIndex(i);
+// 4 outputs, each its own source element (read through the sampler: no per-lane variable shift)
+vec4 compute4(int i) {
+  Tex tX = texInfo(X);
+  vec4 r;
+  for (int j = 0; j < 4; j++) {
+    int s = sourceIndex(i + j);
 #ifdef BOUNDARY
-  if (s < 0) return uF[0];
+    r[j] = s < 0 ? uF[0] : sampledAt(X, tX, s);
+#else
+    r[j] = sampledAt(X, tX, s);
 #endif
-  return at(X, s);
+  }
+  return r;
 }
 #endif

@@ -1,11 +1,13 @@
 // Common tail of every webtf kernel program: one fragment = one output texel = 4 consecutive elements.
-// A kernel defines `vec4 compute4(int i)` (elements i..i+3), or `float compute(int i)` plus #define SCALAR.
+// A kernel defines `vec4 compute4(int i)` (elements i..i+3), or `float compute(int i)` plus #define SCALAR,
+// or its own main() plus #define OWN_MAIN.
 #ifdef SCALAR
 vec4 compute4(int i) {
   return vec4(compute(i), compute(i + 1), compute(i + 2), compute(i + 3));
 }
 #endif
 
+#ifndef OWN_MAIN
 void main() {
   ivec2 fc = ivec2(gl_FragCoord.xy);
   vec4 r = compute4(((fc.y << uI[0]) + fc.x) << 2);
@@ -22,3 +24,4 @@ void main() {
 #endif
   outColor = r;
 }
+#endif

@@ -7,10 +7,18 @@ precision highp float;
 precision highp int;
 precision highp sampler2D;
 
+{{DEFINES}}
 uniform int uI[{{NI}}];
 {{UF}}
+#ifdef MRT4
+// four render targets (a kernel that writes 4 output texels per fragment, e.g. MatMulRows4)
+layout(location = 0) out vec4 outColor;
+layout(location = 1) out vec4 outColor1;
+layout(location = 2) out vec4 outColor2;
+layout(location = 3) out vec4 outColor3;
+#else
 out vec4 outColor;
-{{DEFINES}}
+#endif
 
 const float NAN = intBitsToFloat(0x7fc00000);
 const float INF = intBitsToFloat(0x7f800000);

@@ -52,6 +52,28 @@ _HELPER_JS = r"""
   const attach = (tex) => {
     if (attached !== tex) { gl.framebufferTexture2D(FB, ATT, TEX, tex, 0); attached = tex; }
   };
+  let fb4 = null;
+  const attached4 = [null, null, null, null];
+  // use prog, bind its nt input textures, upload the uniforms that changed (rest: textures, ints, floats)
+  const prepare = (prog, nt, rest) => {
+    if (current !== prog.p) { gl.useProgram(prog.p); current = prog.p; }
+    for (let k = 0; k < nt; k++) { gl.activeTexture(gl.TEXTURE0 + k); gl.bindTexture(TEX, rest[k]); }
+    const ni = prog.ni, nf = prog.nf, lastI = prog.lastI, lastF = prog.lastF;
+    let changed = false;
+    for (let k = 0; k < ni; k++) {
+      const v = rest[nt + k];
+      if (lastI[k] !== v) { lastI[k] = v; changed = true; }
+    }
+    if (changed) gl.uniform1iv(prog.locI, lastI);
+    if (nf) {
+      changed = false;
+      for (let k = 0; k < nf; k++) {
+        const v = rest[nt + ni + k];
+        if (!Object.is(lastF[k], Math.fround(v))) { lastF[k] = v; changed = true; }
+      }
+      if (changed) gl.uniform1fv(prog.locF, lastF);
+    }
+  };
   const compileShader = (type, src) => {
     const s = gl.createShader(type);
     gl.shaderSource(s, src);
@@ -89,27 +111,33 @@ _HELPER_JS = r"""
     // one kernel: bind nt input textures and the output, set changed uniforms, draw. false: context lost.
     run(prog, out, w, h, nt, ...rest) {
       if (gl.isContextLost()) return false;
-      if (current !== prog.p) { gl.useProgram(prog.p); current = prog.p; }
-      for (let k = 0; k < nt; k++) { gl.activeTexture(gl.TEXTURE0 + k); gl.bindTexture(TEX, rest[k]); }
-      const ni = prog.ni, nf = prog.nf, lastI = prog.lastI, lastF = prog.lastF;
-      let changed = false;
-      for (let k = 0; k < ni; k++) {
-        const v = rest[nt + k];
-        if (lastI[k] !== v) { lastI[k] = v; changed = true; }
-      }
-      if (changed) gl.uniform1iv(prog.locI, lastI);
-      if (nf) {
-        changed = false;
-        for (let k = 0; k < nf; k++) {
-          const v = rest[nt + ni + k];
-          if (!Object.is(lastF[k], Math.fround(v))) { lastF[k] = v; changed = true; }
-        }
-        if (changed) gl.uniform1fv(prog.locF, lastF);
-      }
+      prepare(prog, nt, rest);
       attach(out);
       if (vw !== w || vh !== h) { gl.viewport(0, 0, w, h); vw = w; vh = h; }
       gl.drawArrays(gl.TRIANGLES, 0, 3);
       if (debug) check("draw");
+      return true;
+    },
+    // the same into four w x h outputs at once (a program with 4 render targets), through a second
+    // framebuffer whose draw buffers are set once
+    run4(prog, o0, o1, o2, o3, w, h, nt, ...rest) {
+      if (gl.isContextLost()) return false;
+      prepare(prog, nt, rest);
+      if (fb4 === null) {
+        fb4 = gl.createFramebuffer();
+        gl.bindFramebuffer(FB, fb4);
+        gl.drawBuffers([ATT, ATT + 1, ATT + 2, ATT + 3]);
+      } else {
+        gl.bindFramebuffer(FB, fb4);
+      }
+      const outs = [o0, o1, o2, o3];
+      for (let j = 0; j < 4; j++) {
+        if (attached4[j] !== outs[j]) { gl.framebufferTexture2D(FB, ATT + j, TEX, outs[j], 0); attached4[j] = outs[j]; }
+      }
+      if (vw !== w || vh !== h) { gl.viewport(0, 0, w, h); vw = w; vh = h; }
+      gl.drawArrays(gl.TRIANGLES, 0, 3);
+      gl.bindFramebuffer(FB, fb);
+      if (debug) check("draw4");
       return true;
     },
     // an immutable RGBA texture of w x h texels (nearest filtering: texelFetch needs a complete texture)
@@ -126,6 +154,13 @@ _HELPER_JS = r"""
     },
     free(t) {
       if (attached === t) { gl.framebufferTexture2D(FB, ATT, TEX, null, 0); attached = null; }
+      const j = attached4.indexOf(t);
+      if (j >= 0) {
+        gl.bindFramebuffer(FB, fb4);
+        gl.framebufferTexture2D(FB, ATT + j, TEX, null, 0);
+        gl.bindFramebuffer(FB, fb);
+        attached4[j] = null;
+      }
       gl.deleteTexture(t);
     },
     // data: a Float32Array of the flat values (4 per texel, row-major texels); the last texel is zero-padded
@@ -316,6 +351,7 @@ class GLContext:
         self.helper = helper
         # bound once: attribute lookups on JS proxies cost more than the calls themselves
         self.run = helper.run
+        self.run4 = helper.run4
         self.alloc = helper.alloc
         self.free = helper.free
         self.upload_js = helper.upload

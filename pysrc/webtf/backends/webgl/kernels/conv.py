@@ -1,5 +1,8 @@
 """GLSL kernels Conv2D, FusedConv2D, DepthwiseConv2dNative, FusedDepthwiseConv2D, Conv2DBackpropInput,
-MaxPool and AvgPool (NHWC). Each output loops over its own window (shaders/Conv2D.glsl, ...)."""
+MaxPool and AvgPool (NHWC). Each output loops over its own window (shaders/Conv2D.glsl, ...); a pointwise
+Conv2D (1x1 filter, stride 1, no padding) is the product [pixels, in] x [in, out] (MatMulRows4.glsl), and
+other float32 convs with out channels % 4 == 0 (depthwise: multiplier 1, channels % 4 == 0) run four pixels
+per fragment (Conv2DX4.glsl, DepthwiseConv2dX4.glsl)."""
 
 from __future__ import annotations
 
@@ -15,9 +18,11 @@ from ....backend_util import (
     pool_kernels,
 )
 from ...base import TensorInfo
+from . import rows4
 from .elementwise import _View
 from .fused import Epilogue
 from .gather import pad_v2, slice_
+from .matmul import matmul_rows4, rows4_fits
 
 
 def _geometry(info: ConvInfo) -> tuple[int, ...]:
@@ -32,7 +37,17 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
     info = conv_info_from_attrs(x.shape, f.shape, attrs, depthwise)
     epi = Epilogue(inputs if fused else {}, attrs if fused else {}, info.out_shape)
     int_out = x.dtype == "int32"
+    ci, co = info.in_channels, info.out_channels
+    pixels = info.out_shape[0] * info.out_height * info.out_width
+    if not depthwise and info.window[:4] == (1, 1, 1, 1) and info.window[6:8] == (0, 0) and \
+            (info.out_height, info.out_width) == (info.in_height, info.in_width) and \
+            rows4_fits(backend, pixels, ci, co, x.dtype):  # fmt: skip
+        a, b = _View(x.data_id, (pixels, ci), x.dtype), _View(f.data_id, (ci, co), f.dtype)
+        return epi.finish(backend, matmul_rows4(backend, a, b, pixels, ci, co, epi, info.out_shape))
     kernel = "DepthwiseConv2dNative" if depthwise else "Conv2D"
+    if (f.shape[3] == 1 and ci % 4 == 0 if depthwise else co % 4 == 0) and info.out_width >= 4 and \
+            rows4.fits(backend, x.dtype):  # fmt: skip
+        return epi.finish(backend, _conv_x4(backend, x, f, info, epi, depthwise))
     if depthwise:
         mult = f.shape[3]
         vec = mult == 1 and info.in_channels % 4 == 0
@@ -49,6 +64,24 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
                                       defines + epi.defines, int_output=int_out)  # fmt: skip
     out = backend.run(prog, (x, f, *epi.inputs), info.out_shape, x.dtype, ints, epi.floats)
     return epi.finish(backend, out)
+
+
+def _conv_x4(backend: Any, x: Any, f: Any, info: ConvInfo, epi: Epilogue, depthwise: bool) -> TensorInfo:
+    """Four output pixels per fragment: shaders/DepthwiseConv2dX4.glsl (multiplier 1, channels % 4 == 0) or
+    shaders/Conv2DX4.glsl (out channels % 4 == 0)."""
+    if depthwise:
+        kernel, ints = "DepthwiseConv2dX4", (*_geometry(info), 1, *epi.ints)
+        on = info.window[3] == 1 and info.window[5] == 1  # SLIDE: stride and dilation 1 along x
+    else:
+        kernel, ints = "Conv2DX4", (*_geometry(info), *epi.ints)
+        on = info.in_channels % 4 == 0
+    define = "SLIDE" if depthwise else "CI4"
+    key = (kernel, on, epi.key)
+    prog = backend.programs.get(key) or backend.programs.build(
+        key, kernel, ("X", "F", *epi.samplers), len(ints), 1, ["MRT4", *([define] if on else []), *epi.defines]
+    )
+    b, oh, ow, co = info.out_shape
+    return rows4.run4(backend, prog, (x, f, *epi.inputs), ints, epi.floats, co, ow, b * oh * ow, info.out_shape)
 
 
 def _conv_out4(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fused: bool) -> TensorInfo:

@@ -64,18 +64,41 @@ def gather(
     boundary = any(s[3] != NONE for s in src_dims)
     vec = _vec_ok(out_dims, src_dims)
     row4 = not vec and not boundary and out_dims[-1][0] % 4 == 0
-    key = ("Gather", len(out_dims), len(src_dims), boundary, vec, row4, x.dtype == "int32")
+    base = _diagonal_base(out_dims, src_dims) if boundary else None
+    tail: list[int] = []
+    if base is not None:  # Gather.glsl's DIAG: output dim d reads source dim d
+        src_dims = [src_dims[s] for _, s, _ in out_dims]
+        out_dims = [(n, d, 1) for d, (n, _, _) in enumerate(out_dims)]
+        tail = [base]
+    key = ("Gather", len(out_dims), len(src_dims), boundary, vec, row4, base is not None, x.dtype == "int32")
     prog = backend.programs.get(key)
     if prog is None:
-        defines = [d for d, on in (("BOUNDARY", boundary), ("VEC", vec), ("ROW4", row4)) if on]
-        ni = 2 + 3 * len(out_dims) + 4 * len(src_dims)
-        prog = backend.programs.build(key, "Gather", ("X",), ni, 1, defines, int_output=x.dtype == "int32")
+        on = (("BOUNDARY", boundary), ("VEC", vec), ("ROW4", row4), (f"DIAG {len(out_dims)}", base is not None))
+        ni = 2 + 3 * len(out_dims) + 4 * len(src_dims) + len(tail)
+        prog = backend.programs.build(key, "Gather", ("X",), ni, 1, [d for d, o in on if o],
+                                      int_output=x.dtype == "int32")  # fmt: skip
     ints = [len(out_dims), len(src_dims)]
     for d in out_dims:
         ints.extend(d)
     for s in src_dims:
         ints.extend(s)
+    ints += tail
     return backend.run(prog, (x,), tuple(out_shape), x.dtype, ints, (float(constant),))
+
+
+def _diagonal_base(out_dims: list[OutDim], src_dims: list[SrcDim]) -> int | None:
+    """For Gather.glsl's DIAG map: the source offset of the dims no output dim reads, when every output dim
+    reads a source dim of its own with coefficient 1 and those other dims' offsets are in range; else None."""
+    read = [s for _, s, _ in out_dims]
+    if any(c != 1 for _, _, c in out_dims) or len(set(read)) != len(read):
+        return None
+    base = 0
+    for k, (offset, n, stride, _) in enumerate(src_dims):
+        if k not in read:
+            if not 0 <= offset < n:
+                return None
+            base += offset * stride
+    return base
 
 
 def _src(

@@ -1,4 +1,5 @@
-"""GLSL kernels BatchMatMul and _FusedMatMul (shaders/BatchMatMul.glsl)."""
+"""GLSL kernels BatchMatMul and _FusedMatMul (shaders/BatchMatMul.glsl; shaders/MatMulRows4.glsl for large
+row-major float32 products, also used by pointwise convolutions)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 from .... import kernel_names as kn
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
+from . import rows4
 from .common import size_of
 from .elementwise import _View
 from .fused import Epilogue
@@ -36,6 +38,27 @@ def _batches(t: Any, batch: tuple[int, ...], backend: Any, temps: list) -> tuple
     return _View(info.data_id, out_shape, t.dtype), total
 
 
+#: products with fewer rows than this run one row per fragment (BatchMatMul.glsl): for them the second draw
+#: of the four-row path costs more than the texel reads it saves
+ROWS4_MIN_ROWS = 16
+
+
+def rows4_fits(backend: Any, m: int, k: int, n: int, dtype: str) -> bool:
+    """Whether a row-major [m, k] x [k, n] product runs four rows per fragment (MatMulRows4.glsl)."""
+    return m >= ROWS4_MIN_ROWS and k % 4 == 0 and n % 4 == 0 and rows4.fits(backend, dtype)
+
+
+def matmul_rows4(backend: Any, a: Any, b: Any, m: int, k: int, n: int, epi: Epilogue,
+                 out_shape: tuple[int, ...]) -> TensorInfo:  # fmt: skip
+    """A [m, k] x B [k, n] (+ epi) into a new tensor of out_shape (m * n elements), four rows per fragment
+    (see rows4_fits for when it applies)."""
+    key = ("MatMulRows4", epi.key)
+    prog = backend.programs.get(key) or backend.programs.build(
+        key, "MatMulRows4", ("A", "B", *epi.samplers), 5, 1, ["MRT4", *epi.defines]
+    )
+    return rows4.run4(backend, prog, (a, b, *epi.inputs), (m, k, n, *epi.ints), epi.floats, n, m, m, out_shape)
+
+
 def matmul(backend: Any, inputs: Any, attrs: dict[str, Any], fused: bool) -> TensorInfo:
     a, b = inputs["a"], inputs["b"]
     ta, tb = bool(attrs.get("transpose_a")), bool(attrs.get("transpose_b"))
@@ -55,6 +78,21 @@ def matmul(backend: Any, inputs: Any, attrs: dict[str, Any], fused: bool) -> Ten
         info = transpose(backend, {"x": a}, {"perm": perm})
         temps.append(info)
         a, ta = _View(info.data_id, info.shape, a.dtype), False
+    if not ta and not tb and nb == 1 and rows4_fits(backend, na * m, k, n, a.dtype):
+        # B shared by every batch: A's batches are more rows of one product
+        out = matmul_rows4(backend, a, b, na * m, k, n, epi, out_shape)
+    else:
+        out = _matmul_rows1(backend, a, b, (ta, tb, m, k, n, na, nb), epi, out_shape)
+    for t in temps:
+        backend.temp(t)
+    return epi.finish(backend, out)
+
+
+def _matmul_rows1(
+    backend: Any, a: Any, b: Any, dims: tuple, epi: Epilogue, out_shape: tuple[int, ...]
+) -> TensorInfo:
+    """BatchMatMul.glsl: one row (4 columns, or 4 elements) per fragment."""
+    ta, tb, m, k, n, na, nb = dims
     vec_n = n % 4 == 0
     k4 = k % 4 == 0
     int_out = a.dtype == "int32"
@@ -64,10 +102,9 @@ def matmul(backend: Any, inputs: Any, attrs: dict[str, Any], fused: bool) -> Ten
         defines = [d for d, on in (("TA", ta), ("TB", tb), ("VEC_N", vec_n), ("K4", k4)) if on] + epi.defines
         prog = backend.programs.build(key, "BatchMatMul", ("A", "B", *epi.samplers), 7, 1, defines,
                                       int_output=int_out)  # fmt: skip
-    out = backend.run(prog, (a, b, *epi.inputs), out_shape, a.dtype, (m, k, n, na, nb, *epi.ints), epi.floats)
-    for t in temps:
-        backend.temp(t)
-    return epi.finish(backend, out)
+    return backend.run(
+        prog, (a, b, *epi.inputs), out_shape, a.dtype, (m, k, n, na, nb, *epi.ints), epi.floats
+    )
 
 
 def batch_mat_mul(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
