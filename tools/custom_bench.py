@@ -9,7 +9,7 @@ it N times in fresh browser contexts, the sites interleaved: page load -> ready 
 snapshot on a first visit and on a repeat visit (a second page in the same context: HTTP cache and Cache
 Storage warm), and the plain way (?snapshot=0, which imports webtf in the page; first visits). Prints JSON (with
 each site's snapshot bytes, raw and gzip-compressed, medians and minima, and the 1-minute load average's range).
-`--configs a` builds and boots only (a) beside the full build.
+`--configs a` builds and boots only (a) beside the full build; `--mbps 40` boots over an emulated 40 Mbit/s link.
 """
 
 from __future__ import annotations
@@ -80,13 +80,19 @@ def profile_model(url: str, backend: str) -> dict[str, Any]:
     return {"kernels": kernels, "backends": [backend], "outputPath": "custom", "forwardModeOnly": True}
 
 
-def boot_ms(browser: Any, url: str, visits: int = 1) -> list[float]:
-    """Navigation -> ready of `visits` boots in one fresh context: a first visit, then repeat visits."""
+def boot_ms(browser: Any, url: str, visits: int = 1, mbps: float = 0) -> list[float]:
+    """Navigation -> ready of `visits` boots in one fresh context: a first visit, then repeat visits; mbps > 0:
+    over a link of that many Mbit/s down (DevTools' network emulation, 20 ms latency)."""
     context = browser.new_context()
     try:
         times = []
         for _ in range(visits):
             page = context.new_page()
+            if mbps:
+                conditions = {"offline": False, "latency": 20, "uploadThroughput": -1}
+                cdp = context.new_cdp_session(page)
+                cdp.send("Network.enable")
+                cdp.send("Network.emulateNetworkConditions", {**conditions, "downloadThroughput": mbps * 125_000})
             page.goto(url)
             page.wait_for_function("document.documentElement.dataset.webtf === 'ready'", timeout=180_000)
             times.append(float(page.evaluate("window.webtfBootMs")))
@@ -110,6 +116,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--configs", nargs="+", default=["a", "b"], choices=["a", "b"])
+    parser.add_argument("--mbps", type=float, default=0, help="emulate a link of this many Mbit/s down")
     args = parser.parse_args()
     load = [os.getloadavg()[0]]
     build.build()
@@ -146,10 +153,10 @@ def main() -> None:
         boots = {name: {"snapshot": [], "repeat": [], "plain": []} for name in sites}
         for _ in range(args.runs):  # interleaved (full, a, b, full, ...): a shared machine's load hits all alike
             for name, url in urls.items():
-                first, repeat = boot_ms(browser, url, visits=2)
+                first, repeat = boot_ms(browser, url, visits=2, mbps=args.mbps)
                 boots[name]["snapshot"].append(first)
                 boots[name]["repeat"].append(repeat)
-                (plain,) = boot_ms(browser, url + "?snapshot=0")
+                (plain,) = boot_ms(browser, url + "?snapshot=0", mbps=args.mbps)
                 boots[name]["plain"].append(plain)
                 load.append(os.getloadavg()[0])
         results: dict[str, Any] = {}
