@@ -36,8 +36,8 @@ async function fetchOk(path, started = fetch(here(path))) {
 // Chrome keeps the snapshot gzip-encoded in its HTTP cache and inflates it again on every visit; this page's
 // Cache Storage keeps the inflated file of the last boot from it instead (the page checks it all the same).
 // localStorage (read synchronously) names the file kept there: opening Cache Storage takes 100-150 ms in a fresh
-// profile, which a first visit then skips, starting the download at once (it is the boot's critical path; web/early.js
-// reads the same key, so SNAPSHOT_CACHE is spelled there too).
+// profile, which a first visit then skips, starting the download at once (it is the boot's critical path).
+// web/early.js reads the same key (SNAPSHOT_CACHE is spelled there too).
 // (globalThis.caches: pages that are not a secure context have no Cache Storage.)
 export const SNAPSHOT_CACHE = "webtf-snapshot";
 
@@ -141,7 +141,7 @@ export function unpackStoredWheel(pyodide, bytes, folder) {
   if (end < 0 || view.getUint32(end, true) !== 0x06054b50) throw new Error("wheel: no zip directory at its end");
   const decoder = new TextDecoder();
   let entry = view.getUint32(end + 16, true);
-  const made = new Set(); // folders made: a boot is on the critical path of a repeat visit
+  const made = new Set(); // folders made already: a mkdirTree per file was most of the unpacking's time
   for (let i = view.getUint16(end + 10, true); i > 0; i--) {
     if (view.getUint32(entry, true) !== 0x02014b50) throw new Error("wheel: bad zip directory entry");
     const nameLength = view.getUint16(entry + 28, true);
@@ -155,7 +155,7 @@ export function unpackStoredWheel(pyodide, bytes, folder) {
       pyodide.FS.mkdirTree(dir);
       made.add(dir);
     }
-    // canOwn: the file keeps its slice of the wheel (its own copy, never written back), not a copy of it
+    // canOwn: the file's contents are this slice of the wheel's buffer, not a copy (nothing else writes to it)
     pyodide.FS.writeFile(path, bytes.subarray(start, start + view.getUint32(entry + 24, true)), { canOwn: true });
     entry += 46 + nameLength + view.getUint16(entry + 30, true) + view.getUint16(entry + 32, true);
   }
