@@ -627,11 +627,26 @@ def sync_dist(plan: Plan, dist: Path = DIST) -> int:
     return written
 
 
+PAGES = ("index.html", "bench.html")
+EARLY_MARK = "<!-- webtf:early -->"  # where a page gets web/early.js with the build's wheels/index.json
+
+
+def with_early_start(page: Path, index: Mapping[str, Any]) -> bytes:
+    """The page with web/early.js inlined at its EARLY_MARK, after `window.webtfIndex = <index>;`: the snapshot's
+    and the wheel's downloads start at navigation, without a round trip for a script or the manifest first."""
+    text = page.read_text()
+    if text.count(EARLY_MARK) != 1:
+        raise BuildError(f"{page.name}: expected one {EARLY_MARK} in its <head>")
+    data = json.dumps(index, separators=(",", ":")).replace("</", "<\\/")  # never ends the <script>
+    script = f"<script>\nwindow.webtfIndex = {data};\n{(ROOT / 'web' / 'early.js').read_text()}</script>"
+    return text.replace(EARLY_MARK, script).encode()
+
+
 def build(wheel_path: Path | None = None, dist: Path = DIST) -> None:
     """Fetch and check the pinned artifacts, build the webtf wheel (or take wheel_path's, a custom build's)
     and assemble dist (dist/)."""
     start = time.monotonic()
-    plan: Plan = {name: ROOT / name for name in ("index.html", "bench.html")}
+    plan: Plan = {}
     for path in sorted((ROOT / "web").rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts:
             plan[f"web/{path.relative_to(ROOT / 'web').as_posix()}"] = path
@@ -679,6 +694,8 @@ def build(wheel_path: Path | None = None, dist: Path = DIST) -> None:
             **snapshot.identity,
         }
     plan["wheels/index.json"] = (json.dumps(index, indent=2) + "\n").encode()
+    for page in PAGES:
+        plan[page] = with_early_start(ROOT / page, index)
     for rel, source in list(plan.items()):
         if rel + ".gz" not in plan and (packed := precompressed(rel, source)) is not None:
             plan[rel + ".gz"] = packed

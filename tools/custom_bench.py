@@ -1,19 +1,22 @@
 """Measure custom builds against the full one (docs/custom-builds.md's table).
 
-    python3 tools/custom_bench.py [--runs N]
+    python3 tools/custom_bench.py [--runs N] [--configs a b]
     python3 build.py profile --model URL --backend wasm [--out custom_webtf.json]   (profile_model)
 
 Profiles the camera demo's pipelines in the full page, writes the two configs of the docs ((a) BlazeFace on
 wasm, forward only; (b) BlazeFace and MoveNet on cpu, wasm and webgl), builds them, serves each site and boots
 it N times in fresh browser contexts, the sites interleaved: page load -> ready (window.webtfBootMs) from the
-snapshot and the plain way (?snapshot=0, which imports webtf in the page). Prints JSON (with each site's snapshot
-bytes, raw and gzip-compressed).
+snapshot on a first visit and on a repeat visit (a second page in the same context: HTTP cache and Cache
+Storage warm), and the plain way (?snapshot=0, which imports webtf in the page; first visits). Prints JSON (with
+each site's snapshot bytes, raw and gzip-compressed, medians and minima, and the 1-minute load average's range).
+`--configs a` builds and boots only (a) beside the full build; `--mbps 40` boots over an emulated 40 Mbit/s link.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -77,14 +80,24 @@ def profile_model(url: str, backend: str) -> dict[str, Any]:
     return {"kernels": kernels, "backends": [backend], "outputPath": "custom", "forwardModeOnly": True}
 
 
-def boot_ms(browser: Any, url: str) -> float:
-    """Navigation -> ready of one boot in a fresh context."""
+def boot_ms(browser: Any, url: str, visits: int = 1, mbps: float = 0) -> list[float]:
+    """Navigation -> ready of `visits` boots in one fresh context: a first visit, then repeat visits; mbps > 0:
+    over a link of that many Mbit/s down (DevTools' network emulation, 20 ms latency)."""
     context = browser.new_context()
     try:
-        page = context.new_page()
-        page.goto(url)
-        page.wait_for_function("document.documentElement.dataset.webtf === 'ready'", timeout=180_000)
-        return float(page.evaluate("window.webtfBootMs"))
+        times = []
+        for _ in range(visits):
+            page = context.new_page()
+            if mbps:
+                conditions = {"offline": False, "latency": 20, "uploadThroughput": -1}
+                cdp = context.new_cdp_session(page)
+                cdp.send("Network.enable")
+                cdp.send("Network.emulateNetworkConditions", {**conditions, "downloadThroughput": mbps * 125_000})
+            page.goto(url)
+            page.wait_for_function("document.documentElement.dataset.webtf === 'ready'", timeout=180_000)
+            times.append(float(page.evaluate("window.webtfBootMs")))
+            page.close()
+        return times
     finally:
         context.close()
 
@@ -102,7 +115,10 @@ def main() -> None:
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--configs", nargs="+", default=["a", "b"], choices=["a", "b"])
+    parser.add_argument("--mbps", type=float, default=0, help="emulate a link of this many Mbit/s down")
     args = parser.parse_args()
+    load = [os.getloadavg()[0]]
     build.build()
     work = Path(tempfile.mkdtemp(prefix="webtf-custom-"))
     with sync_playwright() as p:
@@ -123,7 +139,7 @@ def main() -> None:
             },
         }
         sites = {"full": (build.DIST, None)}
-        for name, config in configs.items():
+        for name, config in [(name, configs[name]) for name in args.configs]:
             path = work / f"{name}.json"
             path.write_text(json.dumps({**config, "outputPath": str(work / name), "forwardModeOnly": True}))
             subprocess.run([sys.executable, "build.py", "custom", "--config", str(path)], cwd=ROOT, check=True)
@@ -134,14 +150,18 @@ def main() -> None:
         for name, (root, _) in sites.items():
             httpd = full if root == build.DIST else serve(root)
             urls[name] = f"http://127.0.0.1:{httpd.server_address[1]}/"
-        boots: dict[str, dict[str, list[float]]] = {name: {"snapshot": [], "plain": []} for name in sites}
+        boots = {name: {"snapshot": [], "repeat": [], "plain": []} for name in sites}
         for _ in range(args.runs):  # interleaved (full, a, b, full, ...): a shared machine's load hits all alike
             for name, url in urls.items():
-                boots[name]["snapshot"].append(boot_ms(browser, url))
-                boots[name]["plain"].append(boot_ms(browser, url + "?snapshot=0"))
+                first, repeat = boot_ms(browser, url, visits=2, mbps=args.mbps)
+                boots[name]["snapshot"].append(first)
+                boots[name]["repeat"].append(repeat)
+                (plain,) = boot_ms(browser, url + "?snapshot=0", mbps=args.mbps)
+                boots[name]["plain"].append(plain)
+                load.append(os.getloadavg()[0])
         results: dict[str, Any] = {}
         for name, (root, report) in sites.items():
-            snap, plain = boots[name]["snapshot"], boots[name]["plain"]
+            snap, repeat, plain = boots[name]["snapshot"], boots[name]["repeat"], boots[name]["plain"]
             (snapshot,) = (root / "snapshot").glob("*.snap")
             results[name] = {
                 "snapshot_bytes": snapshot.stat().st_size,
@@ -151,8 +171,11 @@ def main() -> None:
                 "kernels": len(report["kernels"]) if report else None,
                 "modules": len(report["modules"]) if report else None,
                 "ready_ms_snapshot": statistics.median(snap),
+                "ready_ms_repeat": statistics.median(repeat),
                 "ready_ms_plain": statistics.median(plain),
+                "min_ms": {"snapshot": min(snap), "repeat": min(repeat), "plain": min(plain)},
             }
+        results["load_average"] = {"min": min(load), "max": max(load)}
         browser.close()
     print(json.dumps(results, indent=2))
 

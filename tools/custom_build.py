@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tools.custom_prune import prune_kernel_modules
+from tools.custom_prune import drop_unused_imports, prune_kernel_modules
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "pysrc" / "webtf"
@@ -478,15 +478,20 @@ def _is_text(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
-def minify(tree: ast.Module) -> str:
-    """Source without docstrings, comments and most annotations, indented by one space per level."""
+def strip(tree: ast.Module) -> ast.Module:
+    """Drop (in place) docstrings and the annotations outside class bodies."""
     _strip_docstrings(tree)
-    tree = ast.fix_missing_locations(_StripAnnotations().visit(tree))
+    return ast.fix_missing_locations(_StripAnnotations().visit(tree))
+
+
+def minify(tree: ast.Module) -> str:
+    """Source of a stripped tree (see strip): no comments, no blank lines, indented by one space per level."""
     text = ast.unparse(tree)
     lines = []
     for line in text.split("\n"):
         stripped = line.lstrip(" ")
-        lines.append(" " * ((len(line) - len(stripped)) // 4) + stripped)
+        if stripped:
+            lines.append(" " * ((len(line) - len(stripped)) // 4) + stripped)
     small = "\n".join(lines) + "\n"
     try:
         same = ast.dump(ast.parse(small)) == ast.dump(ast.parse(text))
@@ -627,6 +632,9 @@ def make_plan(config: CustomConfig, log: Callable[[str], None]) -> Plan:
     packages = {module for module in kept if shaker.is_package(module)}
     resolve = lambda m, node: _resolve(m, m in packages, node.level, node.module)  # noqa: E731
     prune_kernel_modules(trees, kernel_set, resolve, packages)
+    for tree in trees.values():
+        strip(tree)
+    drop_unused_imports(trees, resolve)
     entries: dict[str, bytes] = {}
     for module in kept:
         rel = files[module].relative_to(PACKAGE.parent).as_posix()

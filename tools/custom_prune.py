@@ -42,6 +42,48 @@ def prune_kernel_modules(trees: dict[str, ast.Module], kernels: set[str], resolv
             changed |= prune_unreachable(tree, refs | public)
 
 
+def drop_unused_imports(trees: dict[str, ast.Module], resolve: Resolve) -> None:
+    """Drop (in place) the names modules import from outside webtf (typing's `Any`, ...) that nothing reads: the
+    build strips the annotations that used most of them. A name stays when its module reads it, when a kept
+    module imports a name so spelled from webtf or reads an attribute so named, or when a string of its module
+    spells it (`__all__`, getattr); a module star-imported or plainly imported keeps all. Run it on stripped
+    trees (custom_build.strip)."""
+    taken: set[str] = set()
+    whole: set[str] = set()
+    for module, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute):
+                taken.add(node.attr)
+            elif isinstance(node, ast.ImportFrom) and (node.level or _webtf(node.module or "")):
+                taken |= {a.name for a in node.names}
+                if any(a.name == "*" for a in node.names):
+                    whole.add(resolve(module, node))
+            elif isinstance(node, ast.Import):
+                whole |= {a.name for a in node.names}
+    for module, tree in trees.items():
+        if module in whole:
+            continue
+        used = set(taken)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                used.add(node.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                used.add(node.value)
+        body = []
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and not node.level and not _webtf(node.module or "__future__"):
+                node.names = [a for a in node.names if (a.asname or a.name) in used]
+            elif isinstance(node, ast.Import) and not any(_webtf(a.name) for a in node.names):
+                node.names = [a for a in node.names if (a.asname or a.name.split(".")[0]) in used]
+            if not isinstance(node, ast.Import | ast.ImportFrom) or node.names:
+                body.append(node)
+        tree.body = body or [ast.Pass()]
+
+
+def _webtf(module: str) -> bool:
+    return module == "__future__" or module == "webtf" or module.startswith("webtf.")
+
+
 def filter_specs(tree: ast.Module, kernels: set[str]) -> None:
     """kernel_names's KernelSpec tables keep the build's kernels (kn.KERNELS: the specs of what the build has)."""
     for node in ast.walk(tree):

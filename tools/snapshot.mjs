@@ -13,6 +13,34 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 
+/**
+ * Zero the free chunks of Pyodide's malloc (dlmalloc: its heap runs from the stack's base to sbrk(0), chunk after
+ * chunk, each with its size in the word at +4, flag 2 set while in use), past their first 32 bytes (the free
+ * lists' links). What Python freed keeps its old bytes otherwise: the file then holds zeros there, which gzip
+ * takes to nothing (0.3-0.45 MB less gzip-compressed). Zeroes nothing unless the walk ends exactly at sbrk(0).
+ */
+function zeroFreeChunks(module) {
+  const words = new Uint32Array(module.HEAP8.buffer);
+  const end = module._sbrk(0);
+  const free = [];
+  let chunk = module._emscripten_stack_get_base();
+  while (chunk % 8 !== 0) chunk++; // the first chunk's payload (at +8) is 8-aligned
+  while (chunk < end) {
+    const head = words[(chunk + 4) / 4];
+    const size = head & ~7;
+    if (size === 0) break;
+    // under 64 bytes: little to gain, and the fencepost after the top chunk is one of those
+    if (!(head & 2) && size >= 64) free.push([chunk + 32, chunk + size]);
+    chunk += size;
+  }
+  if (chunk !== end) {
+    console.log(`snapshot: the heap walk ended at ${chunk}, not at sbrk(0) ${end}: free chunks not zeroed`);
+    return;
+  }
+  const bytes = new Uint8Array(module.HEAP8.buffer);
+  for (const [start, stop] of free) bytes.fill(0, start, stop);
+}
+
 const [indexDir, wheelPath, outPath, headerJson, ...pageFiles] = process.argv.slice(2);
 const { loadPyodide } = await import(pathToFileURL(`${indexDir}/pyodide.mjs`).href);
 const pyodide = await loadPyodide({
@@ -38,6 +66,7 @@ for (const file of pageFiles) {
 // work the first use of a backend would do that the snapshot can hold: the wasm ABI wrappers' code
 pyodide.runPython("from webtf.backends.wasm import abi\nabi.compile_wrappers(abi.load_table())");
 pyodide.runPython("import gc; gc.collect()");
+zeroFreeChunks(pyodide._module);
 let snapshot;
 try {
   snapshot = pyodide.makeMemorySnapshot();

@@ -23,10 +23,12 @@ for finder in sys.path_importer_cache.values():
 random.seed()
 `;
 const here = (path) => new URL(path, document.baseURI).href;
+// The downloads web/early.js started at navigation (build.py inlines it, with wheels/index.json, into the pages)
+const early = globalThis.webtfEarly;
 
-/** Fetch path, or fail naming it. */
-async function fetchOk(path) {
-  const response = await fetch(here(path));
+/** Fetch path (or take its fetch, started: undefined starts it), or fail naming it. */
+async function fetchOk(path, started = fetch(here(path))) {
+  const response = await started;
   if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
   return response;
 }
@@ -35,6 +37,7 @@ async function fetchOk(path) {
 // Cache Storage keeps the inflated file of the last boot from it instead (the page checks it all the same).
 // localStorage (read synchronously) names the file kept there: opening Cache Storage takes 100-150 ms in a fresh
 // profile, which a first visit then skips, starting the download at once (it is the boot's critical path).
+// web/early.js reads the same key (SNAPSHOT_CACHE is spelled there too).
 // (globalThis.caches: pages that are not a secure context have no Cache Storage.)
 export const SNAPSHOT_CACHE = "webtf-snapshot";
 
@@ -53,7 +56,9 @@ export async function openSnapshot(file) {
     const kept = await cache?.match(here(file));
     if (kept) return kept;
   }
-  return fetchOk(file);
+  const started = early?.snapshot?.file === file ? early.snapshot.response : undefined;
+  if (started) early.snapshot = null; // a response is read once
+  return fetchOk(file, started);
 }
 
 /** Keep the snapshot file (checked, restored) in Cache Storage for the next visit, and only it. */
@@ -73,10 +78,14 @@ function dropSnapshot() {
 }
 
 const wantSnapshot = new URLSearchParams(location.search).get("snapshot") !== "0";
-const index = fetchOk("wheels/index.json").then((response) => response.json());
+const index = early
+  ? Promise.resolve(globalThis.webtfIndex)
+  : fetchOk("wheels/index.json").then((response) => response.json());
 const downloads = {
   index,
-  wheel: index.then((built) => fetchOk(`wheels/${built.wheel}`)).then((response) => response.arrayBuffer()),
+  wheel: index
+    .then((built) => fetchOk(`wheels/${built.wheel}`, early?.wheel))
+    .then((response) => response.arrayBuffer()),
   snapshot: index.then((built) => (wantSnapshot && built.snapshot ? openSnapshot(built.snapshot.file) : null)),
 };
 for (const download of Object.values(downloads)) download.catch(() => {}); // awaited later, where they fail
@@ -132,6 +141,7 @@ export function unpackStoredWheel(pyodide, bytes, folder) {
   if (end < 0 || view.getUint32(end, true) !== 0x06054b50) throw new Error("wheel: no zip directory at its end");
   const decoder = new TextDecoder();
   let entry = view.getUint32(end + 16, true);
+  const made = new Set(); // folders made already: a mkdirTree per file was most of the unpacking's time
   for (let i = view.getUint16(end + 10, true); i > 0; i--) {
     if (view.getUint32(entry, true) !== 0x02014b50) throw new Error("wheel: bad zip directory entry");
     const nameLength = view.getUint16(entry + 28, true);
@@ -140,8 +150,13 @@ export function unpackStoredWheel(pyodide, bytes, folder) {
     const local = view.getUint32(entry + 42, true);
     const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
     const path = `${folder}/${name}`;
-    pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
-    pyodide.FS.writeFile(path, bytes.subarray(start, start + view.getUint32(entry + 24, true)));
+    const dir = path.slice(0, path.lastIndexOf("/"));
+    if (!made.has(dir)) {
+      pyodide.FS.mkdirTree(dir);
+      made.add(dir);
+    }
+    // canOwn: the file's contents are this slice of the wheel's buffer, not a copy (nothing else writes to it)
+    pyodide.FS.writeFile(path, bytes.subarray(start, start + view.getUint32(entry + 24, true)), { canOwn: true });
     entry += 46 + nameLength + view.getUint16(entry + 30, true) + view.getUint16(entry + 32, true);
   }
 }

@@ -21,6 +21,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 import build
+from tests.browser.test_snapshot import EARLY_JS
 from tests.conftest import PY_JS, SharedPage
 
 # The same run in both pages: BlazeFace (low score threshold, so that faces come out) on a fixed image.
@@ -127,6 +128,10 @@ def test_report_lists_the_run_and_the_model(full_run: dict[str, Any], custom_sit
 def test_custom_build_runs_blazeface_as_the_full_build(full_run: dict[str, Any], custom_page: Page) -> None:
     assert custom_page.evaluate("window.webtfBuild.name") == "custom"
     assert "backends wasm" in custom_page.locator("#build").inner_text()
+    # booted from its own snapshot, whose download the page started at navigation
+    assert custom_page.evaluate("window.webtfBootPath") == "snapshot"
+    early = custom_page.evaluate(EARLY_JS)
+    assert early == {"taken": True, "build": "custom", "snapshots": 1, "wheels": 1, "index_json": 0}
     run = custom_page.evaluate(PY_JS, RUN_PY)
     assert full_run["faces"], "the fixed image should give detections at score 0.05"
     assert run["faces"] == full_run["faces"]

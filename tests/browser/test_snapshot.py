@@ -16,6 +16,7 @@ import json
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -67,6 +68,14 @@ FETCH_SNAPSHOT_JS = """async ([entry, expected, cached]) => {
   } catch (error) {
     return error.message;
   }
+}"""
+# What the page fetched to boot: web/early.js (inlined by build.py) starts the snapshot's download at navigation and
+# web/python.js takes it over (webtfEarly.snapshot becomes null), so wheels/index.json is never requested.
+EARLY_JS = """() => {
+  const paths = performance.getEntriesByType("resource").map((entry) => new URL(entry.name).pathname);
+  const count = (suffix) => paths.filter((path) => path.endsWith(suffix)).length;
+  return {taken: window.webtfEarly?.snapshot === null, build: window.webtfIndex?.build?.name,
+          snapshots: count(".snap"), wheels: count(".whl"), index_json: count("wheels/index.json")};
 }"""
 CACHED_JS = (
     """async () => (await (await caches.open("webtf-snapshot")).keys()).map((request) => request.url)"""
@@ -127,6 +136,27 @@ def test_build_made_a_snapshot() -> None:
     assert entry["wheel_sha256"] == index()["sha256"]
     assert entry["key"] in entry["file"]
     assert (build.DIST / entry["file"]).stat().st_size > 1_000_000
+
+
+def test_pages_carry_the_build_index() -> None:
+    for page in build.PAGES:
+        text = (build.DIST / page).read_text()
+        assert build.EARLY_MARK not in text and "window.webtfEarly = " in text, page
+        inline = text.split("window.webtfIndex = ", 1)[1].split(";\n", 1)[0]
+        assert json.loads(inline) == index(), page
+
+
+def test_with_early_start_needs_its_mark(tmp_path: Path) -> None:
+    (tmp_path / "page.html").write_text("<head></head>")
+    with pytest.raises(build.BuildError, match="page.html: expected one <!-- webtf:early -->"):
+        build.with_early_start(tmp_path / "page.html", index())
+
+
+def test_first_visit_takes_the_snapshot_download_started_at_navigation(webtf_page: Page) -> None:
+    if BOOT_QUERY:
+        pytest.skip("the session page booted the plain way")
+    early = webtf_page.evaluate(EARLY_JS)
+    assert early == {"taken": True, "build": "full", "snapshots": 1, "wheels": 1, "index_json": 0}
 
 
 def test_session_page_boot_path(webtf_page: Page, webtf_booted: SharedPage) -> None:

@@ -3,6 +3,7 @@ only what it lists (the page test, tests/browser/test_custom_build.py, runs Blaz
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -120,3 +121,23 @@ def test_gradients_kept_unless_forward_mode_only(tmp_path: Path, capsys: pytest.
         [sys.executable, "-c", grad_py], capture_output=True, text=True, cwd=tmp_path / "site", check=True
     )
     assert json.loads(result.stdout) == [6.0, 8.0]  # d(x*x)/dx = 2x
+
+
+def test_unused_imports_from_outside_webtf_go() -> None:
+    from tools.custom_prune import drop_unused_imports
+
+    trees = {
+        "webtf.a": ast.parse(
+            "from __future__ import annotations\nimport math, os\nfrom typing import Any, cast\nfrom .b import f\n"
+            "__all__ = ['os']\ndef g(x):\n    return cast(int, x) + math.pi + f()\n"
+        ),
+        "webtf.b": ast.parse("from typing import Any\nfrom collections import OrderedDict\ndef f():\n    return 1\n"),
+        "webtf.c": ast.parse("from .b import OrderedDict\n"),
+    }
+    drop_unused_imports(trees, lambda module, node: "webtf.b")
+    # a: typing's Any goes; os stays (a string spells it), math and cast are read, webtf's imports are not touched
+    assert ast.unparse(trees["webtf.a"]).splitlines()[:4] == [
+        "from __future__ import annotations", "import math, os", "from typing import cast", "from .b import f"
+    ]  # fmt: skip
+    # b: OrderedDict stays (c imports it from b), Any goes
+    assert ast.unparse(trees["webtf.b"]).splitlines()[0] == "from collections import OrderedDict"
