@@ -45,7 +45,7 @@ res["errors"] = [await errors() for _ in range(3)]  # captured, compiled, compil
 res["compiled_runs"] = STATS["compiled"] - stats["compiled"]
 res["refusals"] = dict(replay.REFUSALS)
 (program,) = programs()
-res["draws"] = [program.draws, program.num_slots]
+res["draws"] = [program.draws, program.textures, program.num_slots]
 tensors, textures = tf.memory().num_tensors, backend.memory()["num_textures"]
 await errors()
 res["memory_unchanged"] = [tf.memory().num_tensors == tensors, backend.memory()["num_textures"] == textures]
@@ -83,7 +83,7 @@ def test_webgl_compiled_replay(webtf_page, py):
     res = py(CHECKS_PY)
     assert max(res["errors"]) <= 1e-2, res
     assert res["compiled_runs"] == 2, res
-    assert res["draws"][0] > 50 and 0 < res["draws"][1] < res["draws"][0] / 4, res  # slots are shared
+    assert res["draws"][0] > 50 and 0 < res["draws"][2] < res["draws"][1] / 3, res  # slots are shared
     assert res["memory_unchanged"] == [True, True], res
     assert max(res["poisoned"][:2]) <= 1e-2 and res["poisoned"][2] == 2, res
     assert max(res["after_switch"][:2]) <= 1e-2 and res["after_switch"][2:] == [1, 1], res

@@ -52,7 +52,7 @@ class _Recorder:
     def __init__(self, backend: Any) -> None:
         self.backend = backend
         self.events = 0
-        self.draws: list[tuple] = []  # (program handle, output ref, w, h, input refs, uniforms)
+        self.draws: list[tuple] = []  # (helper method, program handle, output refs, w, h, input refs, uniforms)
         self.values: list[_Value] = []
         self.holding: dict[int, int] = {}  # id(texture) -> index of the value holding it now
         self.textures: dict[int, Any] = {}  # id(texture) -> texture, for the weights' and feeds'
@@ -105,13 +105,19 @@ class _Recorder:
         self.textures[id(tex)] = tex
         return ("x", id(tex))
 
-    def run(self, prog: Any, tex: Any, w: int, h: int, nt: int, *rest: Any) -> bool:
-        out = self.ref(tex)
-        if out[0] != "v":
+    def draw(self, method: str, prog: Any, outs: tuple, w: int, h: int, nt: int, rest: tuple) -> bool:
+        refs = [self.ref(t) for t in outs]
+        if any(r[0] != "v" for r in refs):
             self.refuse("a kernel drew into a texture it did not acquire")
-        self.draws.append((prog, out, w, h, [self.ref(t) for t in rest[:nt]], rest[nt:]))
+        self.draws.append((method, prog, refs, w, h, [self.ref(t) for t in rest[:nt]], rest[nt:]))
         self.events += 1
         return True  # recorded, not drawn: the program draws
+
+    def run(self, prog: Any, tex: Any, w: int, h: int, nt: int, *rest: Any) -> bool:
+        return self.draw("run", prog, (tex,), w, h, nt, rest)
+
+    def run4(self, prog: Any, o0: Any, o1: Any, o2: Any, o3: Any, w: int, h: int, nt: int, *rest: Any) -> bool:
+        return self.draw("run4", prog, (o0, o1, o2, o3), w, h, nt, rest)
 
     def upload(self, fn: Any, made: set[int], known: set[int]) -> Any:
         def call(rec: TexData) -> Any:
@@ -158,9 +164,12 @@ def record(capture: Any, feeds: list[Tensor]) -> tuple[_Recorder, list[Tensor] |
         return download(data)
 
     pool = backend.pool
+    acquire = rec.acquire(pool.acquire)
     patched = [
         (backend, "_run", rec.run),
-        (backend, "_acquire", rec.acquire(backend._acquire)),
+        (backend.ctx, "run4", rec.run4),
+        (backend, "_acquire", acquire),
+        (pool, "acquire", acquire),
         (backend, "_upload", rec.upload(backend._upload, made, known)),
         (backend, "_download", read_back),
         (backend, "output", host_output),
@@ -262,22 +271,23 @@ class Compiled:
         programs: list[Any] = []
         prog_index: dict[int, int] = {}
         body = []
-        for prog, out, w, h, ins, uniforms in rec.draws:
+        for method, prog, outs, w, h, ins, uniforms in rec.draws:
             p = prog_index.setdefault(id(prog), len(programs))
             if p == len(programs):
                 programs.append(prog)
-            args = [f"P[{p}]", name(out), str(w), str(h), str(len(ins)), *map(name, ins)]
+            args = [f"P[{p}]", *map(name, outs), str(w), str(h), str(len(ins)), *map(name, ins)]
             args += [js_number(u) for u in uniforms]
-            body.append(f"if (!run({', '.join(args)})) return false;")
+            body.append(f"if (!{method}({', '.join(args)})) return false;")
         params = [*feed_arg.values(), *(f"O{k}" for k in range(len(out_values)))]
         source = (
-            "(H, P, T, W) => { const run = H.run.bind(H); return ("
+            "(H, P, T, W) => { const run = H.run.bind(H), run4 = H.run4.bind(H); return ("
             + ", ".join(params)
             + ") => {\n"
             + "\n".join(body)
             + "\nreturn true; }; }"
         )
         self.draws = len(body)
+        self.textures = len(values) - len(rec.outside)  # textures the run used (the slots share them)
         pool = backend.pool
         owned = [(pool.acquire(w, h), w, h) for w, h in sizes]
         for i in consts:
