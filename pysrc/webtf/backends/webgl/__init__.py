@@ -60,6 +60,16 @@ def _guarded(name: str, fn: Any, cpu_fn: Any = None) -> Any:
             return cpu_fn(backend, inputs, attrs)
         return fn(backend, inputs, attrs)
 
+    cpu_fast = getattr(cpu_fn, "fast", None) if small else None
+    if cpu_fast is not None:
+
+        def fast(backend: Any, a: Any, b: Any) -> int | None:
+            """The cpu twin's `fast` where the kernel forwards (Engine.run_binary), else None."""
+            if backend.ctx.lost or not backend.forward_to_cpu((a, b), True):
+                return None
+            return cpu_fast(backend, a, b)
+
+        forwarding_kernel.fast = fast  # type: ignore[attr-defined]
     return forwarding_kernel
 
 

@@ -147,9 +147,12 @@ class WebGLBackend(Backend):
 
     def output(self, values: array, shape: tuple[int, ...], dtype: str) -> TensorInfo:
         """Adopt host `values` as a new buffer (uploaded when a GLSL kernel first needs it)."""
+        return new_info((self.store(values, shape, dtype), shape, dtype))
+
+    def store(self, values: array, shape: tuple[int, ...], dtype: str) -> int:
         data_id = new_data_id()
         self.data[data_id] = TexData(values, len(values), dtype)
-        return new_info((data_id, shape, dtype))
+        return data_id
 
     def read_sync(self, data_id: int) -> array:
         rec = self._record(data_id)
