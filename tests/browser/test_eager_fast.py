@@ -1,0 +1,139 @@
+"""The eager fast path in the page (Engine.run_binary; wasm's queued element-wise calls): results equal numpy's,
+tf.memory() is exact right after each op, the wasm queue runs when a queued output is read, used by another
+kernel, moved to another backend, or when the queue fills, releases disposed blocks after the calls that read
+them, and profile still sees every kernel. One page call per backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+Py = Callable[[str], Any]
+
+# Runs on the active backend; `wasm` says whether the queue checks apply. Returns a dict of results.
+CASES = """
+from webtf.engine import ENGINE
+backend = ENGINE.backend
+wasm = tf.get_backend() == "wasm"
+queued = (lambda: len(backend.queued)) if wasm else (lambda: 0)
+out = {"start": tf.memory().num_tensors}
+ENGINE.start_scope()  # frees what the cases leave (their sums, products, the error case's tensor)
+x = tf.tensor([1.5, -2.0, 3.25, 4.0])
+w = tf.tensor([0.5, 0.25, -1.0, 2.0])
+u = tf.tensor([1.01, 0.99, -1.0, 1.001])
+
+# a chain longer than the queue, with memory counted after each op
+counts = []
+def chain():
+    y = x
+    for i in range(700):
+        y = (tf.add, tf.sub, tf.mul)[i % 3](y, (w, x, u)[i % 3])
+        counts.append(tf.memory().num_tensors)
+    return y
+y = tf.tidy(chain)
+out["counts_step"] = sorted({b - a for a, b in zip(counts, counts[1:])})
+out["chain"] = y.data_sync().tolist()
+out["chain_queued_after_read"] = queued()
+y.dispose()
+
+# a queued output used by another kernel (sum, matmul), and by a unary op
+a = tf.add(x, w)
+out["queued_a"] = queued()
+out["sum"] = tf.sum(a).data_sync().tolist()
+b = tf.mul(a, a)
+out["matmul"] = tf.mat_mul(tf.reshape(b, [1, 4]), tf.reshape(a, [4, 1])).data_sync().tolist()
+out["sqrt"] = tf.sqrt(tf.add(b, w)).data_sync().tolist()
+
+# disposed before the queue runs: an input read by a queued call, and a queued output
+heap_before = backend.bytes_allocated if wasm else 0
+c = tf.tensor([2.0, 4.0, 6.0, 8.0])
+d = tf.add(c, c)
+c.dispose()
+e = tf.add(d, d)
+f = tf.mul(e, e)
+f.dispose()
+out["after_dispose"] = e.data_sync().tolist()
+d.dispose()
+e.dispose()
+out["heap_back"] = (backend.bytes_allocated if wasm else 0) == heap_before
+
+# errors at the op, nothing leaked or queued
+bad = tf.ones([3])
+n0 = tf.memory().num_tensors
+try:
+    tf.add(x, bad)
+    out["error"] = None
+except Exception as err:
+    out["error"] = str(err)
+out["error_leaked"] = tf.memory().num_tensors - n0
+
+# profile sees each kernel; queued and unqueued agree
+async def run_profile():
+    info = await tf.profile(lambda: tf.tidy(lambda: tf.add(tf.add(x, w), w).data_sync().tolist()))
+    return [k.name for k in info.kernels], info.result
+out["profiled"] = await run_profile()
+if wasm:
+    backend.defer = False
+    out["unqueued"] = tf.tidy(lambda: tf.mul(tf.add(x, w), w).data_sync().tolist())
+    backend.defer = True
+out["queued"] = tf.tidy(lambda: tf.mul(tf.add(x, w), w).data_sync().tolist())
+
+# a queued output read by the cpu backend after a switch
+g = tf.sub(x, w)
+name = tf.get_backend()
+await tf.set_backend("cpu")
+out["moved"] = tf.add(g, g).data_sync().tolist()
+await tf.set_backend(name)
+out["moved_back"] = tf.add(g, x).data_sync().tolist()
+for t in (x, w, u, a, b, g):
+    t.dispose()
+ENGINE.end_scope()
+out["end"] = tf.memory().num_tensors
+out
+"""
+
+
+def _f32(v: Any) -> np.ndarray:
+    return np.asarray(v, dtype=np.float32)
+
+
+@pytest.mark.parametrize("backend", ["wasm", "webgl", "cpu"])
+def test_fast_binary_ops_match_numpy_and_count_memory(py: Py, backend: str) -> None:
+    was = py("tf.get_backend()")
+    try:
+        assert py(f"await tf.set_backend('{backend}')")
+        res = py(CASES)
+    finally:
+        py(f"await tf.set_backend('{was}')")
+    x, w = _f32([1.5, -2.0, 3.25, 4.0]), _f32([0.5, 0.25, -1.0, 2.0])
+    u = _f32([1.01, 0.99, -1.0, 1.001])
+    y = x
+    for i in range(700):
+        y = (np.add, np.subtract, np.multiply)[i % 3](y, (w, x, u)[i % 3])
+    np.testing.assert_array_equal(_f32(res["chain"]), y)
+    assert res["counts_step"] == [1]
+    a = x + w
+    b = a * a
+    np.testing.assert_array_equal(_f32(res["sum"]), a.sum(dtype=np.float32))
+    np.testing.assert_allclose(_f32(res["matmul"]).ravel(), [(b * a).sum()], rtol=1e-6)
+    np.testing.assert_allclose(_f32(res["sqrt"]), np.sqrt(b + w), rtol=1e-6)
+    np.testing.assert_array_equal(_f32(res["after_dispose"]), _f32([8, 16, 24, 32]))
+    assert res["heap_back"]
+    assert "add" in res["error"] and "[4]" in res["error"] and "[3]" in res["error"]
+    assert res["error_leaked"] == 0
+    names, value = res["profiled"]
+    assert names == ["Add", "Add"]
+    np.testing.assert_array_equal(_f32(value), x + w + w)
+    np.testing.assert_array_equal(_f32(res["queued"]), (x + w) * w)
+    g = x - w
+    np.testing.assert_array_equal(_f32(res["moved"]), g + g)
+    np.testing.assert_array_equal(_f32(res["moved_back"]), g + x)
+    assert res["end"] == res["start"]
+    if backend == "wasm":
+        assert res["chain_queued_after_read"] == 0
+        assert res["queued_a"] == 1
+        np.testing.assert_array_equal(_f32(res["unqueued"]), (x + w) * w)
