@@ -60,7 +60,7 @@ _BINDERS_JS = """(m, r, u, f) => {
 }"""
 
 
-_QUEUE_INTS = 4 * 256  # four ints per queued call or release; a full queue runs (see flush)
+_QUEUE_INTS = 4 * 2048  # four ints per queued call or release; a full queue runs (see flush)
 _DEFER_MAX_BYTES = 1 << 16  # larger outputs are made at once (a heap failure then names the kernel's call)
 #: (u, f) -> run(fns, queue, results): runs the queue (a Python array('i') of [k, id, a, b] entries: k >= 0
 #: calls bound function fns[k](id, 0, 0, a, b), which makes output `id`; -1 releases queued output `id`; -2
