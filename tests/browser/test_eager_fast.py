@@ -89,7 +89,18 @@ await tf.set_backend("cpu")
 out["moved"] = tf.add(g, g).data_sync().tolist()
 await tf.set_backend(name)
 out["moved_back"] = tf.add(g, x).data_sync().tolist()
-for t in (x, w, u, a, b, g):
+
+# a buffer moved away (its release queued behind a call) and back (registered anew) before the queue runs
+h = tf.add(x, w)
+h.data_sync()
+q = tf.add(x, x)
+await tf.set_backend("cpu")
+out["moved_h"] = tf.add(h, h).data_sync().tolist()
+await tf.set_backend(name)
+out["moved_h_back"] = tf.mul(h, x).data_sync().tolist()
+out["queued_q"] = q.data_sync().tolist()
+out["h_after"] = tf.sub(h, x).data_sync().tolist()
+for t in (x, w, u, a, b, g, h, q):
     t.dispose()
 ENGINE.end_scope()
 out["end"] = tf.memory().num_tensors
@@ -132,6 +143,11 @@ def test_fast_binary_ops_match_numpy_and_count_memory(py: Py, backend: str) -> N
     g = x - w
     np.testing.assert_array_equal(_f32(res["moved"]), g + g)
     np.testing.assert_array_equal(_f32(res["moved_back"]), g + x)
+    h = x + w
+    np.testing.assert_array_equal(_f32(res["moved_h"]), h + h)
+    np.testing.assert_array_equal(_f32(res["moved_h_back"]), h * x)
+    np.testing.assert_array_equal(_f32(res["queued_q"]), x + x)
+    np.testing.assert_array_equal(_f32(res["h_after"]), h - x)
     assert res["end"] == res["start"]
     if backend == "wasm":
         assert res["chain_queued_after_read"] == 0

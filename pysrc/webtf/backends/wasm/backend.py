@@ -18,7 +18,7 @@ the output and calls the export. Bound functions hold arena pointers, so they ar
 
 Deferred calls: a bound call whose inputs the binary holds or will hold is queued instead (`enqueue`: four ints,
 no JS call) and the queue runs in ONE JS call (`flush`), which mallocs, registers and computes the outputs in
-order. Queued outputs live in `queued` (bytes, dtype) rather than `data` until then, so any other use of one
+order. Queued outputs live in `queued` rather than `data` until then, so any other use of one
 (get_data: reads, pointers, export wrappers, moves) flushes first; blocks disposed while calls are queued are
 released in the queue, after the calls that read them. The queue also runs when it is full and before the int
 arena starts over.
@@ -155,7 +155,8 @@ class WasmBackend(Backend):
         self._heap_functions: dict[str, Any] = {}
         self._binders: Any = None
         self._queue: list[int] = []  # see enqueue
-        self.queued: dict[int, tuple[int, str]] = {}  # data id -> (bytes, dtype) of queued outputs
+        self.queued: dict[int, tuple] = {}  # data id -> the bound function (see bind) of queued outputs
+        self._queue_frees: set[int] = set()  # data ids of heap blocks the queue releases
         self._fns: Any = None  # the bound functions the queue calls (a JS array)
         self._run_queue: Any = None
 
@@ -312,6 +313,8 @@ class WasmBackend(Backend):
             return
         if data_id in self._frees[::2]:  # moved away and back: its old block's free, queued by data id, goes first
             self._flush_frees()
+        if data_id in self._queue_frees:  # likewise for a release in the queue
+            self.flush()
         ptr = self._allocate(data_id, len(values), dtype, shape)
         if len(values):
             if values.typecode != TYPECODE[dtype]:
@@ -325,10 +328,10 @@ class WasmBackend(Backend):
         return TensorInfo(data_id, tuple(shape), dtype)
 
     def bind(self, key: Any, kind: str, export: str, shape: tuple[int, ...], dtype: str, *fixed: Any) -> tuple:
-        """Cache under `key` and return (fn, shape, nbytes, k): fn a JS function that makes an output of `shape`
-        and `dtype` and calls `export` on it with the `fixed` arguments bound (ints; a tuple of ints passes as a
-        heap pointer and its length), binder `kind` of _BINDERS_JS placing them (see call_bound), k its index in
-        the queue's function list (see enqueue; -1 for outputs too large to queue). fn is None for an empty
+        """Cache under `key` and return (fn, shape, nbytes, k, dtype): fn a JS function that makes an output of
+        `shape` and `dtype` and calls `export` on it with the `fixed` arguments bound (ints; a tuple of ints passes
+        as a heap pointer and its length), binder `kind` of _BINDERS_JS placing them (see call_bound), k its index
+        in the queue's function list (see enqueue; -1 for outputs too large to queue). fn is None for an empty
         output."""
         size = math.prod(shape)
         nbytes = size * BYTES_PER_ELEMENT[dtype]
@@ -353,18 +356,17 @@ class WasmBackend(Backend):
                 self._fns = run_js("[]")
                 self._run_queue = run_js(_QUEUE_JS)(self._unregister, self._free)
             k = self._fns.push(fn) - 1
-        bound = self.bound[key] = (fn, shape, nbytes, k)
+        bound = self.bound[key] = (fn, shape, nbytes, k, dtype)
         return bound
 
-    def enqueue(self, bound: tuple, dtype: str, a: int, b: int = 0) -> int:
+    def enqueue(self, bound: tuple, a: int, b: int = 0) -> int:
         """The data id of a new output of the function of `bind` (k >= 0) on tensor ids a (and b), which the
         binary holds or will hold (in `data` or `queued`): queued, made when the queue runs (see flush)."""
         data_id = new_data_id()
         queue = self._queue
         queue += (bound[3], data_id, a, b)
-        nbytes = bound[2]
-        self.queued[data_id] = (nbytes, dtype)
-        self.bytes_allocated += nbytes
+        self.queued[data_id] = bound
+        self.bytes_allocated += bound[2]
         if len(queue) >= _QUEUE_INTS:
             self.flush()
         return data_id
@@ -377,6 +379,7 @@ class WasmBackend(Backend):
         made, self.queued = self.queued, {}
         calls = array("i", queue)
         queue.clear()
+        self._queue_frees.clear()
         pairs = array("i", bytes(8 * len(made)))
         module = self.module
         logged = module.log_count
@@ -388,8 +391,8 @@ class WasmBackend(Backend):
             raise
         data = self.data
         for i in range(0, 2 * count, 2):
-            nbytes, dtype = made[pairs[i]]
-            data[pairs[i]] = (pairs[i + 1] & 0xFFFFFFFF, nbytes, dtype)
+            bound = made[pairs[i]]
+            data[pairs[i]] = (pairs[i + 1] & 0xFFFFFFFF, bound[2], bound[4])
         if module.log_count != logged:
             message = module.recent_log(logged)
             raise WasmKernelError(f"wasm: a queued element-wise kernel failed: {message}")
@@ -397,7 +400,7 @@ class WasmBackend(Backend):
     def call_bound(self, bound: tuple, export: str, dtype: str, *ids: int) -> TensorInfo:
         """A new output made by a function of `bind` called with input tensor ids `ids` (resident here): one
         JS call that also frees the pending disposed block."""
-        fn, shape, nbytes, _ = bound
+        fn, shape, nbytes, _, _ = bound
         if fn is None:
             return self.make_output(shape, dtype)
         data_id = new_data_id()
@@ -457,16 +460,22 @@ class WasmBackend(Backend):
             return self.data[data_id]
 
     def dispose_data(self, data_id: int) -> None:
+        bound = self.queued.pop(data_id, None)
+        if bound is not None:  # made in the queue: released there
+            queue = self._queue
+            queue += (-1, data_id, 0, 0)
+            self.bytes_allocated -= bound[2]
+            if len(queue) >= _QUEUE_INTS:
+                self.flush()
+            return
         rec = self.data.pop(data_id, None)
         if rec is None:
-            made = self.queued.pop(data_id, None)
-            if made is None:
-                self.host.pop(data_id, None)
-                return
-            rec = (0, made[0])
+            self.host.pop(data_id, None)
+            return
         if self._queue:  # queued calls may read it: release it after them
             queue = self._queue
-            queue += (-2, data_id, rec[0], 0) if rec[0] else (-1, data_id, 0, 0)  # 0: still queued
+            queue += (-2, data_id, rec[0], 0)
+            self._queue_frees.add(data_id)
             self.bytes_allocated -= rec[1]
             if len(queue) >= _QUEUE_INTS:
                 self.flush()

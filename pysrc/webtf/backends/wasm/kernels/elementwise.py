@@ -111,7 +111,7 @@ def binary_kernel(name: str, dtypes: frozenset, out_dtype: str | None, complex_r
         if bound[3] >= 0 and backend.defer:
             queued = backend.queued
             if (ia in data or ia in queued) and (ib in data or ib in queued):
-                return new_info((backend.enqueue(bound, out_dtype or dtype, ia, ib), bound[1], out_dtype or dtype))
+                return new_info((backend.enqueue(bound, ia, ib), bound[1], bound[4]))
         try:
             return backend.call_bound(
                 bound, name, out_dtype or dtype,
@@ -127,7 +127,7 @@ def binary_kernel(name: str, dtypes: frozenset, out_dtype: str | None, complex_r
             return None
         data, queued, ia, ib = backend.data, backend.queued, a.data_id, b.data_id
         if (ia in data or ia in queued) and (ib in data or ib in queued):
-            return backend.enqueue(bound, a.dtype, ia, ib)
+            return backend.enqueue(bound, ia, ib)
         return None
 
     kernel.__name__ = f"wasm_{name}"
@@ -161,7 +161,7 @@ def unary_kernel(name: str, dtypes: frozenset, out_dtype: str | None, guard: boo
             bound = backend.bind(key, "unary", name, tuple(x.shape), out_dtype or dtype, dt)
         data_id = x.data_id
         if bound[3] >= 0 and backend.defer and (data_id in backend.data or data_id in backend.queued):
-            return new_info((backend.enqueue(bound, out_dtype or dtype, data_id), bound[1], out_dtype or dtype))
+            return new_info((backend.enqueue(bound, data_id), bound[1], bound[4]))
         try:
             return backend.call_bound(
                 bound, name, out_dtype or dtype, data_id if data_id in backend.data else backend._resident(data_id)
