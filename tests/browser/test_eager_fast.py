@@ -103,6 +103,23 @@ out["h_after"] = tf.sub(h, x).data_sync().tolist()
 for t in (x, w, u, a, b, g, h, q):
     t.dispose()
 ENGINE.end_scope()
+if wasm:  # a queued call that traps (its input's record corrupted) raises where the queue runs; reset module
+    from webtf.backends.wasm import WasmTrapError
+    y = tf.range(0, 1000)
+    resets = len(backend.resets)
+    backend.abi.dispose_data(y.data_id)
+    backend._register(y.data_id, 1000, backend.module.heap_size() - 16)
+    z = tf.abs(y)
+    trap = []
+    for read in (z, z):
+        try:
+            read.data_sync()
+        except WasmTrapError as e:
+            trap.append(str(e))
+    trap += [y.data_sync()[:3].tolist(), len(backend.resets) - resets]
+    out["trap"] = trap
+    z.dispose()
+    y.dispose()
 out["end"] = tf.memory().num_tensors
 out
 """
@@ -150,6 +167,9 @@ def test_fast_binary_ops_match_numpy_and_count_memory(py: Py, backend: str) -> N
     np.testing.assert_array_equal(_f32(res["h_after"]), h - x)
     assert res["end"] == res["start"]
     if backend == "wasm":
+        assert res["trap"][0].startswith("the wasm export queued kernels failed")
+        assert "was lost: the queued kernels making it failed" in res["trap"][1]
+        assert res["trap"][2] == [0.0, 1.0, 2.0] and res["trap"][3] == 1
         assert res["chain_queued_after_read"] == 0
         assert res["queued_a"] == 1
         np.testing.assert_array_equal(_f32(res["unqueued"]), (x + w) * w)

@@ -471,6 +471,7 @@ class WasmBackend(Backend):
         rec = self.data.pop(data_id, None)
         if rec is None:
             self.host.pop(data_id, None)
+            self.lost.discard(data_id)
             return
         if self._queue:  # queued calls may read it: release it after them
             queue = self._queue
