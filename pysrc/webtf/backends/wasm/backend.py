@@ -444,6 +444,11 @@ class WasmBackend(Backend):
             out.frombytes(self.module.u8.subarray(ptr, ptr + nbytes).to_bytes())
         return out
 
+    def finish(self) -> None:
+        """Run the queue (profile and tf.time call it after each kernel: a queued call's time is its own)."""
+        if self._queue:
+            self.flush()
+
     def get_data(self, data_id: int) -> Any:
         """The (pointer, bytes, dtype) of `data_id`, running the queue first when it makes it."""
         try:
