@@ -50,6 +50,7 @@ def _guarded(name: str, fn: Any, cpu_fn: Any = None) -> Any:
                 raise ContextLostError(lost_message(f"run kernel {name}"))
             return fn(backend, inputs, attrs)
 
+        kernel.__dict__.pop("fast", None)  # a cpu kernel's fast variant would skip the guard
         return kernel
 
     @functools.wraps(fn)
