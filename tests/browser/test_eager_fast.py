@@ -40,6 +40,9 @@ out["chain"] = y.data_sync().tolist()
 out["chain_queued_after_read"] = queued()
 y.dispose()
 
+# the other kernels with a fast variant (float32 in, float32 out)
+out["atan2_mod"] = [tf.atan2(x, w).data_sync().tolist(), tf.mod(x, w).data_sync().tolist()]
+
 # a queued output used by another kernel (sum, matmul), and by a unary op
 a = tf.add(x, w)
 out["queued_a"] = queued()
@@ -144,6 +147,8 @@ def test_fast_binary_ops_match_numpy_and_count_memory(py: Py, backend: str) -> N
         y = (np.add, np.subtract, np.multiply)[i % 3](y, (w, x, u)[i % 3])
     np.testing.assert_array_equal(_f32(res["chain"]), y)
     assert res["counts_step"] == [1]
+    np.testing.assert_allclose(_f32(res["atan2_mod"][0]), np.arctan2(x, w), rtol=1e-6)
+    np.testing.assert_allclose(_f32(res["atan2_mod"][1]), np.mod(x, w), rtol=1e-6)
     a = x + w
     b = a * a
     np.testing.assert_array_equal(_f32(res["sum"]), a.sum(dtype=np.float32))

@@ -20,8 +20,8 @@ Deferred calls: a bound call whose inputs the binary holds or will hold is queue
 no JS call) and the queue runs in ONE JS call (`flush`), which mallocs, registers and computes the outputs in
 order. Queued outputs live in `queued` rather than `data` until then, so any other use of one
 (get_data: reads, pointers, export wrappers, moves) flushes first; blocks disposed while calls are queued are
-released in the queue, after the calls that read them. The queue also runs when it is full and before the int
-arena starts over.
+released in the queue, after the calls that read them. The queue also runs when it is full, before the int
+arena starts over and in finish() (profile, tf.time). `defer = False` makes every call at once.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ class WasmBackend(Backend):
         self.fallbacks: dict[str, int] = {}  # kernel name -> times a native kernel fell back to the cpu one
         self.resets: list[str] = []  # why the module was re-instantiated (see recover), oldest first
         self._ints_cache: dict[tuple, int] = {}
-        self.bound: dict[Any, tuple[Any, tuple[int, ...], int, int]] = {}  # see bind
+        self.bound: dict[Any, tuple] = {}  # see bind
         self.binding = True  # element-wise kernels use bind / call_bound (off while a replay is planned)
         self.defer = True  # bound calls are queued (enqueue / flush)
         self.lost: set[int] = set()  # queued outputs whose queue failed (see flush)
@@ -393,9 +393,9 @@ class WasmBackend(Backend):
         for i in range(0, 2 * count, 2):
             bound = made[pairs[i]]
             data[pairs[i]] = (pairs[i + 1] & 0xFFFFFFFF, bound[2], bound[4])
-        if module.log_count != logged:
+        if module.log_count != logged:  # not WasmKernelError: the kernel running now would fall back for it
             message = module.recent_log(logged)
-            raise WasmKernelError(f"wasm: a queued element-wise kernel failed: {message}")
+            raise RuntimeError(f"wasm: a queued element-wise kernel failed: {message}")
 
     def call_bound(self, bound: tuple, export: str, dtype: str, *ids: int) -> TensorInfo:
         """A new output made by a function of `bind` called with input tensor ids `ids` (resident here): one
@@ -480,7 +480,7 @@ class WasmBackend(Backend):
             return
         if self._queue:  # queued calls may read it: release it after them
             queue = self._queue
-            queue += (-2, data_id, rec[0], 0)
+            queue += (-2, data_id, (rec[0] ^ 0x80000000) - 0x80000000, 0)  # int32 (heaps past 2 GiB)
             self._queue_frees.add(data_id)
             self.bytes_allocated -= rec[1]
             if len(queue) >= _QUEUE_INTS:

@@ -125,7 +125,7 @@ def _kernel(
         return None if out is None else backend.store(out, a.shape, "float32")
 
     kernel.for_dtypes = complex_of is not None  # type: ignore[attr-defined]
-    if out_dtype is None:
+    if out_dtype in (None, "float32"):  # float32 in, float32 out
         kernel.fast = fast  # type: ignore[attr-defined]
         kernel.floats = floats  # type: ignore[attr-defined]
     return kernel

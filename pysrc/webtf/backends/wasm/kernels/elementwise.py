@@ -123,7 +123,7 @@ def binary_kernel(name: str, dtypes: frozenset, out_dtype: str | None, complex_r
     def fast(backend: Any, a: Any, b: Any) -> int | None:
         """The kernel queued on two tensors of one shape and dtype bound before (Engine.run_binary), else None."""
         bound = backend.bound.get((name, a.shape, a.shape, a.dtype))
-        if bound is None or bound[3] < 0 or not (backend.defer and backend.binding):
+        if bound is None or bound[3] < 0 or bound[4] != a.dtype or not (backend.defer and backend.binding):
             return None
         data, queued, ia, ib = backend.data, backend.queued, a.data_id, b.data_id
         if (ia in data or ia in queued) and (ib in data or ib in queued):
@@ -132,7 +132,7 @@ def binary_kernel(name: str, dtypes: frozenset, out_dtype: str | None, complex_r
 
     kernel.__name__ = f"wasm_{name}"
     kernel.__doc__ = f"{name} (wasm export {name}; {sorted(dtypes)} natively)."
-    if out_dtype is None and not nan_sensitive:
+    if out_dtype in (None, "float32") and not nan_sensitive:  # the output's dtype is the input's (checked)
         kernel.fast = fast  # type: ignore[attr-defined]
     return kernel
 
