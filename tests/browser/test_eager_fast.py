@@ -1,4 +1,4 @@
-"""The eager fast path in the page (Engine.run_binary; wasm's queued element-wise calls): results equal numpy's,
+"""The eager fast path in the page (Engine.run_fast; wasm's queued element-wise calls): results equal numpy's,
 tf.memory() is exact right after each op, the wasm queue runs when a queued output is read, used by another
 kernel, moved to another backend, or when the queue fills, releases disposed blocks after the calls that read
 them, and profile still sees every kernel. One page call per backend.
@@ -40,8 +40,16 @@ out["chain"] = y.data_sync().tolist()
 out["chain_queued_after_read"] = queued()
 y.dispose()
 
-# the other kernels with a fast variant (float32 in, float32 out)
+# the other kernels with a fast variant (float32 in, float32 out), unary ones in a chain counted per op
 out["atan2_mod"] = [tf.atan2(x, w).data_sync().tolist(), tf.mod(x, w).data_sync().tolist()]
+unary, steps = [], []
+v = w
+for fn in (tf.exp, tf.tanh, tf.neg, tf.abs, tf.sqrt, tf.relu, tf.log, tf.sigmoid, tf.square, tf.sin):
+    n = tf.memory().num_tensors
+    v = fn(v)
+    steps.append(tf.memory().num_tensors - n)
+    unary.append(v.data_sync().tolist())
+out["unary"] = [unary, steps]
 
 # a queued output used by another kernel (sum, matmul), and by a unary op
 a = tf.add(x, w)
@@ -149,6 +157,14 @@ def test_fast_binary_ops_match_numpy_and_count_memory(py: Py, backend: str) -> N
     assert res["counts_step"] == [1]
     np.testing.assert_allclose(_f32(res["atan2_mod"][0]), np.arctan2(x, w), rtol=1e-6)
     np.testing.assert_allclose(_f32(res["atan2_mod"][1]), np.mod(x, w), rtol=1e-6)
+    unary, steps = res["unary"]
+    assert steps == [1] * 10
+    v = w.astype(np.float64)
+    fns = (np.exp, np.tanh, np.negative, np.abs, np.sqrt, lambda t: np.maximum(t, 0), np.log,
+           lambda t: 1 / (1 + np.exp(-t)), np.square, np.sin)  # fmt: skip
+    for fn, got in zip(fns, unary, strict=True):
+        v = fn(v.astype(np.float32).astype(np.float64))
+        np.testing.assert_allclose(_f32(got), v, rtol=2e-6, atol=1e-7)
     a = x + w
     b = a * a
     np.testing.assert_array_equal(_f32(res["sum"]), a.sum(dtype=np.float32))

@@ -64,7 +64,7 @@ class Backend:
 
     def store(self, values: array, shape: tuple[int, ...], dtype: str) -> int:
         """Adopt host `values` of `dtype` as a new buffer of `shape`; its data id (output without the TensorInfo,
-        for kernels' `fast` variants: see Engine.run_binary)."""
+        for kernels' `fast` variants: see Engine.run_fast)."""
         return self.output(values, shape, dtype).data_id  # type: ignore[attr-defined]
 
     def read_sync(self, data_id: int) -> array:

@@ -91,7 +91,7 @@ def _binary_op(kernel: str, name: str, doc: str, bool_as_int: bool = True) -> Bi
             if a.shape != b.shape:
                 broadcast_output(a.shape, b.shape, name)
                 return ENGINE.run_kernel(kernel, {"a": a, "b": b})
-            return ENGINE.run_binary(kernel, a, b)
+            return ENGINE.run_fast(kernel, a, b)
         return scoped(a, b)
 
     return fast_binary_op

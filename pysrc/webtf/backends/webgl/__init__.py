@@ -65,7 +65,7 @@ def _guarded(name: str, fn: Any, cpu_fn: Any = None) -> Any:
     if floats is not None:
 
         def fast(backend: Any, a: Any, b: Any) -> int | None:
-            """The cpu twin on two small float32 host buffers of one shape (Engine.run_binary), else None."""
+            """The cpu twin on two small float32 host buffers of one shape (Engine.run_fast), else None."""
             pair = backend.host_pair(a, b) if a.dtype == "float32" else None
             out = None if pair is None else floats(*pair)
             return None if out is None else backend.store(out, a.shape, "float32")

@@ -118,7 +118,7 @@ def _kernel(
             return None
 
     def fast(backend: Any, a: Any, b: Any) -> int | None:
-        """The kernel on two float32 tensors of one shape (Engine.run_binary), else None."""
+        """The kernel on two float32 tensors of one shape (Engine.run_fast), else None."""
         if a.dtype != "float32":
             return None
         out = floats(backend.values(a), backend.values(b))

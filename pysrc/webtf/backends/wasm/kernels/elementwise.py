@@ -121,7 +121,7 @@ def binary_kernel(name: str, dtypes: frozenset, out_dtype: str | None, complex_r
             return fallback(backend, inputs, attrs)
 
     def fast(backend: Any, a: Any, b: Any) -> int | None:
-        """The kernel queued on two tensors of one shape and dtype bound before (Engine.run_binary), else None."""
+        """The kernel queued on two tensors of one shape and dtype bound before (Engine.run_fast), else None."""
         bound = backend.bound.get((name, a.shape, a.shape, a.dtype))
         if bound is None or bound[3] < 0 or bound[4] != a.dtype or not (backend.defer and backend.binding):
             return None
@@ -169,8 +169,20 @@ def unary_kernel(name: str, dtypes: frozenset, out_dtype: str | None, guard: boo
         except WasmKernelError:
             return fallback(backend, inputs, attrs)
 
+    def fast(backend: Any, x: Any, _: Any = None) -> int | None:
+        """The kernel queued on a tensor of a shape and dtype bound before (Engine.run_fast), else None."""
+        bound = backend.bound.get((name, x.shape, x.dtype))
+        if bound is None or bound[3] < 0 or bound[4] != x.dtype or not (backend.defer and backend.binding):
+            return None
+        data_id = x.data_id
+        if data_id in backend.data or data_id in backend.queued:
+            return backend.enqueue(bound, data_id)
+        return None
+
     kernel.__name__ = f"wasm_{name}"
     kernel.__doc__ = f"{name} (wasm export {name}; {sorted(dtypes)} natively)."
+    if not nan_sensitive:
+        kernel.fast = fast  # type: ignore[attr-defined]
     if nan_sensitive:
         kernel.unguarded = unary_kernel(name, dtypes, out_dtype, False)  # type: ignore[attr-defined]
     return kernel
