@@ -267,18 +267,27 @@ class Engine:
         data_id, shape, dtype = info
         d = self.data_info.get(data_id)
         if d is None:
-            nbytes = _COUNTED_BYTES[dtype] * prod(shape)
             if dtype == "string":
-                nbytes = sum(len(s.encode()) for s in backend.values(info))
                 self.num_string_buffers += 1
-            self.data_info[data_id] = _DataInfo(backend, nbytes, dtype, shape)
-            self.num_bytes += nbytes
-            if self.num_bytes > self._peak_bytes:
-                self._peak_bytes = self.num_bytes
-        else:
-            d.refs += 1
+                return self._new_tensor(
+                    backend, data_id, shape, dtype, sum(len(s.encode()) for s in backend.values(info))
+                )
+            return self._new_tensor(backend, data_id, shape, dtype, _COUNTED_BYTES[dtype] * prod(shape))
+        d.refs += 1
         t = Tensor(shape, dtype, data_id, next(self._tensor_ids))
         self.num_tensors += 1  # track(t), inline: this runs once per kernel output
+        if self._scope is not None:
+            self._scope.append(t)
+        return t
+
+    def _new_tensor(self, backend: Backend, data_id: int, shape: tuple[int, ...], dtype: str, nbytes: int) -> Tensor:
+        """A tracked Tensor for a new buffer of `nbytes` counted bytes (wrap and run_fast)."""
+        self.data_info[data_id] = _DataInfo(backend, nbytes, dtype, shape)
+        self.num_bytes += nbytes
+        if self.num_bytes > self._peak_bytes:
+            self._peak_bytes = self.num_bytes
+        t = Tensor(shape, dtype, data_id, next(self._tensor_ids))
+        self.num_tensors += 1
         if self._scope is not None:
             self._scope.append(t)
         return t
@@ -422,6 +431,19 @@ class Engine:
         if type(out) is not TensorInfo:
             return [self.wrap(o, backend) for o in out]
         return self.wrap(out, backend)
+
+    def run_fast(self, name: str, a: Tensor, b: Tensor | None = None) -> Tensor:
+        """run_kernel(name, {"x": a}) for a unary kernel, or run_kernel(name, {"a": a, "b": b}) for a binary one
+        on two tensors of one shape and dtype (all live): the kernel's `fast(backend, a, b)` (the data id of a new
+        buffer of a's shape and dtype, or None where it does not apply) when it has one and nothing watches
+        kernels (profile, tf.time, recording, tape, debug)."""
+        backend = self._backend or self.backend
+        fast = getattr(self._kernels.get(name), "fast", None)
+        if fast is not None and not self._hooked and not ENV.debug:
+            data_id = fast(backend, a, b)
+            if data_id is not None:
+                return self._new_tensor(backend, data_id, a.shape, a.dtype, _COUNTED_BYTES[a.dtype] * a.size)
+        return self.run_kernel(name, {"x": a} if b is None else {"a": a, "b": b})
 
     def _rehook(self) -> None:
         """Recompute _hooked, the one check run_kernel makes for profiles, timing, recordings and tapes."""

@@ -102,6 +102,7 @@ try:
     y = tf.range(0, 1000)
     be.abi.dispose_data(y.data_id)  # the binary's record of y points past the heap: its next read traps
     be._register(y.data_id, 1000, be.module.heap_size() - 16)
+    be.defer = False  # the call traps at once (not where a queue runs)
     try:
         tf.abs(y)
     except WasmTrapError as e:

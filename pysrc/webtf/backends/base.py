@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import itertools
 from array import array
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 _data_ids = itertools.count(1)
@@ -15,9 +16,9 @@ _data_ids = itertools.count(1)
 MAX_ELEMENTS = 1 << 28
 
 
-def new_data_id() -> int:
-    """A fresh data id, unique across all backends."""
-    return next(_data_ids)
+#: A fresh data id, unique across all backends: new_data_id() (the counter's own __next__: no Python frame on
+#: the path of every kernel output)
+new_data_id: Callable[[], int] = _data_ids.__next__
 
 
 class TensorInfo(NamedTuple):
@@ -60,6 +61,11 @@ class Backend:
     def move(self, data_id: int, values: array, shape: tuple[int, ...], dtype: str) -> None:
         """Store host values under an existing data id."""
         raise NotImplementedError
+
+    def store(self, values: array, shape: tuple[int, ...], dtype: str) -> int:
+        """Adopt host `values` of `dtype` as a new buffer of `shape`; its data id (output without the TensorInfo,
+        for kernels' `fast` variants: see Engine.run_fast)."""
+        return self.output(values, shape, dtype).data_id  # type: ignore[attr-defined]
 
     def read_sync(self, data_id: int) -> array:
         """The flat values of `data_id` (a fresh array the caller may keep)."""

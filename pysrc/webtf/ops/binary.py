@@ -90,7 +90,8 @@ def _binary_op(kernel: str, name: str, doc: str, bool_as_int: bool = True) -> Bi
         ):  # nothing to convert, so the kernel's output is the only tensor made: no scope needed
             if a.shape != b.shape:
                 broadcast_output(a.shape, b.shape, name)
-            return ENGINE.run_kernel(kernel, {"a": a, "b": b})
+                return ENGINE.run_kernel(kernel, {"a": a, "b": b})
+            return ENGINE.run_fast(kernel, a, b)
         return scoped(a, b)
 
     return fast_binary_op

@@ -62,7 +62,7 @@ def _unary_op(
     @functools.wraps(scoped)
     def fast_unary_op(x: TensorLike) -> Tensor:
         if type(x) is Tensor and x.dtype in _AS_IS and not x.is_disposed_internal:
-            return ENGINE.run_kernel(kernel, {"x": x})  # nothing to convert: no scope needed
+            return ENGINE.run_fast(kernel, x)  # nothing to convert: no scope needed
         return scoped(x)
 
     return fast_unary_op

@@ -30,9 +30,12 @@ class CpuBackend(Backend):
 
     def output(self, values: array, shape: tuple[int, ...], dtype: str) -> TensorInfo:
         """Adopt `values` (typed for `dtype`) as a new buffer and describe it for the engine."""
+        return TensorInfo(self.store(values, shape, dtype), shape, dtype)
+
+    def store(self, values: array, shape: tuple[int, ...], dtype: str) -> int:
         data_id = new_data_id()
         self.data[data_id] = values
-        return TensorInfo(data_id, shape, dtype)
+        return data_id
 
     def memory(self) -> dict[str, Any]:
         return {"unreliable": False, "num_bytes_in_cpu": sum(

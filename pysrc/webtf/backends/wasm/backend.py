@@ -15,6 +15,13 @@ The eager hot path (element-wise kernels) makes one JS call per kernel: `bind` m
 shapes, dtype), a JS function with the export's shape and dtype arguments bound; `call_bound` calls it with
 the output's id, the pending block and the input ids, and it frees the pending block, mallocs and registers
 the output and calls the export. Bound functions hold arena pointers, so they are forgotten with the arena.
+
+Deferred calls: a bound call whose inputs the binary holds or will hold is queued instead (`enqueue`: four ints,
+no JS call) and the queue runs in ONE JS call (`flush`), which mallocs, registers and computes the outputs in
+order. Queued outputs live in `queued` rather than `data` until then, so any other use of one
+(get_data: reads, pointers, export wrappers, moves) flushes first; blocks disposed while calls are queued are
+released in the queue, after the calls that read them. The queue also runs when it is full, before the int
+arena starts over and in finish() (profile, tf.time). `defer = False` makes every call at once.
 """
 
 from __future__ import annotations
@@ -53,6 +60,33 @@ _BINDERS_JS = """(m, r, u, f) => {
 }"""
 
 
+_QUEUE_INTS = 4 * 2048  # four ints per queued call or release; a full queue runs (see flush)
+_DEFER_MAX_BYTES = 1 << 16  # larger outputs are made at once (a heap failure then names the kernel's call)
+#: (u, f) -> run(fns, queue, results): runs the queue (a Python array('i') of [k, id, a, b] entries: k >= 0
+#: calls bound function fns[k](id, 0, 0, a, b), which makes output `id`; -1 releases queued output `id`; -2
+#: releases heap block (id, pointer a)), writes the (id, pointer) pairs of the outputs still live into results
+#: and returns their count; throws when the heap is full
+_QUEUE_JS = """(u, f) => (fns, qp, rp) => {
+  const qb = qp.getBuffer("i32"), q = qb.data, made = new Map();
+  try {
+    for (let i = 0; i < q.length; i += 4) {
+      const k = q[i], id = q[i + 1];
+      if (k >= 0) {
+        const p = fns[k](id, 0, 0, q[i + 2], q[i + 3]);
+        if (!p) throw new Error("the wasm heap is exhausted");
+        made.set(id, p);
+      } else if (k === -1) { u(id); f(made.get(id)); made.delete(id); }
+      else { u(id); f(q[i + 2]); }
+    }
+  } finally { qb.release(); }
+  const rb = rp.getBuffer("i32"), r = rb.data;
+  let j = 0;
+  for (const [id, p] of made) { r[j++] = id; r[j++] = p; }
+  rb.release();
+  return j >> 1;
+}"""
+
+
 class WasmKernelError(RuntimeError):
     """A wasm export reported a failure (it printed a warning such as 'Unknown dtype'): use a fallback."""
 
@@ -80,8 +114,10 @@ class WasmBackend(Backend):
         self.fallbacks: dict[str, int] = {}  # kernel name -> times a native kernel fell back to the cpu one
         self.resets: list[str] = []  # why the module was re-instantiated (see recover), oldest first
         self._ints_cache: dict[tuple, int] = {}
-        self.bound: dict[Any, tuple[Any, tuple[int, ...], int]] = {}  # see bind
+        self.bound: dict[Any, tuple] = {}  # see bind
         self.binding = True  # element-wise kernels use bind / call_bound (off while a replay is planned)
+        self.defer = True  # bound calls are queued (enqueue / flush)
+        self.lost: set[int] = set()  # queued outputs whose queue failed (see flush)
         self._disposed = False
         self._recovering = False
         self._bind(module)
@@ -118,6 +154,11 @@ class WasmBackend(Backend):
         self._any = self.make_output((), "bool")
         self._heap_functions: dict[str, Any] = {}
         self._binders: Any = None
+        self._queue: list[int] = []  # see enqueue
+        self.queued: dict[int, tuple] = {}  # data id -> the bound function (see bind) of queued outputs
+        self._queue_frees: set[int] = set()  # data ids of heap blocks the queue releases
+        self._fns: Any = None  # the bound functions the queue calls (a JS array)
+        self._run_queue: Any = None
 
     # ---- heap blocks ----------------------------------------------------------------------------
     def malloc(self, nbytes: int) -> int:
@@ -188,8 +229,12 @@ class WasmBackend(Backend):
             if self._arena_used + n > _ARENA_BYTES:
                 # Start over; a single call writes far less than half the arena, so no pointer it is
                 # still about to pass gets overwritten.
+                if self._queue:
+                    self.flush()  # queued calls use the old pointers
                 self._ints_cache.clear()
                 self.bound.clear()  # their functions hold arena pointers
+                if self._fns is not None:
+                    self._fns.length = 0
                 self._arena_restarts += 1
                 self._arena_used = 0
             ptr = self._arena + self._arena_used
@@ -226,6 +271,8 @@ class WasmBackend(Backend):
         read from the old heap (a trap leaves it readable) and written into the new one under the same ids;
         kernel scratch buffers and caches start over. Returns how many tensors were copied."""
         old = self.module
+        self._queue.clear()  # a failed queue lost its outputs already (see flush)
+        self.queued.clear()
         tracked = getattr(self.mover, "data_info", {})
         old.refresh_views()
         keep = [(i, old.read(ptr, n), dtype) for i, (ptr, n, dtype) in self.data.items() if i in tracked]
@@ -266,6 +313,8 @@ class WasmBackend(Backend):
             return
         if data_id in self._frees[::2]:  # moved away and back: its old block's free, queued by data id, goes first
             self._flush_frees()
+        if data_id in self._queue_frees:  # likewise for a release in the queue
+            self.flush()
         ptr = self._allocate(data_id, len(values), dtype, shape)
         if len(values):
             if values.typecode != TYPECODE[dtype]:
@@ -279,18 +328,19 @@ class WasmBackend(Backend):
         return TensorInfo(data_id, tuple(shape), dtype)
 
     def bind(self, key: Any, kind: str, export: str, shape: tuple[int, ...], dtype: str, *fixed: Any) -> tuple:
-        """Cache under `key` and return (fn, shape, nbytes): fn a JS function that makes an output of `shape` and
-        `dtype` and calls `export` on it with the `fixed` arguments bound (ints; a tuple of ints passes as a heap
-        pointer and its length), binder `kind` of _BINDERS_JS placing them (see call_bound). fn is None for an
-        empty output."""
+        """Cache under `key` and return (fn, shape, nbytes, k, dtype): fn a JS function that makes an output of
+        `shape` and `dtype` and calls `export` on it with the `fixed` arguments bound (ints; a tuple of ints passes
+        as a heap pointer and its length), binder `kind` of _BINDERS_JS placing them (see call_bound), k its index
+        in the queue's function list (see enqueue; -1 for outputs too large to queue). fn is None for an empty
+        output."""
         size = math.prod(shape)
         nbytes = size * BYTES_PER_ELEMENT[dtype]
         self._check_bytes(nbytes, shape)
         fn = None
         if size:
-            if self._binders is None:
-                from pyodide.code import run_js  # type: ignore[import-not-found]
+            from pyodide.code import run_js  # type: ignore[import-not-found]
 
+            if self._binders is None:
                 self._binders = run_js(_BINDERS_JS)(self._malloc, self._register, self._unregister, self._free)
             args: list[int] = []
             while not args:
@@ -300,13 +350,57 @@ class WasmBackend(Backend):
                 if self._arena_restarts != restarts:  # an earlier pointer may be overwritten later: again
                     args.clear()
             fn = getattr(self._binders, kind)(getattr(self.module.raw, export), nbytes, size, *args)
-        bound = self.bound[key] = (fn, shape, nbytes)
+        k = -1
+        if fn is not None and nbytes <= _DEFER_MAX_BYTES:
+            if self._fns is None:
+                self._fns = run_js("[]")
+                self._run_queue = run_js(_QUEUE_JS)(self._unregister, self._free)
+            k = self._fns.push(fn) - 1
+        bound = self.bound[key] = (fn, shape, nbytes, k, dtype)
         return bound
+
+    def enqueue(self, bound: tuple, a: int, b: int = 0) -> int:
+        """The data id of a new output of the function of `bind` (k >= 0) on tensor ids a (and b), which the
+        binary holds or will hold (in `data` or `queued`): queued, made when the queue runs (see flush)."""
+        data_id = new_data_id()
+        queue = self._queue
+        queue += (bound[3], data_id, a, b)
+        self.queued[data_id] = bound
+        self.bytes_allocated += bound[2]
+        if len(queue) >= _QUEUE_INTS:
+            self.flush()
+        return data_id
+
+    def flush(self) -> None:
+        """Run the queued calls and releases in one JS call; their outputs move from `queued` to `data`."""
+        queue = self._queue
+        if not queue:
+            return
+        made, self.queued = self.queued, {}
+        calls = array("i", queue)
+        queue.clear()
+        self._queue_frees.clear()
+        pairs = array("i", bytes(8 * len(made)))
+        module = self.module
+        logged = module.log_count
+        try:
+            count = self._run_queue(self._fns, calls, pairs)
+        except Exception as e:
+            self.lost.update(made)
+            self._trapped(e, "queued kernels")
+            raise
+        data = self.data
+        for i in range(0, 2 * count, 2):
+            bound = made[pairs[i]]
+            data[pairs[i]] = (pairs[i + 1] & 0xFFFFFFFF, bound[2], bound[4])
+        if module.log_count != logged:  # not WasmKernelError: the kernel running now would fall back for it
+            message = module.recent_log(logged)
+            raise RuntimeError(f"wasm: a queued element-wise kernel failed: {message}")
 
     def call_bound(self, bound: tuple, export: str, dtype: str, *ids: int) -> TensorInfo:
         """A new output made by a function of `bind` called with input tensor ids `ids` (resident here): one
         JS call that also frees the pending disposed block."""
-        fn, shape, nbytes = bound
+        fn, shape, nbytes, _, _ = bound
         if fn is None:
             return self.make_output(shape, dtype)
         data_id = new_data_id()
@@ -350,10 +444,47 @@ class WasmBackend(Backend):
             out.frombytes(self.module.u8.subarray(ptr, ptr + nbytes).to_bytes())
         return out
 
+    def finish(self) -> None:
+        """Run the queue (profile and tf.time call it after each kernel: a queued call's time is its own)."""
+        if self._queue:
+            self.flush()
+
+    def get_data(self, data_id: int) -> Any:
+        """The (pointer, bytes, dtype) of `data_id`, running the queue first when it makes it."""
+        try:
+            return self.data[data_id]
+        except KeyError:
+            if data_id in self.queued:
+                self.flush()
+            elif data_id in self.lost:
+                raise WasmTrapError(
+                    f"wasm: tensor data {data_id} was lost: the queued kernels making it failed"
+                ) from None
+            else:
+                self.mover.move_data(self, data_id)
+            return self.data[data_id]
+
     def dispose_data(self, data_id: int) -> None:
+        bound = self.queued.pop(data_id, None)
+        if bound is not None:  # made in the queue: released there
+            queue = self._queue
+            queue += (-1, data_id, 0, 0)
+            self.bytes_allocated -= bound[2]
+            if len(queue) >= _QUEUE_INTS:
+                self.flush()
+            return
         rec = self.data.pop(data_id, None)
         if rec is None:
             self.host.pop(data_id, None)
+            self.lost.discard(data_id)
+            return
+        if self._queue:  # queued calls may read it: release it after them
+            queue = self._queue
+            queue += (-2, data_id, (rec[0] ^ 0x80000000) - 0x80000000, 0)  # int32 (heaps past 2 GiB)
+            self._queue_frees.add(data_id)
+            self.bytes_allocated -= rec[1]
+            if len(queue) >= _QUEUE_INTS:
+                self.flush()
             return
         pending, self._pending = self._pending, (data_id, rec[0])
         if pending[0]:
@@ -472,6 +603,8 @@ class WasmBackend(Backend):
         if self._disposed:
             return
         self._disposed = True
+        self._queue.clear()
+        self.queued.clear()
         if self._frees:
             self._flush_frees()
         if self._pending[0]:

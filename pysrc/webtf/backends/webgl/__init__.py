@@ -50,6 +50,7 @@ def _guarded(name: str, fn: Any, cpu_fn: Any = None) -> Any:
                 raise ContextLostError(lost_message(f"run kernel {name}"))
             return fn(backend, inputs, attrs)
 
+        kernel.__dict__.pop("fast", None)  # a cpu kernel's fast variant would skip the guard
         return kernel
 
     @functools.wraps(fn)
@@ -60,6 +61,16 @@ def _guarded(name: str, fn: Any, cpu_fn: Any = None) -> Any:
             return cpu_fn(backend, inputs, attrs)
         return fn(backend, inputs, attrs)
 
+    floats = getattr(cpu_fn, "floats", None) if small else None
+    if floats is not None:
+
+        def fast(backend: Any, a: Any, b: Any) -> int | None:
+            """The cpu twin on two small float32 host buffers of one shape (Engine.run_fast), else None."""
+            pair = backend.host_pair(a, b) if a.dtype == "float32" else None
+            out = None if pair is None else floats(*pair)
+            return None if out is None else backend.store(out, a.shape, "float32")
+
+        forwarding_kernel.fast = fast  # type: ignore[attr-defined]
     return forwarding_kernel
 
 

@@ -138,6 +138,19 @@ class WebGLBackend(Backend):
                 small = False
         return has_int or small
 
+    def host_pair(self, a: Any, b: Any) -> tuple[array, array] | None:
+        """The host values of a and b when a small element-wise kernel forwards them (forward_to_cpu with
+        `small`: both on the host without a texture, under the handoff size, the context alive), else None."""
+        data = self.data
+        ra, rb = data.get(a.data_id), data.get(b.data_id)
+        if ra is None or rb is None or ra.tex is not None or rb.tex is not None or self.ctx.lost:
+            return None
+        limit = self._handoff if ENV.version == self._handoff_version else self._read_handoff()
+        va, vb = ra.values, rb.values
+        if va is None or vb is None or ra.size >= limit or ra.size > _FORWARD_MAX or rb.size != ra.size:
+            return None
+        return va, vb
+
     def _read_handoff(self) -> int:
         """The size below which forward_to_cpu forwards (0: WEBGL_CPU_FORWARD off), read once per ENV.version."""
         self._handoff_version = ENV.version
@@ -147,9 +160,12 @@ class WebGLBackend(Backend):
 
     def output(self, values: array, shape: tuple[int, ...], dtype: str) -> TensorInfo:
         """Adopt host `values` as a new buffer (uploaded when a GLSL kernel first needs it)."""
+        return new_info((self.store(values, shape, dtype), shape, dtype))
+
+    def store(self, values: array, shape: tuple[int, ...], dtype: str) -> int:
         data_id = new_data_id()
         self.data[data_id] = TexData(values, len(values), dtype)
-        return new_info((data_id, shape, dtype))
+        return data_id
 
     def read_sync(self, data_id: int) -> array:
         rec = self._record(data_id)

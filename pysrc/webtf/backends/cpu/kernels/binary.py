@@ -110,7 +110,24 @@ def _kernel(
             out = to_typed(map(s, *_operands(backend, a, b, shape)), dtype)
         return backend.output(out, shape, dtype)
 
+    def floats(va: Any, vb: Any) -> array | None:
+        """fn over two float32 buffers of one size; None where fn raises (the kernel then handles it)."""
+        try:
+            return array("f", map(fn, va, vb))
+        except _RAISES:
+            return None
+
+    def fast(backend: Any, a: Any, b: Any) -> int | None:
+        """The kernel on two float32 tensors of one shape (Engine.run_fast), else None."""
+        if a.dtype != "float32":
+            return None
+        out = floats(backend.values(a), backend.values(b))
+        return None if out is None else backend.store(out, a.shape, "float32")
+
     kernel.for_dtypes = complex_of is not None  # type: ignore[attr-defined]
+    if out_dtype in (None, "float32"):  # float32 in, float32 out
+        kernel.fast = fast  # type: ignore[attr-defined]
+        kernel.floats = floats  # type: ignore[attr-defined]
     return kernel
 
 

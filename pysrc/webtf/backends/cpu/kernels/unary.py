@@ -85,6 +85,17 @@ def _float_kernel(fn: Callable[[Any], float], safe: Callable[[Any], float]) -> C
             out = array("f", map(safe, values))
         return backend.output(out, x.shape, "float32")
 
+    def fast(backend: Any, x: Any, _: Any = None) -> int | None:
+        """The kernel on a float32 tensor (Engine.run_fast), else None."""
+        if x.dtype != "float32":
+            return None
+        try:
+            out = array("f", map(fn, backend.values(x)))
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return None
+        return backend.store(out, x.shape, "float32")
+
+    kernel.fast = fast  # type: ignore[attr-defined]
     return kernel
 
 

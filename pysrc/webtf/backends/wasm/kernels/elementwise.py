@@ -17,7 +17,7 @@ from typing import Any
 from .... import kernel_names as kn
 from ....backend_util.elements import COMPLEX_BINARY, complex_binary
 from ....shapes import broadcast_shapes
-from ...base import TensorInfo
+from ...base import TensorInfo, new_info
 from ..backend import WasmKernelError
 from .common import Kernel, call_export, cpu, has_nan, with_fallback
 
@@ -107,18 +107,33 @@ def binary_kernel(name: str, dtypes: frozenset, out_dtype: str | None, complex_r
                 return out
             dt = backend.abi_dtypes[dtype]
             bound = backend.bind(key, "binary", name, shape, out_dtype or dtype, sa, sb, dt)
-        data = backend.data
+        data, ia, ib = backend.data, a.data_id, b.data_id
+        if bound[3] >= 0 and backend.defer:
+            queued = backend.queued
+            if (ia in data or ia in queued) and (ib in data or ib in queued):
+                return new_info((backend.enqueue(bound, ia, ib), bound[1], bound[4]))
         try:
             return backend.call_bound(
                 bound, name, out_dtype or dtype,
-                a.data_id if a.data_id in data else backend._resident(a.data_id),
-                b.data_id if b.data_id in data else backend._resident(b.data_id),
+                ia if ia in data else backend._resident(ia), ib if ib in data else backend._resident(ib),
             )  # fmt: skip
         except WasmKernelError:
             return fallback(backend, inputs, attrs)
 
+    def fast(backend: Any, a: Any, b: Any) -> int | None:
+        """The kernel queued on two tensors of one shape and dtype bound before (Engine.run_fast), else None."""
+        bound = backend.bound.get((name, a.shape, a.shape, a.dtype))
+        if bound is None or bound[3] < 0 or bound[4] != a.dtype or not (backend.defer and backend.binding):
+            return None
+        data, queued, ia, ib = backend.data, backend.queued, a.data_id, b.data_id
+        if (ia in data or ia in queued) and (ib in data or ib in queued):
+            return backend.enqueue(bound, ia, ib)
+        return None
+
     kernel.__name__ = f"wasm_{name}"
     kernel.__doc__ = f"{name} (wasm export {name}; {sorted(dtypes)} natively)."
+    if out_dtype in (None, "float32") and not nan_sensitive:  # the output's dtype is the input's (checked)
+        kernel.fast = fast  # type: ignore[attr-defined]
     return kernel
 
 
@@ -145,6 +160,8 @@ def unary_kernel(name: str, dtypes: frozenset, out_dtype: str | None, guard: boo
             dt = backend.abi_dtypes[dtype]
             bound = backend.bind(key, "unary", name, tuple(x.shape), out_dtype or dtype, dt)
         data_id = x.data_id
+        if bound[3] >= 0 and backend.defer and (data_id in backend.data or data_id in backend.queued):
+            return new_info((backend.enqueue(bound, data_id), bound[1], bound[4]))
         try:
             return backend.call_bound(
                 bound, name, out_dtype or dtype, data_id if data_id in backend.data else backend._resident(data_id)
@@ -152,8 +169,20 @@ def unary_kernel(name: str, dtypes: frozenset, out_dtype: str | None, guard: boo
         except WasmKernelError:
             return fallback(backend, inputs, attrs)
 
+    def fast(backend: Any, x: Any, _: Any = None) -> int | None:
+        """The kernel queued on a tensor of a shape and dtype bound before (Engine.run_fast), else None."""
+        bound = backend.bound.get((name, x.shape, x.dtype))
+        if bound is None or bound[3] < 0 or bound[4] != x.dtype or not (backend.defer and backend.binding):
+            return None
+        data_id = x.data_id
+        if data_id in backend.data or data_id in backend.queued:
+            return backend.enqueue(bound, data_id)
+        return None
+
     kernel.__name__ = f"wasm_{name}"
     kernel.__doc__ = f"{name} (wasm export {name}; {sorted(dtypes)} natively)."
+    if not nan_sensitive:
+        kernel.fast = fast  # type: ignore[attr-defined]
     if nan_sensitive:
         kernel.unguarded = unary_kernel(name, dtypes, out_dtype, False)  # type: ignore[attr-defined]
     return kernel
