@@ -316,6 +316,7 @@ def record(capture: Any, feeds: list[Tensor]) -> tuple[_Recorder, list[int]]:
     patch(backend, "dispose_data", rec.dispose(backend.dispose_data))
     patch(backend, "read_sync", rec.read_sync(backend.read_sync))
     patch(backend, "has_nan", rec.has_nan(backend.has_nan))
+    patch(backend, "any_true", rec.has_nan(backend.any_true))
     patch(backend, "heap_function", rec.refusing("a kernel runs a heap function", backend.heap_function))
     patch(backend, "adopt", rec.refusing("a kernel adopted a block", backend.adopt))
     patch(module, "write", rec.write(module.write))
