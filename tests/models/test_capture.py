@@ -350,3 +350,40 @@ def test_kernels_of_weights_alone_fold_once_per_capture(backend: str):
     with pytest.raises(ValueError, match="disposed"):
         run(program, [x], set(), capture=True)
     tf.dispose([x, *ws.values()])
+
+
+@pytest.mark.parametrize("case", ["fold", "nonzero_value", "second_reader"])
+def test_zero_pads_fold_into_the_next_convolution(backend: str, case: str):
+    """fold_pads: pad(x) -> conv2d 'valid' and pad(x) -> depthwise 'same' replay as the convolutions with
+    explicit padding (no PadV2 left), equal to numpy; a pad with another value or a second reader stays."""
+    rng = np.random.default_rng(7)
+    fv, dv = rng.uniform(-1, 1, (3, 3, 2, 4)).astype(np.float32), rng.uniform(-1, 1, (3, 3, 2, 1)).astype(np.float32)
+    ws = {"f": tf.tensor(fv), "df": tf.tensor(dv)}
+    value = 1.0 if case == "nonzero_value" else 0.0
+    pads = [[0, 0], [0, 1], [2, 1], [0, 0]]
+    steps = [
+        Fn("p", [("x", 0)], lambda x: tf.pad(x, pads, value)),
+        Fn("c", [("p", 0), ("f", 0)], lambda p, f: tf.conv2d(p, f, 2, "valid")),
+        Fn("q", [("x", 0)], lambda x: tf.pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]])),
+        Fn("d", [("q", 0), ("df", 0)], lambda q, f: tf.depthwise_conv2d(q, f, 1, "same")),
+    ]
+    outs = [("c", 0), ("d", 0)] + ([("p", 0)] if case == "second_reader" else [])
+    program = compile_steps(steps, ["x"], outs, ws, str, "Node")
+    before = tf.memory().num_tensors
+    for _ in range(3):
+        xv = rng.uniform(-1, 1, (1, 6, 5, 2)).astype(np.float32)
+        x = tf.tensor(xv)
+        got = run(program, [x], set(), capture=True)
+        padded = np.pad(xv, pads, constant_values=value)
+        want = [
+            _conv_np(padded, fv, False)[:, ::2, ::2],
+            _conv_np(np.pad(xv, [[0, 0], [2, 2], [2, 2], [0, 0]]), dv, True),
+        ] + ([padded] if case == "second_reader" else [])
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g.numpy(), w, rtol=1e-5, atol=1e-5)
+        tf.dispose([*got, x])
+        assert tf.memory().num_tensors == before
+    (capture,) = program.captures.values()
+    impls = [step[0] for step in capture.kernels]
+    assert impls.count(ENGINE._kernels[kn.PadV2]) == (0 if case == "fold" else 1)
+    tf.dispose(list(ws.values()))

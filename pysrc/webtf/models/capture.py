@@ -21,6 +21,7 @@ import weakref
 from typing import Any
 
 from .. import kernel_names as kn
+from ..backend_util import conv_info_from_attrs
 from ..backends.base import TensorInfo
 from ..engine import ENGINE
 from ..environment import ENV
@@ -127,6 +128,7 @@ class Capture:
     ) -> Capture | None:
         kernels_of = ENGINE._kernels
         if FUSE:
+            log = fold_pads(log, result)
             log = fuse_bias_adds(log, result, start_id, kernels_of)
         unguard = unneeded_nan_checks(log, result, start_id, kernels_of) if FUSE else set()
         entries = []
@@ -504,6 +506,65 @@ def fuse_bias_adds(log: list[Any], result: list[Tensor], start_id: int, kernels:
     if not fused:
         return log
     return [fused.get(k, e) for k, e in enumerate(log) if k not in dropped]
+
+
+_CONVS = frozenset({kn.Conv2D, kn.DepthwiseConv2dNative, kn.FusedConv2D, kn.FusedDepthwiseConv2D})
+
+
+def fold_pads(log: list[Any], result: list[Tensor]) -> list[Any]:
+    """`log` with each zero PadV2 of the height and width of a float32 NHWC tensor whose only reader is a
+    convolution's x (no rounding mode) folded into that convolution as
+    explicit padding ('same' turned into its amounts): the same windows over the same zeros, without the
+    padded copy."""
+    readers: dict[int, int] = {}
+    for entry in log:
+        if len(entry) == 4:
+            for t in _tensors(entry[1].values() if isinstance(entry[1], dict) else entry[1]):
+                readers[id(t)] = readers.get(id(t), 0) + 1
+    read = {entry[1] for entry in log if entry[0] == "read"}
+    outputs = {id(t) for t in result}
+    pads: dict[int, tuple[int, Tensor, tuple]] = {}  # id(padded) -> (its entry index, x, (t, b, l, r))
+    folded: dict[int, tuple] = {}
+    dropped: set[int] = set()
+    for k, entry in enumerate(log):
+        if len(entry) != 4:
+            continue
+        name, inputs, attrs, outs = entry
+        if name == kn.PadV2 and isinstance(outs, Tensor):
+            p = [tuple(v) for v in attrs["paddings"]]
+            if (
+                outs.dtype == "float32"
+                and len(p) == 4
+                and p[0] == p[3] == (0, 0)
+                and attrs.get("constant_value") == 0
+                and readers.get(id(outs)) == 1
+                and id(outs) not in outputs
+                and outs.data_id not in read
+            ):
+                pads[id(outs)] = (k, inputs["x"], (*p[1], *p[2]))
+            continue
+        if name not in _CONVS or not isinstance(inputs, dict) or id(inputs.get("x")) not in pads:
+            continue
+        pad = attrs.get("pad")
+        if attrs.get("data_format", "NHWC") != "NHWC" or attrs.get("dim_rounding_mode") is not None:
+            continue
+        if pad == "valid":
+            have = (0, 0, 0, 0)
+        elif pad == "same":  # the amounts 'same' pads the padded x by
+            depthwise = name in (kn.DepthwiseConv2dNative, kn.FusedDepthwiseConv2D)
+            info = conv_info_from_attrs(inputs["x"].shape, inputs["filter"].shape, attrs, depthwise)
+            have = (info.pad_top, info.pad_bottom, info.pad_left, info.pad_right)
+        elif isinstance(pad, (list, tuple)) and len(pad) == 4:
+            have = (*pad[1], *pad[2])
+        else:
+            continue
+        k0, x, (t, b, left, right) = pads.pop(id(inputs["x"]))
+        pad = [[0, 0], [have[0] + t, have[1] + b], [have[2] + left, have[3] + right], [0, 0]]
+        folded[k] = (name, {**inputs, "x": x}, {**attrs, "pad": pad}, outs)
+        dropped.add(k0)
+    if not folded:
+        return log
+    return [folded.get(k, e) for k, e in enumerate(log) if k not in dropped]
 
 
 def unneeded_nan_checks(log: list[Any], result: list[Tensor], start_id: int, kernels: dict[str, Any]) -> set:
