@@ -357,7 +357,10 @@ def test_zero_pads_fold_into_the_next_convolution(backend: str, case: str):
     """fold_pads: pad(x) -> conv2d 'valid' and pad(x) -> depthwise 'same' replay as the convolutions with
     explicit padding (no PadV2 left), equal to numpy; a pad with another value or a second reader stays."""
     rng = np.random.default_rng(7)
-    fv, dv = rng.uniform(-1, 1, (3, 3, 2, 4)).astype(np.float32), rng.uniform(-1, 1, (3, 3, 2, 1)).astype(np.float32)
+    fv, dv = (
+        rng.uniform(-1, 1, (3, 3, 2, 4)).astype(np.float32),
+        rng.uniform(-1, 1, (3, 3, 2, 1)).astype(np.float32),
+    )
     ws = {"f": tf.tensor(fv), "df": tf.tensor(dv)}
     value = 1.0 if case == "nonzero_value" else 0.0
     pads = [[0, 0], [0, 1], [2, 1], [0, 0]]

@@ -84,8 +84,18 @@ class Capture:
     """The kernels of one recorded run and its static free plan (see the module docstring)."""
 
     __slots__ = (
-        "backend", "compiled", "externals", "kernels", "plans", "result", "sources", "source_ids", "stale",
-        "_free", "__weakref__",
+        "backend",
+        "compiled",
+        "externals",
+        "kernels",
+        "owned",
+        "plans",
+        "result",
+        "sources",
+        "source_ids",
+        "stale",
+        "_free",
+        "__weakref__",
     )
 
     def __init__(
@@ -105,6 +115,7 @@ class Capture:
         # the weights folded values derive from, with their data ids then (assign() gives a new one)
         self.sources = folded.sources if folded else []
         self.source_ids = [t.data_id for t in self.sources]
+        self.owned = folded.owned if folded else []  # data ids of the folded values the capture frees
         self.stale = False  # a source weight changed: the run should be captured anew
         self._free = (
             weakref.finalize(self, _free_folded, backend, folded.owned, folded.values)
@@ -208,6 +219,7 @@ class Capture:
         if self.sources and (
             [t.data_id for t in self.sources] != self.source_ids
             or any(t.is_disposed_internal for t in self.sources)
+            or any(i not in self.backend.data for i in self.owned)  # a wasm recover() dropped them
         ):
             self.stale = not any(t.is_disposed_internal for t in self.sources)
             self.drop()
@@ -344,7 +356,12 @@ def fold_constants(
             got = folded[id(t)] = Tensor(t.shape, t.dtype, backend.write(values[:], t.shape, t.dtype), -1)
             owned.append(got.data_id)
             return got
-        if t.id < start_id and id(t) not in feed_ids and t.data_id not in feed_data and not t.is_disposed_internal:
+        if (
+            t.id < start_id
+            and id(t) not in feed_ids
+            and t.data_id not in feed_data
+            and not t.is_disposed_internal
+        ):
             sources[id(t)] = t
             return t
         return None
