@@ -180,6 +180,20 @@ res["large"] = go([2**24 + 4, 6, 2, 3, 5, 0], [2**23, 2])  # past the float32-ex
 res["guarded"] = cap.compiled.guarded - guarded
 res["again"] = go([4, 6, 2, 3, 5, 0], [2, 2])
 res["compiled_after"] = STATS["compiled"] - stats["compiled"]
+# a folded value (w * 2, computed at the capture) lost to a re-instantiated module: the run captures anew
+fold = compile_steps([Fn("y", [("x", 0), ("w", 0)], lambda x, w: tf.mul(x, tf.mul(w, 2)))], ["x"], [("y", 0)],
+                     {"w": w}, str, "Node")
+def folded():
+    x = tf.tensor([1.0] * 12, [3, 4])
+    y = run(fold, [x], set(), capture=True)[0]
+    got = y.data_sync().tolist()
+    tf.dispose([x, y])
+    return got
+res["folded"] = [folded() for _ in range(3)]
+backend.recover("a test")
+captured = STATS["captured"]
+res["folded"] += [folded() for _ in range(3)]
+res["recaptured"] = STATS["captured"] - captured
 w.dispose()
 res["leak"] = tf.memory().num_tensors - before + 1  # w was made before `before`
 res
@@ -189,7 +203,7 @@ res
 def test_native_checks_guard_the_compiled_program(webtf_page, py):
     """int32 FloorDiv and GatherNd check their operands natively: the compiled program keeps the checks as
     guards (no Python steps), and a run failing one goes the Python way (the cpu kernels: numpy's results
-    or the index error)."""
+    or the index error); a capture whose folded weights a module re-instantiation lost captures anew."""
     res = py(GUARDS_PY)
     ok = [[11, 5, 8], [2, 3, 1, 1, 2, 0]]
     assert res["runs"] == [ok] * 3, res
@@ -198,4 +212,5 @@ def test_native_checks_guard_the_compiled_program(webtf_page, py):
     assert res["by_zero"] == [[8, 4, 8], [2, 0, 1, 0, 2, 0]], res
     assert res["large"] == [[11, 1, 0], [2, 3, 0, 1, 0, 0]], res
     assert res["guarded"] == 3 and res["again"] == ok and res["compiled_after"] == 3, res
+    assert res["folded"] == [[2.0 * v for v in range(12)]] * 6 and res["recaptured"] == 1, res
     assert res["leak"] == 0, res
