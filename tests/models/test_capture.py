@@ -390,3 +390,21 @@ def test_zero_pads_fold_into_the_next_convolution(backend: str, case: str):
     impls = [step[0] for step in capture.kernels]
     assert impls.count(ENGINE._kernels[kn.PadV2]) == (0 if case == "fold" else 1)
     tf.dispose(list(ws.values()))
+
+
+def test_weights_grown_past_the_limit_are_not_folded(backend: str):
+    """A weight tiled to 90,000 elements is left in the program (folding would hold it for the capture's
+    life); a tile to 100 elements is folded."""
+    w = tf.tensor(np.array([[0.5]], np.float32))
+    for reps, folded in ((300, False), (10, True)):
+        steps = [Fn("y", [("x", 0), ("w", 0)], lambda x, w, r=reps: tf.add(x, tf.tile(w, [r, r])))]
+        program = compile_steps(steps, ["x"], [("y", 0)], {"w": w}, str, "Node")
+        for _ in range(2):
+            x = tf.tensor(np.ones((reps, reps), np.float32))
+            (y,) = run(program, [x], set(), capture=True)
+            np.testing.assert_array_equal(y.numpy(), np.full((reps, reps), 1.5, np.float32))
+            tf.dispose([x, y])
+        (capture,) = program.captures.values()
+        impls = [step[0] for step in capture.kernels]
+        assert (ENGINE._kernels[kn.Tile] in impls) is not folded
+    w.dispose()

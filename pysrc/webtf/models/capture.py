@@ -318,6 +318,9 @@ class Capture:
         return outs
 
 
+_FOLD_GROWTH = 1 << 16  # elements a folded kernel may make beyond its inputs' (held for the capture's life)
+
+
 class Folded:
     """What fold_constants made: the log left, the folded values (weights of the capture), the data ids
     among them the capture owns, and the weights they derive from."""
@@ -334,7 +337,8 @@ def fold_constants(
     """Run once, now, each kernel of `log` whose inputs are all weights (tensors that existed before the run,
     feeds excepted), numbers the run converted, or outputs of such kernels: its outputs become weights of the
     capture and the kernel leaves the log (a batch norm's scale and offset, a filter scaled by them). Not
-    folded: kernels making a run output or a value the run read. None when nothing folds."""
+    folded: kernels making a run output or a value the run read, or more than 65,536 elements beyond their
+    inputs'. None when nothing folds."""
     feed_ids = {id(t) for t in feeds}
     feed_data = {t.data_id for t in feeds}
     read = {entry[1] for entry in log if entry[0] == "read"}
@@ -382,8 +386,9 @@ def fold_constants(
                 or not ins
                 or any(isinstance(v, Tensor) for v in attrs.values())
                 or any(id(t) in outputs or t.data_id in read for t in outs_t)
+                or sum(t.size for t in outs_t) > max(sum(t.size for t in ins), _FOLD_GROWTH)
             ):
-                continue
+                continue  # (a kernel growing weights, such as a tile to the activations' size, is left)
             consts = {}
             for t in ins:
                 c = constant(t)
