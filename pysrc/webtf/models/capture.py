@@ -8,8 +8,10 @@ right after its last reader). Only the model's outputs become engine tensors.
 
 A run is not captured when anything in it depends on tensor values (it read a feed's or an intermediate's
 data) or when an op made a tensor outside a kernel (a converted number, random values); it then always runs
-the normal way. A convolution or matmul whose only reader adds a 1-D bias weight is captured as the fused
-kernel with that bias (fuse_bias_adds). A replay whose kernel outputs differ in shape or sharing from the
+the normal way. Kernels computed from weights alone run once, when the capture is built, and their outputs
+become weights the capture owns (fold_constants); a zero pad of height and width folds into the convolution
+reading it (fold_pads); a convolution or matmul whose only reader adds a 1-D bias weight is captured as the
+fused kernel with that bias (fuse_bias_adds). A replay whose kernel outputs differ in shape or sharing from the
 recording stops, frees what it made and the capture is dropped. The signature is the feeds' shapes and
 dtypes, the backend instance and the flags' version (ENV.version), so a change of any of them records anew.
 """
