@@ -272,3 +272,139 @@ def test_nan_checks_dropped_only_for_the_hard_swish_pattern(backend: str, case: 
     factor = y.numpy() if case == "other_factor" else x.numpy()
     np.testing.assert_allclose(out.numpy(), factor / 6 * np.clip(x.numpy() + k.numpy(), 0, 6), rtol=1e-6)
     tf.dispose([x, k, k2, y, r, out])
+
+
+def _bn_program(ws: dict[str, tf.Tensor]) -> Any:
+    """A batch norm's affine computed from weights in the run (as layers' fused conv + batch norm does):
+    inv = rsqrt(var + 0.001) * gamma, off = beta - mean * inv; outputs conv(x, f * inv) + off and x * inv + off,
+    plus `w2`, weights only, returned as an output (not folded)."""
+
+    def bn(x: tf.Tensor, f: tf.Tensor, g: tf.Tensor, v: tf.Tensor, m: tf.Tensor, b: tf.Tensor) -> Any:
+        inv = tf.mul(tf.rsqrt(tf.add(v, 0.001)), g)
+        off = tf.add(tf.mul(m, tf.neg(inv)), b)
+        return [tf.add(tf.conv2d(x, tf.mul(f, inv), 1, "valid"), off), tf.add(tf.mul(x, inv), off)]
+
+    names = ["f", "g", "v", "m", "b"]
+    steps = [
+        Fn("bn", [("x", 0)] + [(n, 0) for n in names], bn),
+        Fn("w2", [("g", 0)], lambda g: tf.mul(g, 2)),
+    ]
+    return compile_steps(steps, ["x"], [("bn", 0), ("bn", 1), ("w2", 0)], ws, str, "Node")
+
+
+def test_kernels_of_weights_alone_fold_once_per_capture(backend: str):
+    """fold_constants: replays equal numpy with the batch norm's weight-only kernels gone from the capture,
+    the folded values are no tensors (tf.memory() unchanged) and are freed with the capture; assigning a
+    variable they come from captures anew with the new values; a disposed one stops the replay."""
+    from webtf.models.runner import release_captures
+
+    rng = np.random.default_rng(5)
+    wv = {
+        "f": rng.uniform(-1, 1, (2, 2, 3, 3)), "g": rng.uniform(0.5, 2, 3), "v": rng.uniform(0, 2, 3),
+        "m": rng.uniform(-1, 1, 3), "b": rng.uniform(-1, 1, 3),
+    }  # fmt: skip
+    wv = {k: v.astype(np.float32) for k, v in wv.items()}
+    ws = {k: tf.tensor(v) for k, v in wv.items()}
+    g0 = ws.pop("g")
+    ws["g"] = tf.variable(g0, trainable=False)
+    g0.dispose()
+    program = _bn_program(ws)
+    data = ENGINE.backend.data
+    before, held = tf.memory().num_tensors, len(data)
+    stats = dict(STATS)
+
+    def check(g: np.ndarray) -> None:
+        xv = rng.uniform(-1, 1, (1, 4, 4, 3)).astype(np.float32)
+        x = tf.tensor(xv)
+        outs = run(program, [x], set(), capture=True)
+        inv = g / np.sqrt(wv["v"] + 0.001)
+        off = wv["b"] - wv["m"] * inv
+        want = [_conv_np(xv, wv["f"] * inv, False) + off, xv * inv + off, g * 2]
+        for got, expected in zip(outs, want, strict=True):
+            np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-5)
+        tf.dispose([*outs, x])
+        assert tf.memory().num_tensors == before
+
+    for _ in range(3):
+        check(wv["g"])
+    (capture,) = program.captures.values()
+    kernels = ENGINE._kernels
+    impls = [step[0] for step in capture.kernels]
+    # left: the conv with the folded offset as its bias (fuse_bias_adds), x * inv + off, and g * 2 (an
+    # output: not folded) with its number; Rsqrt, Neg and the filter's Multiply ran once, at the capture
+    want = [kernels[kn.FusedConv2D], kernels[kn.Multiply], kernels[kn.Add], None, kernels[kn.Multiply]]
+    assert impls == want
+    assert len(data) > held  # the folded values (inv, off, f * inv) are the capture's
+    assert STATS["replayed"] - stats["replayed"] == 2
+    g2 = rng.uniform(0.5, 2, 3).astype(np.float32)
+    g_new = tf.tensor(g2)
+    ws["g"].assign(g_new)
+    g_new.dispose()
+    check(g2)  # the normal way (the capture's source changed), then captured anew
+    check(g2)
+    assert STATS["captured"] - stats["captured"] == 2 and STATS["dropped"] - stats["dropped"] == 1
+    release_captures([program])
+    assert len(data) == held  # g2 shares the variable's place (its old buffer freed)
+    ws["m"].dispose()
+    x = tf.tensor(np.ones((1, 4, 4, 3), np.float32))
+    with pytest.raises(ValueError, match="disposed"):
+        run(program, [x], set(), capture=True)
+    tf.dispose([x, *ws.values()])
+
+
+@pytest.mark.parametrize("case", ["fold", "nonzero_value", "second_reader"])
+def test_zero_pads_fold_into_the_next_convolution(backend: str, case: str):
+    """fold_pads: pad(x) -> conv2d 'valid' and pad(x) -> depthwise 'same' replay as the convolutions with
+    explicit padding (no PadV2 left), equal to numpy; a pad with another value or a second reader stays."""
+    rng = np.random.default_rng(7)
+    fv, dv = (
+        rng.uniform(-1, 1, (3, 3, 2, 4)).astype(np.float32),
+        rng.uniform(-1, 1, (3, 3, 2, 1)).astype(np.float32),
+    )
+    ws = {"f": tf.tensor(fv), "df": tf.tensor(dv)}
+    value = 1.0 if case == "nonzero_value" else 0.0
+    pads = [[0, 0], [0, 1], [2, 1], [0, 0]]
+    steps = [
+        Fn("p", [("x", 0)], lambda x: tf.pad(x, pads, value)),
+        Fn("c", [("p", 0), ("f", 0)], lambda p, f: tf.conv2d(p, f, 2, "valid")),
+        Fn("q", [("x", 0)], lambda x: tf.pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]])),
+        Fn("d", [("q", 0), ("df", 0)], lambda q, f: tf.depthwise_conv2d(q, f, 1, "same")),
+    ]
+    outs = [("c", 0), ("d", 0)] + ([("p", 0)] if case == "second_reader" else [])
+    program = compile_steps(steps, ["x"], outs, ws, str, "Node")
+    before = tf.memory().num_tensors
+    for _ in range(3):
+        xv = rng.uniform(-1, 1, (1, 6, 5, 2)).astype(np.float32)
+        x = tf.tensor(xv)
+        got = run(program, [x], set(), capture=True)
+        padded = np.pad(xv, pads, constant_values=value)
+        want = [
+            _conv_np(padded, fv, False)[:, ::2, ::2],
+            _conv_np(np.pad(xv, [[0, 0], [2, 2], [2, 2], [0, 0]]), dv, True),
+        ] + ([padded] if case == "second_reader" else [])
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g.numpy(), w, rtol=1e-5, atol=1e-5)
+        tf.dispose([*got, x])
+        assert tf.memory().num_tensors == before
+    (capture,) = program.captures.values()
+    impls = [step[0] for step in capture.kernels]
+    assert impls.count(ENGINE._kernels[kn.PadV2]) == (0 if case == "fold" else 1)
+    tf.dispose(list(ws.values()))
+
+
+def test_weights_grown_past_the_limit_are_not_folded(backend: str):
+    """A weight tiled to 90,000 elements is left in the program (folding would hold it for the capture's
+    life); a tile to 100 elements is folded."""
+    w = tf.tensor(np.array([[0.5]], np.float32))
+    for reps, folded in ((300, False), (10, True)):
+        steps = [Fn("y", [("x", 0), ("w", 0)], lambda x, w, r=reps: tf.add(x, tf.tile(w, [r, r])))]
+        program = compile_steps(steps, ["x"], [("y", 0)], {"w": w}, str, "Node")
+        for _ in range(2):
+            x = tf.tensor(np.ones((reps, reps), np.float32))
+            (y,) = run(program, [x], set(), capture=True)
+            np.testing.assert_array_equal(y.numpy(), np.full((reps, reps), 1.5, np.float32))
+            tf.dispose([x, y])
+        (capture,) = program.captures.values()
+        impls = [step[0] for step in capture.kernels]
+        assert (ENGINE._kernels[kn.Tile] in impls) is not folded
+    w.dispose()

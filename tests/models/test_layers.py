@@ -314,6 +314,28 @@ def test_batch_normalization(center, scale):
     )
 
 
+def test_batch_normalization_runs_one_fused_batch_norm():
+    """At inference a last-axis batch norm is one FusedBatchNorm kernel (TF.js's tf.batchNorm), not its
+    affine's seven kernels."""
+    from webtf.engine import ENGINE
+
+    x = r(3, 4, 5)
+    p = {"gamma": r(5), "beta": r(5), "moving_mean": r(5), "moving_variance": np.abs(r(5)) + 0.1}
+    m = one_layer("BatchNormalization", (4, 5), p, axis=-1, epsilon=0.01)
+    log: list[Any] = []
+    xt = tf.tensor(x)
+    ENGINE.record_kernels(log)
+    try:
+        y = m.predict(xt)
+    finally:
+        ENGINE.record_kernels(None)
+    ref = bn_ref(x, p["gamma"], p["beta"], p["moving_mean"], p["moving_variance"], 0.01)
+    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-5, atol=1e-5)
+    assert [e[0] for e in log if len(e) == 4 and e[0] != "Reshape"] == ["FusedBatchNorm"]
+    tf.dispose([xt, y])
+    m.dispose()
+
+
 def test_batch_normalization_inner_axis():
     x = r(2, 3, 4)
     w = {"gamma": r(3), "beta": r(3), "moving_mean": r(3), "moving_variance": np.abs(r(3)) + 0.1}

@@ -71,8 +71,11 @@ for _ in range(2):  # the first run is captured, the second replays it (models/c
                  "compiled": STATS["compiled"] > compiled,
                  "extra_after_execute": after_execute - before - n_weights - len(outs) - 1})
     tf.dispose(outs)
+# the compiled program's Python steps (kernels run from Python between its JS segments): none left
+steps = [len(getattr(c.compiled, "steps", ())) for p in model.executor._plans.values() for prog in p.compiled.values()
+         for c in prog.captures.values() if c is not None and c.compiled]
 x.dispose(); model.dispose()
-{"runs": runs, "output_nodes": model.output_nodes, "leak": tf.memory().num_tensors - before}
+{"runs": runs, "output_nodes": model.output_nodes, "leak": tf.memory().num_tensors - before, "steps": steps}
 """
 
 
@@ -90,6 +93,7 @@ def test_model_matches_tfjs(webtf_page, py, name, backend):
     assert res["output_nodes"] == oracle["outputNodes"]
     assert [r["replayed"] for r in res["runs"]] == [False, True]
     assert [r["compiled"] for r in res["runs"]] == [False, backend != "cpu"], replay_refusals(py)
+    assert res["steps"] == ([0] if backend != "cpu" else [])
     for r in res["runs"]:
         assert r["shapes"] == oracle["shapes"]
         assert max(r["errors"]) <= TOLERANCE[backend], r["errors"]

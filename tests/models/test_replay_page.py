@@ -134,3 +134,83 @@ def test_compiled_replay_poison_invalidation_memory(webtf_page, py):
     assert res["unguarded"][:3] == [2, True, True] and res["unguarded"][3] <= 1e-3, res["unguarded"]
     assert res["released"] and all(res["released"]), res["released"]
     assert res["leak"] == 0
+
+
+GUARDS_PY = """
+from webtf.models.capture import STATS
+from webtf.models.runner import Step, compile_steps, run
+assert await tf.set_backend("wasm")
+backend = tf.backend()
+
+class Fn(Step):
+    __slots__ = ("fn",)
+    def __init__(self, key, inputs, fn):
+        super().__init__(key, inputs, f"node '{key}' (op Test)")
+        self.fn = fn
+    def call(self, ins):
+        return self.fn(*ins)
+
+w = tf.tensor([float(v) for v in range(12)], [3, 4])
+# idx = x // d (int32 FloorDiv), y = w[idx[:, 0], idx[:, 1]] (GatherNd): both check their values natively
+steps = [Fn("i", [("x", 0), ("d", 0)], tf.floor_div), Fn("y", [("w", 0), ("i", 0)], tf.gather_nd)]
+program = compile_steps(steps, ["x", "d"], [("y", 0), ("i", 0)], {"w": w}, str, "Node")
+before = tf.memory().num_tensors
+stats = dict(STATS)
+
+def go(xs, ds):
+    x, d = tf.tensor(xs, [len(xs) // 2, 2], "int32"), tf.tensor(ds, [2], "int32")
+    try:
+        y, i = run(program, [x, d], set(), capture=True)
+        got = [y.data_sync().tolist(), i.data_sync().tolist()]
+        tf.dispose([y, i])
+        return got
+    except ValueError as e:
+        return str(e)
+    finally:
+        tf.dispose([x, d])
+
+res = {"runs": [go([4, 6, 2, 3, 5, 0], [2, 2]) for _ in range(3)]}  # captured, then compiled twice
+(cap,) = program.captures.values()
+res["steps"] = len(cap.compiled.steps)
+res["compiled"] = STATS["compiled"] - stats["compiled"]
+guarded = cap.compiled.guarded
+res["out_of_range"] = go([4, 6, 8, 3, 5, 0], [2, 2])  # 8 // 2 = 4 is no row of w: the guard, then the error
+res["by_zero"] = go([4, 6, 2, 3, 5, 0], [2, 0])  # the cpu kernel's x // 0 = 0
+res["large"] = go([2**24 + 4, 6, 2, 3, 5, 0], [2**23, 2])  # past the float32-exact limit: the cpu kernel
+res["guarded"] = cap.compiled.guarded - guarded
+res["again"] = go([4, 6, 2, 3, 5, 0], [2, 2])
+res["compiled_after"] = STATS["compiled"] - stats["compiled"]
+# a folded value (w * 2, computed at the capture) lost to a re-instantiated module: the run captures anew
+fold = compile_steps([Fn("y", [("x", 0), ("w", 0)], lambda x, w: tf.mul(x, tf.mul(w, 2)))], ["x"], [("y", 0)],
+                     {"w": w}, str, "Node")
+def folded():
+    x = tf.tensor([1.0] * 12, [3, 4])
+    y = run(fold, [x], set(), capture=True)[0]
+    got = y.data_sync().tolist()
+    tf.dispose([x, y])
+    return got
+res["folded"] = [folded() for _ in range(3)]
+backend.recover("a test")
+captured = STATS["captured"]
+res["folded"] += [folded() for _ in range(3)]
+res["recaptured"] = STATS["captured"] - captured
+w.dispose()
+res["leak"] = tf.memory().num_tensors - before + 1  # w was made before `before`
+res
+"""
+
+
+def test_native_checks_guard_the_compiled_program(webtf_page, py):
+    """int32 FloorDiv and GatherNd check their operands natively: the compiled program keeps the checks as
+    guards (no Python steps), and a run failing one goes the Python way (the cpu kernels: numpy's results
+    or the index error); a capture whose folded weights a module re-instantiation lost captures anew."""
+    res = py(GUARDS_PY)
+    ok = [[11, 5, 8], [2, 3, 1, 1, 2, 0]]
+    assert res["runs"] == [ok] * 3, res
+    assert res["steps"] == 0 and res["compiled"] == 2, res
+    assert "Error in gather_nd: invalid indices: [4,1] does not index into [3,4]" in res["out_of_range"], res
+    assert res["by_zero"] == [[8, 4, 8], [2, 0, 1, 0, 2, 0]], res
+    assert res["large"] == [[11, 1, 0], [2, 3, 0, 1, 0, 0]], res
+    assert res["guarded"] == 3 and res["again"] == ok and res["compiled_after"] == 3, res
+    assert res["folded"] == [[2.0 * v for v in range(12)]] * 6 and res["recaptured"] == 1, res
+    assert res["leak"] == 0, res

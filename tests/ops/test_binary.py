@@ -317,3 +317,20 @@ def test_atan2_and_int_inputs(run):
         run("tf.atan2(x, y)", x=f32([1, -1, 0, 0]), y=f32([0, 0, -1, 1])),
         [math.pi / 2, -math.pi / 2, math.pi, 0],
     )
+
+
+def test_int32_floor_div_near_the_float32_limit(run):
+    """wasm divides int32 natively (in float32) only where every |a| and |b| is below 2**23 and no b is 0,
+    else on the cpu kernel: both sides of that limit, negative operands and broadcasting match numpy."""
+    lim = 2**23 - 1
+    edges = [lim, -lim, lim - 1, -lim + 1, 0, 1, -1]
+    a = np.concatenate([RNG.integers(-lim, lim + 1, 300), edges]).astype(I32)
+    b = np.concatenate([RNG.integers(1, 50, 150), -RNG.integers(1, 50, 150), [1, -1, lim, -lim, 7, 3, -3]])
+    b = b.astype(I32)
+    exact(run("tf.floor_div(a, b)", a=a, b=b), np.floor_divide(a, b), np.int32)
+    col = a.reshape(-1, 1)[:40]
+    exact(run("tf.floor_div(a, b)", a=col, b=b[:9]), np.floor_divide(col, b[:9]), np.int32)
+    over = a.copy()
+    over[3] = 2**23  # one value past the limit: the whole division goes the exact way
+    exact(run("tf.floor_div(a, b)", a=over, b=b), np.floor_divide(over.astype(np.int64), b), np.int32)
+    exact(run("tf.floor_div(a, b)", a=a, b=np.int32(2**30)), np.floor_divide(a, 2**30), np.int32)

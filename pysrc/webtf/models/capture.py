@@ -8,8 +8,10 @@ right after its last reader). Only the model's outputs become engine tensors.
 
 A run is not captured when anything in it depends on tensor values (it read a feed's or an intermediate's
 data) or when an op made a tensor outside a kernel (a converted number, random values); it then always runs
-the normal way. A convolution or matmul whose only reader adds a 1-D bias weight is captured as the fused
-kernel with that bias (fuse_bias_adds). A replay whose kernel outputs differ in shape or sharing from the
+the normal way. Kernels computed from weights alone run once, when the capture is built, and their outputs
+become weights the capture owns (fold_constants); a zero pad of height and width folds into the convolution
+reading it (fold_pads); a convolution or matmul whose only reader adds a 1-D bias weight is captured as the
+fused kernel with that bias (fuse_bias_adds). A replay whose kernel outputs differ in shape or sharing from the
 recording stops, frees what it made and the capture is dropped. The signature is the feeds' shapes and
 dtypes, the backend instance and the flags' version (ENV.version), so a change of any of them records anew.
 """
@@ -18,9 +20,11 @@ from __future__ import annotations
 
 import importlib
 import math
+import weakref
 from typing import Any
 
 from .. import kernel_names as kn
+from ..backend_util import conv_info_from_attrs
 from ..backends.base import TensorInfo
 from ..engine import ENGINE
 from ..environment import ENV
@@ -36,6 +40,8 @@ COMPILE = True
 
 #: False: captures keep each convolution / matmul and its bias add as recorded (no fuse_bias_adds)
 FUSE = True
+#: False: captures keep the kernels computed from weights alone as recorded (no fold_constants)
+FOLD = True
 
 #: backends whose captures compile to one JS program: name -> the module with compile_capture(capture, feeds)
 _COMPILERS = {"wasm": "..backends.wasm.replay", "webgl": "..backends.webgl.replay"}
@@ -83,10 +89,28 @@ def signature(feeds: list[Tensor]) -> tuple:
 class Capture:
     """The kernels of one recorded run and its static free plan (see the module docstring)."""
 
-    __slots__ = ("backend", "compiled", "externals", "kernels", "plans", "result", "__weakref__")
+    __slots__ = (
+        "backend",
+        "compiled",
+        "externals",
+        "kernels",
+        "owned",
+        "plans",
+        "result",
+        "sources",
+        "source_ids",
+        "stale",
+        "_free",
+        "__weakref__",
+    )
 
     def __init__(
-        self, backend: Any, externals: list[Tensor], kernels: list[tuple], result: list[int]
+        self,
+        backend: Any,
+        externals: list[Tensor],
+        kernels: list[tuple],
+        result: list[int],
+        folded: Folded | None = None,
     ) -> None:
         self.backend = backend
         self.externals = externals
@@ -94,13 +118,34 @@ class Capture:
         self.result = result
         self.compiled: Any = None  # the run as one JS program (wasm: backends/wasm/replay.py); False: none
         self.plans = 0  # compiled programs planned
+        # the weights folded values derive from, with their data ids then (assign() gives a new one)
+        self.sources = folded.sources if folded else []
+        self.source_ids = [t.data_id for t in self.sources]
+        self.owned = folded.owned if folded else []  # data ids of the folded values the capture frees
+        self.stale = False  # a source weight changed: the run should be captured anew
+        self._free = (
+            weakref.finalize(self, _free_folded, backend, folded.owned, folded.values)
+            if folded and folded.owned
+            else None
+        )
 
     @staticmethod
     def build(feeds: list[Tensor], log: list[Any], result: list[Tensor], start_id: int) -> Capture | None:
         """A capture of what `log` (ENGINE.record_kernels during a run) holds, or None. Tensors with ids
         below `start_id` existed before the run (weights); `result` are the run's outputs."""
+        folded = fold_constants(log, feeds, result, start_id, ENGINE._kernels) if FOLD else None
+        made = Capture._build(feeds, folded.log if folded else log, result, start_id, folded)
+        if made is None and folded is not None:
+            _free_folded(ENGINE._backend, folded.owned, folded.values)
+        return made
+
+    @staticmethod
+    def _build(
+        feeds: list[Tensor], log: list[Any], result: list[Tensor], start_id: int, folded: Folded | None
+    ) -> Capture | None:
         kernels_of = ENGINE._kernels
         if FUSE:
+            log = fold_pads(log, result)
             log = fuse_bias_adds(log, result, start_id, kernels_of)
         unguard = unneeded_nan_checks(log, result, start_id, kernels_of) if FUSE else set()
         entries = []
@@ -164,14 +209,27 @@ class Capture:
         except KeyError:
             return None
         return Capture(
-            ENGINE._backend, externals, _plan_frees(steps, len(feeds) + len(externals), out_refs), out_refs
+            ENGINE._backend,
+            externals,
+            _plan_frees(steps, len(feeds) + len(externals), out_refs),
+            out_refs,
+            folded,
         )
 
     def run(self, feeds: list[Tensor]) -> list[Tensor] | None:
         """The outputs for new feeds of the recorded signature, or None (nothing left made) when this
-        capture no longer applies: a weight was disposed, or a kernel's outputs differ from the recording.
+        capture no longer applies: a weight was disposed or (stale) one that folded values derive from was
+        assigned, or a kernel's outputs differ from the recording.
         On wasm and webgl the first replay plans a compiled program (backends/*/replay.py) and runs it; later
         replays run it too, or the kernels from Python (replay()) where it could not be made."""
+        if self.sources and (
+            [t.data_id for t in self.sources] != self.source_ids
+            or any(t.is_disposed_internal for t in self.sources)
+            or any(i not in self.backend.data for i in self.owned)  # a wasm recover() dropped them
+        ):
+            self.stale = not any(t.is_disposed_internal for t in self.sources)
+            self.drop()
+            return None
         compiled = self.compiled
         if compiled is None and COMPILE and ENGINE._backend is self.backend:
             compiler = _COMPILERS.get(self.backend.name)
@@ -201,6 +259,12 @@ class Capture:
         if self.compiled:
             self.compiled.release()
         self.compiled = False
+
+    def drop(self) -> None:
+        """release(), and free the folded values the capture owns (it cannot replay after this)."""
+        self.release()
+        if self._free is not None:
+            self._free()
 
     def replay(self, feeds: list[Tensor], hook: Any = None) -> list[Tensor] | None:
         """run() from Python: each kernel function called directly, intermediates freed after their last
@@ -259,6 +323,149 @@ class Capture:
                 ENGINE.wrap(TensorInfo(t.data_id, t.shape, t.dtype), backend) if i >= first_made else t
             )
         return outs
+
+
+_FOLD_GROWTH = 1 << 16  # elements a folded kernel may make beyond its inputs' (held for the capture's life)
+
+
+class Folded:
+    """What fold_constants made: the log left, the folded values (weights of the capture), the data ids
+    among them the capture owns, and the weights they derive from."""
+
+    __slots__ = ("log", "owned", "sources", "values")
+
+    def __init__(self, log: list[Any], values: list[Tensor], owned: list[int], sources: list[Tensor]) -> None:
+        self.log, self.values, self.owned, self.sources = log, values, owned, sources
+
+
+def fold_constants(
+    log: list[Any], feeds: list[Tensor], result: list[Tensor], start_id: int, kernels: dict[str, Any]
+) -> Folded | None:
+    """Run once, now, each kernel of `log` whose inputs are all weights (tensors that existed before the run,
+    feeds excepted), numbers the run converted, or outputs of such kernels: its outputs become weights of the
+    capture and the kernel leaves the log (a batch norm's scale and offset, a filter scaled by them). Not
+    folded: kernels making a run output or a value the run read, or more than 65,536 elements beyond their
+    inputs'. None when nothing folds."""
+    feed_ids = {id(t) for t in feeds}
+    feed_data = {t.data_id for t in feeds}
+    read = {entry[1] for entry in log if entry[0] == "read"}
+    outputs = {id(t) for t in result}
+    made: dict[int, tuple] = {}  # id(converted number's tensor) -> its log entry
+    folded: dict[int, Tensor] = {}  # id(recorded tensor) -> its value now (made by this pass)
+    sources: dict[int, Tensor] = {}
+    dropped: set[int] = set()  # log indices folded away
+    backend = ENGINE._backend
+    owned: list[int] = []
+    known = ENGINE.data_info
+
+    def constant(t: Tensor) -> Tensor | None:
+        got = folded.get(id(t))
+        if got is not None:
+            return got
+        if id(t) in made:
+            _, _, values = made[id(t)]
+            got = folded[id(t)] = Tensor(t.shape, t.dtype, backend.write(values[:], t.shape, t.dtype), -1)
+            owned.append(got.data_id)
+            return got
+        if (
+            t.id < start_id
+            and id(t) not in feed_ids
+            and t.data_id not in feed_data
+            and not t.is_disposed_internal
+        ):
+            sources[id(t)] = t
+            return t
+        return None
+
+    try:
+        for k, entry in enumerate(log):
+            if entry[0] == "made":
+                made[id(entry[1])] = entry
+                continue
+            if len(entry) != 4:
+                continue
+            name, inputs, attrs, outs = entry
+            impl = kernels.get(name)
+            ins = list(_tensors(inputs.values() if isinstance(inputs, dict) else inputs))
+            outs_t = (outs,) if isinstance(outs, Tensor) else tuple(outs)
+            if (
+                impl is None
+                or not ins
+                or any(isinstance(v, Tensor) for v in attrs.values())
+                or any(id(t) in outputs or t.data_id in read for t in outs_t)
+                or sum(t.size for t in outs_t) > max(sum(t.size for t in ins), _FOLD_GROWTH)
+            ):
+                continue  # (a kernel growing weights, such as a tile to the activations' size, is left)
+            consts = {}
+            for t in ins:
+                c = constant(t)
+                if c is None:
+                    break
+                consts[id(t)] = c
+            else:
+                given = _substitute(inputs, consts)
+                got = impl(backend, given, attrs)
+                infos = (got,) if type(got) is TensorInfo else got
+                taken = {t.data_id for t in consts.values()}
+                for info, t in zip(infos, outs_t, strict=True):
+                    if info.data_id not in taken and info.data_id not in known and info.data_id not in owned:
+                        owned.append(info.data_id)
+                    folded[id(t)] = Tensor(info.shape, info.dtype, info.data_id, -1)
+                    if info.shape != t.shape or info.dtype != t.dtype:
+                        raise _Mismatch
+                dropped.add(k)
+    except _Mismatch:
+        _free_folded(backend, owned, [])
+        return None
+    except BaseException:
+        _free_folded(backend, owned, [])
+        raise
+    if not dropped:
+        _free_folded(backend, owned, [])
+        return None
+    kept = []
+    needed: set[int] = set()  # converted numbers a kept kernel still reads
+    for k, entry in enumerate(log):
+        if k in dropped:
+            continue
+        if len(entry) == 4:
+            name, inputs, attrs, outs = entry
+            ins = list(_tensors(inputs.values() if isinstance(inputs, dict) else inputs))
+            needed.update(id(t) for t in ins if id(t) in made)
+            subs = {id(t): folded[id(t)] for t in ins if id(t) in folded and id(t) not in made}
+            if subs:
+                entry = (name, _substitute(inputs, subs), attrs, outs)
+        kept.append(entry)
+    kept = [e for e in kept if e[0] != "made" or id(e[1]) in needed]
+    # the converted numbers' copies served the folding only (kept kernels read the numbers as recorded)
+    copies = {folded[i].data_id for i in made if i in folded}
+    copies -= {t.data_id for i, t in folded.items() if i not in made}
+    _free_folded(backend, [i for i in owned if i in copies], [])
+    owned = [i for i in owned if i not in copies]
+    return Folded(kept, [t for i, t in folded.items() if i not in made], owned, list(sources.values()))
+
+
+def _substitute(inputs: Any, subs: dict[int, Tensor]) -> Any:
+    """Kernel inputs (a dict or list of tensors, lists of them or None) with the tensors in `subs` replaced."""
+
+    def one(v: Any) -> Any:
+        if isinstance(v, (list, tuple)):
+            return [subs.get(id(t), t) for t in v]
+        return v if v is None else subs.get(id(v), v)
+
+    if isinstance(inputs, dict):
+        return {k: one(v) for k, v in inputs.items()}
+    return [one(v) for v in inputs]
+
+
+def _free_folded(backend: Any, owned: list[int], values: list[Tensor]) -> None:
+    """Free the folded values a capture owns (not on a disposed backend) and mark them disposed."""
+    for t in values:
+        t.is_disposed_internal = True
+    if getattr(backend, "_disposed", False):
+        return
+    for data_id in owned:
+        backend.dispose_data(data_id)
 
 
 #: kernel -> its fused form (bias input, linear activation) with the extra attrs it takes
@@ -328,6 +535,65 @@ def fuse_bias_adds(log: list[Any], result: list[Tensor], start_id: int, kernels:
     if not fused:
         return log
     return [fused.get(k, e) for k, e in enumerate(log) if k not in dropped]
+
+
+_CONVS = frozenset({kn.Conv2D, kn.DepthwiseConv2dNative, kn.FusedConv2D, kn.FusedDepthwiseConv2D})
+
+
+def fold_pads(log: list[Any], result: list[Tensor]) -> list[Any]:
+    """`log` with each zero PadV2 of the height and width of a float32 NHWC tensor whose only reader is a
+    convolution's x (no rounding mode) folded into that convolution as
+    explicit padding ('same' turned into its amounts): the same windows over the same zeros, without the
+    padded copy."""
+    readers: dict[int, int] = {}
+    for entry in log:
+        if len(entry) == 4:
+            for t in _tensors(entry[1].values() if isinstance(entry[1], dict) else entry[1]):
+                readers[id(t)] = readers.get(id(t), 0) + 1
+    read = {entry[1] for entry in log if entry[0] == "read"}
+    outputs = {id(t) for t in result}
+    pads: dict[int, tuple[int, Tensor, tuple]] = {}  # id(padded) -> (its entry index, x, (t, b, l, r))
+    folded: dict[int, tuple] = {}
+    dropped: set[int] = set()
+    for k, entry in enumerate(log):
+        if len(entry) != 4:
+            continue
+        name, inputs, attrs, outs = entry
+        if name == kn.PadV2 and isinstance(outs, Tensor):
+            p = [tuple(v) for v in attrs["paddings"]]
+            if (
+                outs.dtype == "float32"
+                and len(p) == 4
+                and p[0] == p[3] == (0, 0)
+                and attrs.get("constant_value") == 0
+                and readers.get(id(outs)) == 1
+                and id(outs) not in outputs
+                and outs.data_id not in read
+            ):
+                pads[id(outs)] = (k, inputs["x"], (*p[1], *p[2]))
+            continue
+        if name not in _CONVS or not isinstance(inputs, dict) or id(inputs.get("x")) not in pads:
+            continue
+        pad = attrs.get("pad")
+        if attrs.get("data_format", "NHWC") != "NHWC" or attrs.get("dim_rounding_mode") is not None:
+            continue
+        if pad == "valid":
+            have = (0, 0, 0, 0)
+        elif pad == "same":  # the amounts 'same' pads the padded x by
+            depthwise = name in (kn.DepthwiseConv2dNative, kn.FusedDepthwiseConv2D)
+            info = conv_info_from_attrs(inputs["x"].shape, inputs["filter"].shape, attrs, depthwise)
+            have = (info.pad_top, info.pad_bottom, info.pad_left, info.pad_right)
+        elif isinstance(pad, (list, tuple)) and len(pad) == 4:
+            have = (*pad[1], *pad[2])
+        else:
+            continue
+        k0, x, (t, b, left, right) = pads.pop(id(inputs["x"]))
+        pad = [[0, 0], [have[0] + t, have[1] + b], [have[2] + left, have[3] + right], [0, 0]]
+        folded[k] = (name, {**inputs, "x": x}, {**attrs, "pad": pad}, outs)
+        dropped.add(k0)
+    if not folded:
+        return log
+    return [folded.get(k, e) for k, e in enumerate(log) if k not in dropped]
 
 
 def unneeded_nan_checks(log: list[Any], result: list[Tensor], start_id: int, kernels: dict[str, Any]) -> set:

@@ -201,7 +201,11 @@ def run(
             STATS["replayed"] += 1
             return outs
         STATS["dropped"] += 1
-        program.captures[sig] = None
+        got.drop()  # type: ignore[union-attr]
+        if got.stale:  # type: ignore[union-attr]
+            del program.captures[sig]  # a weight its folded values came from was assigned: capture anew
+        else:
+            program.captures[sig] = None
         return _run(program, feeds, protected)
     log: list[Any] = []
     start = ENGINE.next_tensor_id()
@@ -216,11 +220,12 @@ def run(
 
 
 def release_captures(programs: Iterable[Program]) -> None:
-    """Drop the compiled replays of `programs` (their wasm arenas; models/capture.py)."""
+    """Drop the compiled replays of `programs` (their wasm arenas) and the values their captures folded
+    (models/capture.py)."""
     for program in programs:
         for capture in program.captures.values():
             if capture is not None:
-                capture.release()
+                capture.drop()
 
 
 def _run(

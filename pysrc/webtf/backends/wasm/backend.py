@@ -517,6 +517,12 @@ class WasmBackend(Backend):
         self.abi.Any(self._flags, size, self._any)
         return bool(self.module.u8[self.data[self._any.data_id][0]])
 
+    def any_true(self, flags: Any) -> bool:
+        """True when bool tensor `flags` holds a true: Any into has_nan's byte, one read (the compiled replay
+        keeps the check as a guard, as has_nan's)."""
+        self.abi.Any(flags, math.prod(flags.shape), self._any)
+        return bool(self.module.u8[self.data[self._any.data_id][0]])
+
     def copy(
         self, src: int, dst: int, counts: Any, src_strides: Any, dst_strides: Any, itemsize: int
     ) -> None:

@@ -15,7 +15,8 @@ unregistered and registered again before its call, so its cached operator is reb
 A run: one JS call copies the constants and the feeds into their places, calls the exports in order,
 mallocs a fresh block per output, copies the outputs there and returns their pointers. A kernel that reads a
 block of the run from Python (a cpu fallback) stays a Python step between JS segments; a kernel's NaN check
-stays in the program as a guard that sends a run with a NaN the Python way. Not compiled (the Python replay
+(has_nan) or native value check (any_true: GatherNd's index range, int32 FloorDiv's exact range) stays in the
+program as a guard that sends a run failing it the Python way. Not compiled (the Python replay
 goes on; REFUSALS says why): heap functions, exports that malloc for Python or return values, outputs
 sharing a weight's buffer.
 """
@@ -317,6 +318,7 @@ def record(capture: Any, feeds: list[Tensor]) -> tuple[_Recorder, list[int]]:
     patch(backend, "dispose_data", rec.dispose(backend.dispose_data))
     patch(backend, "read_sync", rec.read_sync(backend.read_sync))
     patch(backend, "has_nan", rec.has_nan(backend.has_nan))
+    patch(backend, "any_true", rec.has_nan(backend.any_true))
     patch(backend, "heap_function", rec.refusing("a kernel runs a heap function", backend.heap_function))
     patch(backend, "adopt", rec.refusing("a kernel adopted a block", backend.adopt))
     patch(module, "write", rec.write(module.write))

@@ -7,6 +7,7 @@ from typing import Any
 
 from ...ops import binary, matmul, reduce, shape, slicing, unary
 from ...ops.cast import cast
+from ...ops.norm import batch_norm
 from ...tensor import Tensor
 from .base import Layer, Shape, ShapeArg, WeightDef, fmt_shape, known, register, single
 from .metrics import l2_normalize
@@ -193,6 +194,16 @@ class BatchNormalization(_Normalization):
     def call(self, inputs: Tensor, kwargs: dict[str, Any]) -> Tensor:
         if kwargs.get("training"):
             return self.call_training(inputs)
+        if self.axes == [inputs.rank - 1] and inputs.dtype == "float32":  # one FusedBatchNorm, as TF.js
+            v = self.vars
+            return batch_norm(
+                inputs,
+                v["moving_mean"],
+                v["moving_variance"],
+                v["beta"] if self.center else None,
+                v["gamma"] if self.scale else None,
+                self.epsilon,
+            )
         mult, offset = self.affine()
         if self.axes != [inputs.rank - 1]:
             ps = _param_shape(inputs.rank, self.axes, inputs)

@@ -59,6 +59,32 @@ def call_export(backend: Any, export: str, shape: tuple[int, ...], dtype: str, *
     return out
 
 
+def any_outside(backend: Any, x: Any, low: int, high: Any) -> bool:
+    """True when int32 tensor `x` holds a value below `low` or at or above `high` (a number, or a list: one
+    bound per index of x's last axis), checked natively (two comparisons, an or, backend.any_true), so a
+    compiled replay keeps the check as a guard instead of reading the values in Python."""
+    if 0 in x.shape:
+        return False
+    shape = tuple(x.shape)
+    highs = list(high) if isinstance(high, (list, tuple)) else [high]
+    high_shape = (len(highs),) if isinstance(high, (list, tuple)) else ()
+    low_t = TensorInfo(backend.write(array("i", [low]), (), "int32"), (), "int32")
+    made = [low_t]
+    try:
+        high_t = TensorInfo(backend.write(array("i", highs), high_shape, "int32"), high_shape, "int32")
+        made.append(high_t)
+        under = call_export(backend, "Less", shape, "bool", x, shape, low_t, (), "int32")
+        made.append(under)
+        over = call_export(backend, "GreaterEqual", shape, "bool", x, shape, high_t, high_shape, "int32")
+        made.append(over)
+        either = call_export(backend, "LogicalOr", shape, "bool", under, shape, over, shape, "bool")
+        made.append(either)
+        return backend.any_true(either)
+    finally:
+        for t in made:
+            backend.dispose_data(t.data_id)
+
+
 def nonempty(shape: tuple[int, ...]) -> bool:
     """True when a tensor of `shape` has at least one element."""
     return 0 not in shape

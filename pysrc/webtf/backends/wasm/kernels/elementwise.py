@@ -12,6 +12,7 @@ and int32 Mod traps on a zero divisor, so those stay on the cpu kernel.
 from __future__ import annotations
 
 import math
+from array import array
 from typing import Any
 
 from .... import kernel_names as kn
@@ -19,7 +20,7 @@ from ....backend_util.elements import COMPLEX_BINARY, complex_binary
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo, new_info
 from ..backend import WasmKernelError
-from .common import Kernel, call_export, cpu, has_nan, with_fallback
+from .common import Kernel, any_outside, call_export, cpu, has_nan, with_fallback
 
 F32 = frozenset({"float32"})
 F32_I32 = frozenset({"float32", "int32"})
@@ -266,6 +267,41 @@ def select(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return call_export(backend, "SelectV2", t.shape, t.dtype, c, t, e, offset)
 
 
+_floor_div_int32 = binary_kernel(kn.FloorDiv, frozenset({"int32"}), "int32")
+_EXACT = 2**23  # FloorDiv's int32 export divides in float32: exact while |a| + |b| < 2**24
+
+
+def floor_div(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
+    """FloorDiv: int32 natively where every |a| and |b| is below 2**23 and no b is 0 (the export's float32
+    division is exact there; checked natively, so a compiled replay keeps the checks as guards), else the
+    cpu kernel."""
+    a, b = inputs["a"], inputs["b"]
+    if (
+        a.dtype == "int32"
+        and b.dtype == "int32"
+        and not any_outside(backend, a, 1 - _EXACT, _EXACT)
+        and not any_outside(backend, b, 1 - _EXACT, _EXACT)
+        and not _any_zero(backend, b)
+    ):
+        return _floor_div_int32(backend, inputs, attrs)
+    return cpu(kn.FloorDiv)(backend, inputs, attrs)
+
+
+def _any_zero(backend: Any, x: Any) -> bool:
+    """True when int32 tensor x holds a 0 (checked natively, as any_outside)."""
+    if 0 in x.shape:
+        return False
+    zero = TensorInfo(backend.write(array("i", [0]), (), "int32"), (), "int32")
+    try:
+        flags = call_export(backend, "Equal", x.shape, "bool", x, tuple(x.shape), zero, (), "int32")
+        try:
+            return backend.any_true(flags)
+        finally:
+            backend.dispose_data(flags.data_id)
+    finally:
+        backend.dispose_data(zero.data_id)
+
+
 KERNELS: dict[str, Kernel] = {}
 for _name, (_dtypes, _out) in BINARY.items():
     # Add, Sub and Multiply route complex64 operands themselves (for_dtypes leaves them as they are)
@@ -286,3 +322,4 @@ for _name, _fn in {
     kn.Select: select,
 }.items():
     KERNELS[_name] = with_fallback(_name, _fn)
+KERNELS[kn.FloorDiv] = floor_div

@@ -17,7 +17,7 @@ from .... import kernel_names as kn
 from ....backend_util import ResizeInfo, bilinear_axis, resize_info, rotate_info
 from ....shapes import strides_of
 from ...base import TensorInfo
-from .common import Kernel, call_export, cpu, nonempty, with_fallbacks
+from .common import Kernel, any_outside, call_export, cpu, nonempty, with_fallbacks
 
 _NUMERIC = frozenset({"float32", "int32"})
 _ANY = frozenset({"float32", "int32", "bool"})
@@ -126,7 +126,7 @@ def _gather_batched(backend: Any, x: Any, indices: Any, axis: int, batch_dims: i
 
 
 def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
-    """GatherNd: indices are checked on the host first."""
+    """GatherNd: the indices are checked natively first (any_outside: a guard in a compiled replay)."""
     params, indices = inputs["params"], inputs["indices"]
     depth = indices.shape[-1] if indices.shape else 0
     n = math.prod(indices.shape[:-1])
@@ -138,8 +138,7 @@ def gather_nd(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
         or not nonempty(params.shape)
     ):
         return cpu(kn.GatherNd)(backend, inputs, attrs)
-    idx = backend.values(indices)
-    if not all(_in_range(idx[j::depth], 0, params.shape[j]) for j in range(depth)):
+    if any_outside(backend, indices, 0, list(params.shape[:depth])):
         return cpu(kn.GatherNd)(backend, inputs, attrs)
     slice_size = math.prod(params.shape[depth:])
     out_shape = (*indices.shape[:-1], *params.shape[depth:])
