@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import operator
 import sys
+import weakref
 from array import array
 from collections.abc import Sequence
 from itertools import repeat
@@ -28,6 +29,13 @@ from .activation import apply_activation
 _ADD, _SUB, _MUL = operator.add, operator.sub, operator.mul
 _LITTLE = sys.byteorder == "little"
 _HALF = 1 << 63
+_STRIP_SIGN = bytes(v & 0x7F for v in range(256))
+_BIT7 = bytes(v >> 7 for v in range(256))
+
+
+def _equal_table(v: int) -> bytes:
+    """A bytes.translate table mapping v to 1 and every other byte to 0."""
+    return bytes(v) + b"\x01" + bytes(255 - v)
 
 
 def _bits(v: float) -> int:
@@ -86,7 +94,39 @@ def _planes(
     return out
 
 
-def _quantize_weights(columns: list[list[float]]) -> tuple[int, list[tuple[list[int], int, int]]]:
+Plan = tuple[int, list[tuple[array, int, int]]]
+#: id(filter values) -> (weak reference to them, (depthwise, c, o, taps), plan or None): backend buffers are
+#: never written in place (a write stores a new array), so a live array's plan stays valid; it dies with it.
+_PLANS: dict[int, tuple[weakref.ref, tuple, Plan | None]] = {}
+
+
+def _forget(ref: weakref.ref, key: int) -> None:
+    hit = _PLANS.get(key)
+    if hit is not None and hit[0] is ref:
+        del _PLANS[key]
+
+
+def _filter_plan(fv: array, depthwise: bool, c: int, o: int, taps_n: int) -> Plan | None:
+    """The quantized weights of filter values fv (made once per filter buffer), or None if any is inf / nan."""
+    shape = (depthwise, c, o, taps_n)
+    hit = _PLANS.get(id(fv))
+    if hit is not None and hit[0]() is fv and hit[1] == shape:
+        return hit[2]
+    plan: Plan | None = None
+    if math.isfinite(sum(fv)):
+        if depthwise:
+            mult = o // c
+            columns = [fv[ch * mult + m :: c * mult].tolist() for ch in range(c) for m in range(mult)]
+        else:  # each output channel's weights in (channel, tap) order
+            cols = [fv[j::o].tolist() for j in range(o)]
+            columns = [[col[t * c + ch] for ch in range(c) for t in range(taps_n)] for col in cols]
+        plan = _quantize_weights(columns)
+    key = id(fv)
+    _PLANS[key] = (weakref.ref(fv, lambda ref: _forget(ref, key)), shape, plan)
+    return plan
+
+
+def _quantize_weights(columns: list[list[float]]) -> Plan:
     """The input's bit budget A and, per output channel, (integer weights, their sum, their scale exponent)."""
     stats = []
     for ws in columns:
@@ -98,19 +138,29 @@ def _quantize_weights(columns: list[list[float]]) -> tuple[int, list[tuple[list[
     out = []
     for ws, (em, el) in zip(columns, stats, strict=True):
         e = min(29 - em, 61 - bits - el)
-        wi = list(map(round, map(_MUL, ws, repeat(2.0**e))))
+        wi = array("i", map(round, map(_MUL, ws, repeat(2.0**e))))
         out.append((wi, sum(wi), e))
     return bits, out
 
 
-def _max_abs(xv: array) -> float | None:
-    """max |v| of float32 values from their bits (|v| orders like its bit pattern); None if any is inf/nan."""
-    n = len(xv)
-    mag = int.from_bytes(xv.tobytes(), "little") & (
-        int.from_bytes((array("i", [0x7FFFFFFF]) * n).tobytes(), "little")
+def _max_exponent(xv: array) -> int | None:
+    """math.frexp(max |v|)[1] of float32 values, or None if any is inf / nan.
+
+    Read from the bytes without a pass of Python floats: the top byte of each value (sign cleared) holds the
+    exponent's upper 7 bits, and the low exponent bit decides among those at the maximum (memchr scans).
+    """
+    raw = xv.tobytes()
+    hi = raw[3::4].translate(_STRIP_SIGN)
+    top = next(v for v in range(127, -1, -1) if v in hi)
+    odd = int.from_bytes(hi.translate(_equal_table(top)), "little") & int.from_bytes(
+        raw[2::4].translate(_BIT7), "little"
     )
-    top = max(array("i", mag.to_bytes(4 * n, "little")))
-    return None if top >= 0x7F800000 else array("f", array("i", [top]).tobytes())[0]
+    biased = 2 * top + (odd != 0)
+    if biased == 255:
+        return None
+    if biased == 0:  # zeros and subnormals: rare, read them as floats
+        return math.frexp(max(map(abs, xv)))[1]
+    return biased - 126
 
 
 def _clamp_low(t: int, ones: int) -> int:
@@ -160,20 +210,16 @@ def conv_packed(
     Returns the float32 output, or None when this path does not apply (non-finite values, big-endian host).
     `activation` must not be 'prelu' (its weights need the output layout; apply it afterwards).
     """
-    if not _LITTLE or not xv or not fv or not math.isfinite(sum(fv) + (sum(bias) if bias else 0.0)):
-        return None
-    max_x = _max_abs(xv)
-    if max_x is None:
+    if not _LITTLE or not xv or not fv or (bias and not math.isfinite(sum(bias))):
         return None
     c, o, taps_n = info.in_channels, info.out_channels, info.filter_height * info.filter_width
-    if depthwise:
-        mult = o // c
-        columns = [fv[ch * mult + m :: c * mult].tolist() for ch in range(c) for m in range(mult)]
-    else:  # each output channel's weights in (channel, tap) order
-        cols = [fv[j::o].tolist() for j in range(o)]
-        columns = [[col[t * c + ch] for ch in range(c) for t in range(taps_n)] for col in cols]
-    bits, wcols = _quantize_weights(columns)
-    k = bits - math.frexp(max_x)[1]
+    plan = _filter_plan(fv, depthwise, c, o, taps_n)
+    max_e = _max_exponent(xv)
+    if plan is None or max_e is None:
+        return None
+    bits, wcols = plan
+    mult = o // c
+    k = bits - max_e
     magic = 1.5 * 2.0 ** (52 - k)
     base = _bits(magic)
     qd = array("d", map(_ADD, xv, repeat(magic)))
