@@ -25,6 +25,7 @@ from itertools import repeat
 
 from ....backend_util import ConvInfo
 from .activation import apply_activation
+from .bits import relu_f32
 
 _ADD, _SUB, _MUL = operator.add, operator.sub, operator.mul
 _LITTLE = sys.byteorder == "little"
@@ -163,37 +164,22 @@ def _max_exponent(xv: array) -> int | None:
     return biased - 126
 
 
-def _clamp_low(t: int, ones: int) -> int:
-    """Slots (each 2**63 + s) with s < 0 set to 2**63 (s = 0)."""
-    keep = (t >> 63) & ones
-    return (t & ((keep << 64) - keep)) | ((ones - keep) << 63)
+def _decode(acc: int, ones: int, base_sum: int, kt: int, bias: float, low: int, exps: dict) -> tuple[int, float]:
+    """A packed output channel as doubles' bits (value + offset) and the offset.
 
-
-def _decode(
-    acc: int, ones: int, base_sum: int, kt: int, bias: float, activation: str
-) -> tuple[int, float, bool]:
-    """A packed output channel as doubles' bits (value + offset), the offset, and whether the activation is done.
-
-    `base_sum` is the constant every slot carries from the inputs' offsets; a bias and relu / relu6 are
-    applied on the integers when they fit.
+    `base_sum` is the constant every slot carries from the inputs' offsets; the bias is added on the integers
+    when it fits. `low` has the low 52 bits of every slot set (it also drops the slots past the output); `exps`
+    keeps the exponent bits of every slot per kt.
     """
-    mask = (ones << 64) - ones
     bias_int = round(bias * 2.0**kt)
-    done = False
     if abs(bias_int) < 1 << 61:
-        t = (acc + ((_HALF - base_sum + bias_int) * ones)) & mask
-        bias = 0.0
-        if activation == "relu":
-            t, done = _clamp_low(t, ones), True
-        elif activation == "relu6" and kt >= -1 and 6 << max(kt, 0) < 1 << 61:
-            # min(s, 6) = 6 - relu(6 - s); (ones << 64) - t negates every slot around 2**63
-            six, top = (6 << kt if kt >= 0 else 3) * ones, ones << 64
-            t = top - _clamp_low(top - _clamp_low(t, ones) + six, ones) + six
-            done = True
+        t, bias = acc + (_HALF - base_sum + bias_int) * ones, 0.0
     else:
-        t = (acc + ((_HALF - base_sum) * ones)) & mask
-    t = ((t >> 12) & (ones * ((1 << 52) - 1))) | ((ones << 52) * (1087 - kt))
-    return t, 1.5 * 2.0 ** (64 - kt) - bias, done
+        t = acc + (_HALF - base_sum) * ones
+    exp = exps.get(kt)
+    if exp is None:
+        exp = exps[kt] = (ones << 52) * (1087 - kt)
+    return ((t >> 12) & low) | exp, 1.5 * 2.0 ** (64 - kt) - bias
 
 
 def conv_packed(
@@ -236,6 +222,8 @@ def conv_packed(
     # channels per chunk of shifted planes kept at once (about 16 MB of big ints)
     chunk = max(1, (1 << 21) // max(1, hq * wq * taps_n))
     out = array("f", bytes(4 * info.batch * per_image))
+    low, exps = ones * ((1 << 52) - 1), {}
+    clamp = activation in ("relu", "relu6")  # done on the output's bits at the end
     for b in range(info.batch):
         planes = _planes(qd, b, info, magic, hq, wq, phases)
         acc = [0] * o
@@ -253,8 +241,8 @@ def conv_packed(
                     acc[j] = sum(map(_MUL, wcols[j][0][part], shifted), acc[j])
         for j in range(o):
             _, wsum, e = wcols[j]
-            t, offset, done = _decode(
-                acc[j], ones, base * wsum, k + e, bias[j] if bias is not None else 0.0, activation
+            t, offset = _decode(
+                acc[j], ones, base * wsum, k + e, bias[j] if bias is not None else 0.0, low, exps
             )
             dec = array("d")
             raw = t.to_bytes(8 * n_dec, "little")
@@ -264,7 +252,7 @@ def conv_packed(
                 view = memoryview(raw)
                 dec.frombytes(b"".join(view[8 * y * wq : 8 * (y * wq + ow)] for y in range(oh)))
             vals = map(_SUB, dec, repeat(offset))
-            if not done:
+            if not clamp and activation != "linear":
                 vals = apply_activation(vals, activation, None, leakyrelu_alpha)
             out[b * per_image + j : (b + 1) * per_image : o] = array("f", vals)
-    return out
+    return relu_f32(out, activation == "relu6") if clamp else out
