@@ -15,17 +15,22 @@ _LITTLE = sys.byteorder == "little"
 _SIX = 0x40C00000  # the bits of 6.0
 #: buffers shorter than this go through the list helpers (the int set-up costs more than it saves)
 MIN_SIZE = 64
-_ONES: dict[int, int] = {}
+_CONSTS: dict[tuple[int, bool], tuple[int, ...]] = {}
 
 
-def _ones(n: int) -> int:
-    """The int with a 1 at bit 0 of each of n 32-bit slots (a few sizes kept)."""
-    ones = _ONES.get(n)
-    if ones is None:
-        if len(_ONES) > 16:
-            _ONES.clear()
-        ones = _ONES[n] = int.from_bytes((array("I", [1]) * n).tobytes(), "little")
-    return ones
+def _consts(n: int, six: bool) -> tuple[int, ...]:
+    """Per-slot constants for n slots (kept for a few sizes: models repeat theirs): 1 at bit 0, the magnitude
+    mask, the nan threshold, bit 31 and, for relu6, the > 6 threshold and 6.0's bits."""
+    got = _CONSTS.get((n, six))
+    if got is None:
+        if len(_CONSTS) >= 4:
+            _CONSTS.clear()
+        ones = int.from_bytes((array("I", [1]) * n).tobytes(), "little")
+        got = (ones, ones * 0x7FFFFFFF, ones * 0x007FFFFF, ones << 31)
+        if six:
+            got += (ones * (0x7FFFFFFF - _SIX), ones * _SIX)
+        _CONSTS[(n, six)] = got
+    return got
 
 
 def relu_f32(values: array, six: bool = False) -> array | None:
@@ -33,17 +38,17 @@ def relu_f32(values: array, six: bool = False) -> array | None:
     if not _LITTLE:
         return None
     n = len(values)
-    ones = _ones(n)
+    ones, mag, nan_at, top, *more = _consts(n, six)
     x = int.from_bytes(values.tobytes(), "little")
-    m = x & (ones * 0x7FFFFFFF)
-    top = ones << 31
-    not_nan = ~(m + ones * 0x007FFFFF)  # bit 31 set where m <= 0x7F800000 (not nan)
-    kill = x & (m + ones * 0x7FFFFFFF) & not_nan & top  # sign set, nonzero, not nan
+    m = x & mag
+    not_nan = ~(m + nan_at)  # bit 31 set where m <= 0x7F800000 (not nan)
+    kill = x & (m + mag) & not_nan & top  # sign set, nonzero, not nan
     drop = (kill << 1) - (kill >> 31)  # all 32 bits of each such slot
-    if six:
-        big = ~x & (m + ones * (0x7FFFFFFF - _SIX)) & not_nan & top  # sign clear, above 6, not nan
+    if more:
+        above, six_bits = more
+        big = ~x & (m + above) & not_nan & top  # sign clear, above 6, not nan
         clamp = (big << 1) - (big >> 31)
-        x = (x & ~(drop | clamp)) | (clamp & (ones * _SIX))
+        x = (x & ~(drop | clamp)) | (clamp & six_bits)
     else:
         x &= ~drop
     out = array("f")
