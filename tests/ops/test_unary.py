@@ -232,3 +232,19 @@ def test_errors(run):
         run("tf.sqrt(None)")
     with pytest.raises(ValueError, match="Error in relu: argument 'x' is ragged"):
         run("tf.relu([[1, 2], [3]])")
+
+
+def test_relu_relu6_large_special_values(run):
+    # >= 64 float32 values: the cpu backend's bit-level path; nan (either sign) stays nan, -0.0 stays -0.0
+    neg_nan = np.array([0xFFC00000], np.uint32).view(F32)[0]
+    specials = [0.0, -0.0, INF, -INF, NAN, neg_nan, 6.0, -6.0, 5.9999995, 6.0000005, 1e-45, -1e-45, 3.4e38]
+    x = np.concatenate([f32(specials), rand(123, lo=-9, hi=9)]).astype(F32)
+    for expr, ref in (
+        ("tf.relu(x)", np.where(x < 0, F32(0), x)),
+        ("tf.relu6(x)", np.where(x < 0, F32(0), np.where(x > 6, F32(6), x))),
+    ):
+        out = run(expr, x=x)
+        close(out, ref)
+        if run.backend == "cpu":  # bit for bit, the sign of zeros and nans included
+            assert np.array_equal(out[~np.isnan(ref)], ref[~np.isnan(ref)])
+            assert np.array_equal(np.signbit(out), np.signbit(ref))
