@@ -164,7 +164,9 @@ def _max_exponent(xv: array) -> int | None:
     return biased - 126
 
 
-def _decode(acc: int, ones: int, base_sum: int, kt: int, bias: float, low: int, exps: dict) -> tuple[int, float]:
+def _decode(
+    acc: int, ones: int, base_sum: int, kt: int, bias: float, low: int, exps: dict
+) -> tuple[int, float]:
     """A packed output channel as doubles' bits (value + offset) and the offset.
 
     `base_sum` is the constant every slot carries from the inputs' offsets; the bias is added on the integers
