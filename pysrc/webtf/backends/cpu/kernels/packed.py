@@ -119,8 +119,9 @@ def _filter_plan(fv: array, depthwise: bool, c: int, o: int, taps_n: int) -> Pla
             mult = o // c
             columns = [fv[ch * mult + m :: c * mult].tolist() for ch in range(c) for m in range(mult)]
         else:  # each output channel's weights in (channel, tap) order
-            cols = [fv[j::o].tolist() for j in range(o)]
-            columns = [[col[t * c + ch] for ch in range(c) for t in range(taps_n)] for col in cols]
+            columns = [fv[j::o].tolist() for j in range(o)]
+            if taps_n > 1:
+                columns = [[col[t * c + ch] for ch in range(c) for t in range(taps_n)] for col in columns]
         plan = _quantize_weights(columns)
     key = id(fv)
     _PLANS[key] = (weakref.ref(fv, lambda ref: _forget(ref, key)), shape, plan)
