@@ -245,6 +245,6 @@ def test_relu_relu6_large_special_values(run):
     ):
         out = run(expr, x=x)
         close(out, ref)
-        if run.backend == "cpu":  # bit for bit, the sign of zeros and nans included
-            assert np.array_equal(out[~np.isnan(ref)], ref[~np.isnan(ref)])
-            assert np.array_equal(np.signbit(out), np.signbit(ref))
+        if run.backend == "cpu":  # bit for bit, the sign of zeros included (a nan's sign does not survive the page)
+            keep = ~np.isnan(ref)
+            assert np.array_equal(out[keep].view(np.uint32), ref[keep].view(np.uint32))
