@@ -248,3 +248,10 @@ def test_relu_relu6_large_special_values(run):
         if run.backend == "cpu":  # bit for bit, the sign of zeros included (a nan's sign does not survive the page)
             keep = ~np.isnan(ref)
             assert np.array_equal(out[keep].view(np.uint32), ref[keep].view(np.uint32))
+
+
+def test_sigmoid_far_below_zero(run):
+    # exp(-v) overflows below about -709.8: those values still take the C-level path (clamped) and give 0
+    x = f32([-INF, -1e30, -720, -705, -100, -80, 0, 80, INF, NAN])
+    with np.errstate(over="ignore"):
+        close(run("tf.sigmoid(x)", x=x), 1 / (1 + np.exp(-x.astype(np.float64))))
