@@ -221,7 +221,7 @@ def conv_packed(
     phases = {p for p, _ in taps}
     n_dec = oh * wq
     ones = _ones(n_dec)
-    per_image = oh * ow * o
+    per_image = n_dec * o  # the output rows decode wq wide; the columns past ow are cut once at the end
     # channels per chunk of shifted planes kept at once (about 16 MB of big ints)
     chunk = max(1, (1 << 21) // max(1, hq * wq * taps_n))
     out = array("f", bytes(4 * info.batch * per_image))
@@ -248,14 +248,13 @@ def conv_packed(
                 acc[j], ones, base * wsum, k + e, bias[j] if bias is not None else 0.0, low, exps
             )
             dec = array("d")
-            raw = t.to_bytes(8 * n_dec, "little")
-            if wq == ow:
-                dec.frombytes(raw)
-            else:
-                view = memoryview(raw)
-                dec.frombytes(b"".join(view[8 * y * wq : 8 * (y * wq + ow)] for y in range(oh)))
+            dec.frombytes(t.to_bytes(8 * n_dec, "little"))
             vals = map(_SUB, dec, repeat(offset))
             if not clamp and activation != "linear":
-                vals = apply_activation(vals, activation, None, leakyrelu_alpha)
+                vals = apply_activation(list(vals), activation, None, leakyrelu_alpha)  # may pass twice
             out[b * per_image + j : (b + 1) * per_image : o] = array("f", vals)
+    if wq != ow:
+        view, row, keep = memoryview(out.tobytes()), 4 * wq * o, 4 * ow * o
+        out = array("f")
+        out.frombytes(b"".join(view[r * row : r * row + keep] for r in range(info.batch * oh)))
     return relu_f32(out, activation == "relu6") if clamp else out
