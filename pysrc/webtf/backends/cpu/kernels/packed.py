@@ -10,7 +10,8 @@ Numbers: x is rounded to A bits below max|x| and each output channel's weights t
 scales chosen from the weights' L1 norm so that every slot's sum stays below 2**61 (no carries). The error is
 about 2**-28 of max|x| * sum|w| per output, below float32's own accumulation error. Conversions use the float
 bit trick: the bits of (v + 1.5 * 2**(52 - k)) are that constant's bits plus round(v * 2**k), and back.
-Non-finite inputs are left to the float path (`conv_packed` returns None).
+Non-finite inputs are left to the float path (`conv_packed` returns None). A filter's quantized weights are
+made once per filter buffer (`_filter_plan`); a fused relu / relu6 runs on the float32 output's bits (bits.py).
 """
 
 from __future__ import annotations
