@@ -19,17 +19,18 @@ _CONSTS: dict[tuple[int, bool], tuple[int, ...]] = {}
 
 
 def _consts(n: int, six: bool) -> tuple[int, ...]:
-    """Per-slot constants for n slots (kept for a few sizes: models repeat theirs): 1 at bit 0, the magnitude
-    mask, the nan threshold, bit 31 and, for relu6, the > 6 threshold and 6.0's bits."""
+    """Per-slot constants for n slots (kept for the last two sizes up to 1 M values: models repeat theirs): 1 at
+    bit 0, the magnitude mask, the nan threshold, bit 31 and, for relu6, the > 6 threshold and 6.0's bits."""
     got = _CONSTS.get((n, six))
     if got is None:
-        if len(_CONSTS) >= 4:
-            _CONSTS.clear()
+        if len(_CONSTS) >= 2:
+            _CONSTS.pop(next(iter(_CONSTS)))
         ones = int.from_bytes((array("I", [1]) * n).tobytes(), "little")
         got = (ones, ones * 0x7FFFFFFF, ones * 0x007FFFFF, ones << 31)
         if six:
             got += (ones * (0x7FFFFFFF - _SIX), ones * _SIX)
-        _CONSTS[(n, six)] = got
+        if n <= 1 << 20:
+            _CONSTS[(n, six)] = got
     return got
 
 
