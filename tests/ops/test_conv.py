@@ -352,3 +352,23 @@ def test_fused_conv_errors(run):
         run("tf.fused.depthwise_conv2d(x, f, 1, 'same', activation='prelu')", x=x, f=rand(3, 3, 3, 1))
     with pytest.raises(ValueError, match=r"Error in fused.conv2d: depth of input \(3\) must match"):
         run("tf.fused.conv2d(x, f, 1, 'same')", x=x, f=rand(3, 3, 2, 2))
+
+
+def test_conv_filters_reused_replaced_and_freed(run):
+    # the cpu backend keeps each filter buffer's quantized weights: reuse, a new filter of the same shape and
+    # filters freed inside tidy (whose buffers' ids may come back) must each give their own result
+    x, f, g = rand(2, 7, 6, 3), rand(3, 3, 3, 4), rand(3, 3, 3, 4)
+    expr = (
+        "tf.tidy(lambda: tf.stack([tf.conv2d(x, f, 1, 'same'), tf.conv2d(x, g, 1, 'same'),"
+        " tf.conv2d(x, f, 1, 'same')] + [tf.tidy(lambda: tf.conv2d(x, f * s, 1, 'same')) for s in range(2, 8)]))"
+    )
+    ref_f, ref_g = ref_conv2d(x, f, 1, "same"), ref_conv2d(x, g, 1, "same")
+    close(run(expr, x=x, f=f, g=g), np.stack([ref_f, ref_g, ref_f] + [s * ref_f for s in range(2, 8)]))
+    d = rand(3, 3, 3, 2)
+    expr = (
+        "tf.tidy(lambda: tf.stack([tf.fused.depthwise_conv2d(x, d, 1, 'same', bias=b, activation='relu6'),"
+        " tf.fused.depthwise_conv2d(x, -d, 1, 'same', bias=b, activation='relu6')]))"
+    )
+    b = rand(6)
+    ref = [np.clip(ref_depthwise(x * 3, s * d, 1, "same") + b, 0, 6) for s in (1, -1)]
+    close(run(expr, x=x * 3, d=d, b=b), np.stack(ref))

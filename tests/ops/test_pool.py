@@ -31,6 +31,7 @@ CASES = [
     ((2, 9, 8, 3), [2, 3], 3, "valid"),
     ((1, 6, 5, 2), 3, 2, [[0, 0], [1, 2], [2, 0], [0, 0]]),
     ((1, 4, 4, 2), 5, 1, "same"),
+    ((2, 5, 7, 3), [5, 7], 1, "valid"),  # one window over the whole input (global pooling)
 ]
 
 

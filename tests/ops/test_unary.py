@@ -232,3 +232,26 @@ def test_errors(run):
         run("tf.sqrt(None)")
     with pytest.raises(ValueError, match="Error in relu: argument 'x' is ragged"):
         run("tf.relu([[1, 2], [3]])")
+
+
+def test_relu_relu6_large_special_values(run):
+    # >= 64 float32 values: the cpu backend's bit-level path; nan (either sign) stays nan, -0.0 stays -0.0
+    neg_nan = np.array([0xFFC00000], np.uint32).view(F32)[0]
+    specials = [0.0, -0.0, INF, -INF, NAN, neg_nan, 6.0, -6.0, 5.9999995, 6.0000005, 1e-45, -1e-45, 3.4e38]
+    x = np.concatenate([f32(specials), rand(123, lo=-9, hi=9)]).astype(F32)
+    for expr, ref in (
+        ("tf.relu(x)", np.where(x < 0, F32(0), x)),
+        ("tf.relu6(x)", np.where(x < 0, F32(0), np.where(x > 6, F32(6), x))),
+    ):
+        out = run(expr, x=x)
+        close(out, ref)
+        if run.backend == "cpu":  # bit for bit, the sign of zeros included (a nan's sign does not survive the page)
+            keep = ~np.isnan(ref)
+            assert np.array_equal(out[keep].view(np.uint32), ref[keep].view(np.uint32))
+
+
+def test_sigmoid_far_below_zero(run):
+    # exp(-v) overflows below about -709.8: those values still take the C-level path (clamped) and give 0
+    x = f32([-INF, -1e30, -720, -705, -100, -80, 0, 80, INF, NAN])
+    with np.errstate(over="ignore"):
+        close(run("tf.sigmoid(x)", x=x), 1 / (1 + np.exp(-x.astype(np.float64))))

@@ -41,23 +41,17 @@ def exp(values: Sequence[float]) -> list:
     return safe_map(math.exp, values, safe_exp)
 
 
-def _sigmoid1(v: float) -> float:
-    if v >= 0:
-        return 1.0 / (1.0 + math.exp(-v))
-    if v < 0:
-        e = math.exp(v)
-        return e / (1.0 + e)
-    return v  # nan
-
-
 def sigmoid(values: Sequence[float]) -> list:
     """1 / (1 + exp(-v)) for each value, without overflow."""
+    one = repeat(1.0)
     try:
-        one = repeat(1.0)
         denominators = map(operator.add, one, map(math.exp, map(operator.neg, values)))
         return list(map(operator.truediv, one, denominators))
     except OverflowError:
-        return list(map(_sigmoid1, values))
+        # below -700 the sigmoid is under 1e-304 (0 in float32): clamp there and keep the C-level formula
+        low = [v if v > -700.0 or v != v else -700.0 for v in values]
+        denominators = map(operator.add, one, map(math.exp, map(operator.neg, low)))
+        return list(map(operator.truediv, one, denominators))
 
 
 # The comprehensions below beat map(max, ...) (builtin max parses its arguments on every call).

@@ -10,7 +10,8 @@ Numbers: x is rounded to A bits below max|x| and each output channel's weights t
 scales chosen from the weights' L1 norm so that every slot's sum stays below 2**61 (no carries). The error is
 about 2**-28 of max|x| * sum|w| per output, below float32's own accumulation error. Conversions use the float
 bit trick: the bits of (v + 1.5 * 2**(52 - k)) are that constant's bits plus round(v * 2**k), and back.
-Non-finite inputs are left to the float path (`conv_packed` returns None).
+Non-finite inputs are left to the float path (`conv_packed` returns None). A filter's quantized weights are
+made once per filter buffer (`_filter_plan`); a fused relu / relu6 runs on the float32 output's bits (bits.py).
 """
 
 from __future__ import annotations
@@ -18,16 +19,25 @@ from __future__ import annotations
 import math
 import operator
 import sys
+import weakref
 from array import array
 from collections.abc import Sequence
 from itertools import repeat
 
 from ....backend_util import ConvInfo
 from .activation import apply_activation
+from .bits import relu_f32
 
 _ADD, _SUB, _MUL = operator.add, operator.sub, operator.mul
 _LITTLE = sys.byteorder == "little"
 _HALF = 1 << 63
+_STRIP_SIGN = bytes(v & 0x7F for v in range(256))
+_BIT7 = bytes(v >> 7 for v in range(256))
+
+
+def _equal_table(v: int) -> bytes:
+    """A bytes.translate table mapping v to 1 and every other byte to 0."""
+    return bytes(v) + b"\x01" + bytes(255 - v)
 
 
 def _bits(v: float) -> int:
@@ -86,7 +96,40 @@ def _planes(
     return out
 
 
-def _quantize_weights(columns: list[list[float]]) -> tuple[int, list[tuple[list[int], int, int]]]:
+Plan = tuple[int, list[tuple[array, int, int]]]
+#: id(filter values) -> (weak reference to them, (depthwise, c, o, taps), plan or None): backend buffers are
+#: never written in place (a write stores a new array), so a live array's plan stays valid; it dies with it.
+_PLANS: dict[int, tuple[weakref.ref, tuple, Plan | None]] = {}
+
+
+def _forget(ref: weakref.ref, key: int) -> None:
+    hit = _PLANS.get(key)
+    if hit is not None and hit[0] is ref:
+        del _PLANS[key]
+
+
+def _filter_plan(fv: array, depthwise: bool, c: int, o: int, taps_n: int) -> Plan | None:
+    """The quantized weights of filter values fv (made once per filter buffer), or None if any is inf / nan."""
+    shape = (depthwise, c, o, taps_n)
+    hit = _PLANS.get(id(fv))
+    if hit is not None and hit[0]() is fv and hit[1] == shape:
+        return hit[2]
+    plan: Plan | None = None
+    if math.isfinite(sum(fv)):
+        if depthwise:
+            mult = o // c
+            columns = [fv[ch * mult + m :: c * mult].tolist() for ch in range(c) for m in range(mult)]
+        else:  # each output channel's weights in (channel, tap) order
+            columns = [fv[j::o].tolist() for j in range(o)]
+            if taps_n > 1:
+                columns = [[col[t * c + ch] for ch in range(c) for t in range(taps_n)] for col in columns]
+        plan = _quantize_weights(columns)
+    key = id(fv)
+    _PLANS[key] = (weakref.ref(fv, lambda ref: _forget(ref, key)), shape, plan)
+    return plan
+
+
+def _quantize_weights(columns: list[list[float]]) -> Plan:
     """The input's bit budget A and, per output channel, (integer weights, their sum, their scale exponent)."""
     stats = []
     for ws in columns:
@@ -98,52 +141,49 @@ def _quantize_weights(columns: list[list[float]]) -> tuple[int, list[tuple[list[
     out = []
     for ws, (em, el) in zip(columns, stats, strict=True):
         e = min(29 - em, 61 - bits - el)
-        wi = list(map(round, map(_MUL, ws, repeat(2.0**e))))
+        wi = array("i", map(round, map(_MUL, ws, repeat(2.0**e))))
         out.append((wi, sum(wi), e))
     return bits, out
 
 
-def _max_abs(xv: array) -> float | None:
-    """max |v| of float32 values from their bits (|v| orders like its bit pattern); None if any is inf/nan."""
-    n = len(xv)
-    mag = int.from_bytes(xv.tobytes(), "little") & (
-        int.from_bytes((array("i", [0x7FFFFFFF]) * n).tobytes(), "little")
+def _max_exponent(xv: array) -> int | None:
+    """math.frexp(max |v|)[1] of float32 values, or None if any is inf / nan.
+
+    Read from the bytes without a pass of Python floats: the top byte of each value (sign cleared) holds the
+    exponent's upper 7 bits, and the low exponent bit decides among those at the maximum (memchr scans).
+    """
+    raw = xv.tobytes()
+    hi = raw[3::4].translate(_STRIP_SIGN)
+    top = next(v for v in range(127, -1, -1) if v in hi)
+    odd = int.from_bytes(hi.translate(_equal_table(top)), "little") & int.from_bytes(
+        raw[2::4].translate(_BIT7), "little"
     )
-    top = max(array("i", mag.to_bytes(4 * n, "little")))
-    return None if top >= 0x7F800000 else array("f", array("i", [top]).tobytes())[0]
-
-
-def _clamp_low(t: int, ones: int) -> int:
-    """Slots (each 2**63 + s) with s < 0 set to 2**63 (s = 0)."""
-    keep = (t >> 63) & ones
-    return (t & ((keep << 64) - keep)) | ((ones - keep) << 63)
+    biased = 2 * top + (odd != 0)
+    if biased == 255:
+        return None
+    if biased == 0:  # zeros and subnormals: rare, read them as floats
+        return math.frexp(max(map(abs, xv)))[1]
+    return biased - 126
 
 
 def _decode(
-    acc: int, ones: int, base_sum: int, kt: int, bias: float, activation: str
-) -> tuple[int, float, bool]:
-    """A packed output channel as doubles' bits (value + offset), the offset, and whether the activation is done.
+    acc: int, ones: int, base_sum: int, kt: int, bias: float, low: int, exps: dict
+) -> tuple[int, float]:
+    """A packed output channel as doubles' bits (value + offset) and the offset.
 
-    `base_sum` is the constant every slot carries from the inputs' offsets; a bias and relu / relu6 are
-    applied on the integers when they fit.
+    `base_sum` is the constant every slot carries from the inputs' offsets; the bias is added on the integers
+    when it fits. `low` has the low 52 bits of every slot set (it also drops the slots past the output); `exps`
+    keeps the exponent bits of every slot per kt.
     """
-    mask = (ones << 64) - ones
     bias_int = round(bias * 2.0**kt)
-    done = False
     if abs(bias_int) < 1 << 61:
-        t = (acc + ((_HALF - base_sum + bias_int) * ones)) & mask
-        bias = 0.0
-        if activation == "relu":
-            t, done = _clamp_low(t, ones), True
-        elif activation == "relu6" and kt >= -1 and 6 << max(kt, 0) < 1 << 61:
-            # min(s, 6) = 6 - relu(6 - s); (ones << 64) - t negates every slot around 2**63
-            six, top = (6 << kt if kt >= 0 else 3) * ones, ones << 64
-            t = top - _clamp_low(top - _clamp_low(t, ones) + six, ones) + six
-            done = True
+        t, bias = acc + (_HALF - base_sum + bias_int) * ones, 0.0
     else:
-        t = (acc + ((_HALF - base_sum) * ones)) & mask
-    t = ((t >> 12) & (ones * ((1 << 52) - 1))) | ((ones << 52) * (1087 - kt))
-    return t, 1.5 * 2.0 ** (64 - kt) - bias, done
+        t = acc + (_HALF - base_sum) * ones
+    exp = exps.get(kt)
+    if exp is None:
+        exp = exps[kt] = (ones << 52) * (1087 - kt)
+    return ((t >> 12) & low) | exp, 1.5 * 2.0 ** (64 - kt) - bias
 
 
 def conv_packed(
@@ -160,20 +200,16 @@ def conv_packed(
     Returns the float32 output, or None when this path does not apply (non-finite values, big-endian host).
     `activation` must not be 'prelu' (its weights need the output layout; apply it afterwards).
     """
-    if not _LITTLE or not xv or not fv or not math.isfinite(sum(fv) + (sum(bias) if bias else 0.0)):
-        return None
-    max_x = _max_abs(xv)
-    if max_x is None:
+    if not _LITTLE or not xv or not fv or (bias and not math.isfinite(sum(bias))):
         return None
     c, o, taps_n = info.in_channels, info.out_channels, info.filter_height * info.filter_width
-    if depthwise:
-        mult = o // c
-        columns = [fv[ch * mult + m :: c * mult].tolist() for ch in range(c) for m in range(mult)]
-    else:  # each output channel's weights in (channel, tap) order
-        cols = [fv[j::o].tolist() for j in range(o)]
-        columns = [[col[t * c + ch] for ch in range(c) for t in range(taps_n)] for col in cols]
-    bits, wcols = _quantize_weights(columns)
-    k = bits - math.frexp(max_x)[1]
+    plan = _filter_plan(fv, depthwise, c, o, taps_n)
+    max_e = _max_exponent(xv)
+    if plan is None or max_e is None:
+        return None
+    bits, wcols = plan
+    mult = o // c
+    k = bits - max_e
     magic = 1.5 * 2.0 ** (52 - k)
     base = _bits(magic)
     qd = array("d", map(_ADD, xv, repeat(magic)))
@@ -186,10 +222,12 @@ def conv_packed(
     phases = {p for p, _ in taps}
     n_dec = oh * wq
     ones = _ones(n_dec)
-    per_image = oh * ow * o
+    per_image = n_dec * o  # the output rows decode wq wide; the columns past ow are cut once at the end
     # channels per chunk of shifted planes kept at once (about 16 MB of big ints)
     chunk = max(1, (1 << 21) // max(1, hq * wq * taps_n))
     out = array("f", bytes(4 * info.batch * per_image))
+    low, exps = ones * ((1 << 52) - 1), {}
+    clamp = activation in ("relu", "relu6")  # done on the output's bits at the end
     for b in range(info.batch):
         planes = _planes(qd, b, info, magic, hq, wq, phases)
         acc = [0] * o
@@ -207,18 +245,17 @@ def conv_packed(
                     acc[j] = sum(map(_MUL, wcols[j][0][part], shifted), acc[j])
         for j in range(o):
             _, wsum, e = wcols[j]
-            t, offset, done = _decode(
-                acc[j], ones, base * wsum, k + e, bias[j] if bias is not None else 0.0, activation
+            t, offset = _decode(
+                acc[j], ones, base * wsum, k + e, bias[j] if bias is not None else 0.0, low, exps
             )
             dec = array("d")
-            raw = t.to_bytes(8 * n_dec, "little")
-            if wq == ow:
-                dec.frombytes(raw)
-            else:
-                view = memoryview(raw)
-                dec.frombytes(b"".join(view[8 * y * wq : 8 * (y * wq + ow)] for y in range(oh)))
+            dec.frombytes(t.to_bytes(8 * n_dec, "little"))
             vals = map(_SUB, dec, repeat(offset))
-            if not done:
-                vals = apply_activation(vals, activation, None, leakyrelu_alpha)
+            if not clamp and activation != "linear":
+                vals = apply_activation(list(vals), activation, None, leakyrelu_alpha)  # may pass twice
             out[b * per_image + j : (b + 1) * per_image : o] = array("f", vals)
-    return out
+    if wq != ow:
+        view, row, keep = memoryview(out.tobytes()), 4 * wq * o, 4 * ow * o
+        out = array("f")
+        out.frombytes(b"".join(view[r * row : r * row + keep] for r in range(info.batch * oh)))
+    return relu_f32(out, activation == "relu6") if clamp else out

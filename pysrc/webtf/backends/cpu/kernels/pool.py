@@ -17,9 +17,25 @@ from .conv import TapRows, padded_rows
 from .matmul import to_array
 
 
+def _global_pool(xv: Any, info: ConvInfo, is_max: bool) -> list:
+    """A window covering the whole unpadded input: per batch and channel, the max / mean of one strided slice
+    (the same values in the same order as the windowed path below)."""
+    c = info.in_channels
+    size, count = info.in_height * info.in_width * c, info.in_height * info.in_width
+    out: list = []
+    for b in range(info.batch):
+        planes = [xv[b * size + ch : (b + 1) * size : c] for ch in range(c)]
+        out.extend(map(max, planes) if is_max else (sum(v) / count for v in planes))
+    return out
+
+
 def _pool(backend: Any, x: Any, info: ConvInfo, is_max: bool) -> list:
     xv = backend.values(x)
     fh, fw, c = info.filter_height, info.filter_width, info.in_channels
+    if (fh, fw, info.out_height, info.out_width) == (info.in_height, info.in_width, 1, 1) and not (
+        info.pad_top or info.pad_left
+    ):
+        return _global_pool(xv, info, is_max)
     single = fh * fw == 1
     out: list = []
     if not is_max:

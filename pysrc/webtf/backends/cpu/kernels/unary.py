@@ -16,6 +16,7 @@ from .... import kernel_names as kn
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from .activation import elu, leaky_relu, prelu, relu, relu6, sigmoid
+from .bits import MIN_SIZE, relu_f32
 from .broadcast import operand, to_typed
 
 _INF, _NAN = math.inf, math.nan
@@ -162,15 +163,28 @@ def square(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     return _same_dtype(backend, x, map(operator.mul, v, v))
 
 
+def _relu_bits(backend: Any, x: Any, six: bool) -> TensorInfo | None:
+    """Relu / Relu6 of a large float32 x on its bits (bits.py), or None."""
+    values = backend.values(x)
+    if len(values) < MIN_SIZE or not isinstance(values, array) or values.typecode != "f":
+        return None
+    out = relu_f32(values, six)
+    return None if out is None else backend.output(out, x.shape, x.dtype)
+
+
 def relu_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Relu: max(x, 0), dtype kept (nan stays nan)."""
     x = inputs["x"]
-    return _same_dtype(backend, x, relu(backend.values(x), _zero(x)))
+    done = _relu_bits(backend, x, False)
+    return _same_dtype(backend, x, relu(backend.values(x), _zero(x))) if done is None else done
 
 
 def relu6_(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
     """Relu6: min(max(x, 0), 6), dtype kept."""
     x = inputs["x"]
+    done = _relu_bits(backend, x, True)
+    if done is not None:
+        return done
     zero = _zero(x)
     return _same_dtype(backend, x, relu6(backend.values(x), zero, zero + 6))
 
