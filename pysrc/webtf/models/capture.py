@@ -653,6 +653,15 @@ def unneeded_nan_checks(log: list[Any], result: list[Tensor], start_id: int, ker
     return found
 
 
+def program_outputs(outputs: list[tuple], feeds: list[Tensor], externals: list[Tensor], made: Any) -> list[Tensor]:
+    """A compiled program's results in order: ("given", i) is feed or weight i (capture value order), any
+    other entry the next tensor of the iterator `made` (backends/*/replay.py)."""
+    n = len(feeds)
+    return [
+        (feeds[o[1]] if o[1] < n else externals[o[1] - n]) if o[0] == "given" else next(made) for o in outputs
+    ]
+
+
 def _tensors(inputs: Any) -> Any:
     """The tensors among kernel inputs (each a tensor, a list of them or None)."""
     for v in inputs:

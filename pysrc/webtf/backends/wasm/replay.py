@@ -29,7 +29,7 @@ from array import array
 from typing import Any
 
 from ...engine import ENGINE
-from ...models.capture import _tensors
+from ...models.capture import _tensors, program_outputs
 from ...tensor import Tensor
 from ..base import TensorInfo, new_data_id
 from ..js import js_number
@@ -490,19 +490,14 @@ class Compiled:
                 if p:
                     backend._release(i, p)
             return _drop(f"an export printed: {module.recent_log(since)}" if all(ptrs) else "out of memory")
-        outs = []
-        k = 0
-        for o in self.outputs:
-            if o[0] == "given":
-                i = o[1]
-                outs.append(feeds[i] if i < len(feeds) else self.externals[i - len(feeds)])
-                continue
-            _, _, shape, dtype, _, nbytes = o
-            data_id = ids[k]
-            data[data_id] = (ptrs[k] & 0xFFFFFFFF, nbytes, dtype)
-            backend.bytes_allocated += nbytes
-            outs.append(ENGINE.wrap(TensorInfo(data_id, shape, dtype), backend))
-            k += 1
+
+        def new_tensors() -> Any:
+            for data_id, ptr, (_, _, shape, dtype, _, nbytes) in zip(ids, ptrs, made, strict=True):
+                data[data_id] = (ptr & 0xFFFFFFFF, nbytes, dtype)
+                backend.bytes_allocated += nbytes
+                yield ENGINE.wrap(TensorInfo(data_id, shape, dtype), backend)
+
+        outs = program_outputs(self.outputs, feeds, self.externals, new_tensors())
         return outs
 
     def release(self) -> None:

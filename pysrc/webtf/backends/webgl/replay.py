@@ -21,7 +21,7 @@ import weakref
 from typing import Any
 
 from ...engine import ENGINE
-from ...models.capture import _tensors
+from ...models.capture import _tensors, program_outputs
 from ...tensor import Tensor
 from ..base import TensorInfo, new_data_id
 from ..js import js_number
@@ -334,21 +334,16 @@ class Compiled:
                 backend.pool.release(tex, w, h)
             self.ctx.lost = True
             raise ContextLostError(lost_message("run a compiled model"))
-        result = []
-        k = 0
-        for o in self.outputs:
-            if o[0] == "given":
-                i = o[1]
-                result.append(feeds[i] if i < len(feeds) else self.externals[i - len(feeds)])
-                continue
-            tex, w, h, shape, dtype = outs[k]
-            k += 1
-            rec = TexData(None, _size(shape), dtype)
-            rec.tex, rec.w, rec.h = tex, w, h
-            data_id = new_data_id()
-            data[data_id] = rec
-            result.append(ENGINE.wrap(TensorInfo(data_id, shape, dtype), backend))
-        return result
+
+        def new_tensors() -> Any:
+            for tex, w, h, shape, dtype in outs:
+                rec = TexData(None, _size(shape), dtype)
+                rec.tex, rec.w, rec.h = tex, w, h
+                data_id = new_data_id()
+                data[data_id] = rec
+                yield ENGINE.wrap(TensorInfo(data_id, shape, dtype), backend)
+
+        return program_outputs(self.outputs, feeds, self.externals, new_tensors())
 
     def release(self) -> None:
         """Return the slots' textures to the pool (idempotent)."""
