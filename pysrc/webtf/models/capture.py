@@ -481,13 +481,7 @@ def fuse_bias_adds(log: list[Any], result: list[Tensor], start_id: int, kernels:
     only reader is an Add of a float32 [channels] tensor that existed before the run (a weight) replaced by
     the fused kernel with that bias, at the conv's place, making the Add's output; the Add is dropped. Only
     where the backend has the fused kernel, the conv is float32 channels-last and its output is no result."""
-    readers: dict[int, int] = {}  # id(tensor) -> kernel inputs naming it
-    read = {entry[1] for entry in log if entry[0] == "read"}  # data ids whose values were read
-    for entry in log:
-        if len(entry) == 4:
-            ins = entry[1].values() if isinstance(entry[1], dict) else entry[1]
-            for t in _tensors(ins):
-                readers[id(t)] = readers.get(id(t), 0) + 1
+    readers, read = _readers(log)
     outputs = {id(t) for t in result}
     producer: dict[int, int] = {}  # id(conv output) -> its entry's index, for the fusable ones
     fused: dict[int, tuple] = {}  # conv entry index -> the fused entry
@@ -545,12 +539,7 @@ def fold_pads(log: list[Any], result: list[Tensor]) -> list[Any]:
     convolution's x (no rounding mode) folded into that convolution as
     explicit padding ('same' turned into its amounts): the same windows over the same zeros, without the
     padded copy."""
-    readers: dict[int, int] = {}
-    for entry in log:
-        if len(entry) == 4:
-            for t in _tensors(entry[1].values() if isinstance(entry[1], dict) else entry[1]):
-                readers[id(t)] = readers.get(id(t), 0) + 1
-    read = {entry[1] for entry in log if entry[0] == "read"}
+    readers, read = _readers(log)
     outputs = {id(t) for t in result}
     pads: dict[int, tuple[int, Tensor, tuple]] = {}  # id(padded) -> (its entry index, x, (t, b, l, r))
     folded: dict[int, tuple] = {}
@@ -660,6 +649,16 @@ def program_outputs(outputs: list[tuple], feeds: list[Tensor], externals: list[T
     return [
         (feeds[o[1]] if o[1] < n else externals[o[1] - n]) if o[0] == "given" else next(made) for o in outputs
     ]
+
+
+def _readers(log: list[Any]) -> tuple[dict[int, int], set[int]]:
+    """How many kernel inputs of `log` name each tensor (by id), and the data ids whose values were read."""
+    readers: dict[int, int] = {}
+    for entry in log:
+        if len(entry) == 4:
+            for t in _tensors(entry[1].values() if isinstance(entry[1], dict) else entry[1]):
+                readers[id(t)] = readers.get(id(t), 0) + 1
+    return readers, {entry[1] for entry in log if entry[0] == "read"}
 
 
 def _tensors(inputs: Any) -> Any:

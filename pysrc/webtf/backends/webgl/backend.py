@@ -48,7 +48,7 @@ class WebGLBackend(Backend):
         self.programs = ProgramCache(ctx)
         self._shapes: dict[int, tuple[int, int]] = {}
         self._handoff, self._handoff_version = 0, -1  # see forward_to_cpu
-        self._run = ctx.run
+        self._run, self._run4 = ctx.run, ctx.run4  # every draw and texture goes through these (see replay.py)
         self._acquire = self.pool.acquire
         self.float32 = ctx.render_float32
 

@@ -164,12 +164,10 @@ def record(capture: Any, feeds: list[Tensor]) -> tuple[_Recorder, list[Tensor] |
         return download(data)
 
     pool = backend.pool
-    acquire = rec.acquire(pool.acquire)
     patched = [
         (backend, "_run", rec.run),
-        (backend.ctx, "run4", rec.run4),
-        (backend, "_acquire", acquire),
-        (pool, "acquire", acquire),
+        (backend, "_run4", rec.run4),
+        (backend, "_acquire", rec.acquire(backend._acquire)),
         (backend, "_upload", rec.upload(backend._upload, made, known)),
         (backend, "_download", read_back),
         (backend, "output", host_output),
@@ -197,8 +195,7 @@ def plan(values: list[_Value], keep: set[int]) -> list[tuple[int, int]]:
     `keep`: values that never share (outputs, constants). Returns the slots' sizes."""
     slots: list[tuple[int, int]] = []
     free_at: list[float] = []  # per slot: the event after which it is free
-    for i in sorted(range(len(values)), key=lambda i: values[i].start):
-        v = values[i]
+    for i, v in enumerate(values):  # in the order of their acquisition, i.e. of their starts
         if i in keep:
             continue
         # the slot freed last, as the pool would hand out (its texels are likelier in a CPU renderer's caches)

@@ -42,7 +42,7 @@ def run4(
     size = groups * pixel
     w, h = backend.tex_shape(size)
     texes = [backend.texture(t.data_id) for t in inputs]
-    acquire = backend.pool.acquire
+    acquire = backend._acquire
     outs = [acquire(w, h) for _ in range(4)]
     parts = []
     for tex in outs:
@@ -52,7 +52,7 @@ def run4(
         backend.data[data_id] = rec
         parts.append(TensorInfo(data_id, (size,), "float32"))
     try:
-        if not backend.ctx.run4(prog.js, *outs, w, h, len(texes), *texes, w.bit_length() - 1, *ints, *floats):
+        if not backend._run4(prog.js, *outs, w, h, len(texes), *texes, w.bit_length() - 1, *ints, *floats):
             backend.ctx.lost = True
             raise ContextLostError(lost_message(f"run kernel {prog.key[0]}"))
         merge = backend.programs.get("Merge4") or backend.programs.build(
