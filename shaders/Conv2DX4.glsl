@@ -10,17 +10,13 @@ uniform sampler2D X;
 uniform sampler2D F;
 //#include epilogue
 //#include sampled
+//#include pixels4
 
 void main() {
   int h = uI[1], w = uI[2], ci = uI[3], oh = uI[4], ow = uI[5], co = uI[6];
   int fh = uI[7], fw = uI[8], sh = uI[9], sw = uI[10], dh = uI[11], dw = uI[12];
-  int cq = co >> 2, ow4 = (ow + 3) >> 2;
-  ivec2 fc = ivec2(gl_FragCoord.xy);
-  int t = (fc.y << uI[0]) + fc.x;
-  int q = t / cq, g = t - q * cq;
-  int x4 = q % ow4;
-  q /= ow4;
-  int oy = q % oh, b = q / oh, ox = x4 << 2;
+  int cq = co >> 2, b, oy, ox, g;
+  pixels4(cq, oh, ow, b, oy, ox, g);
   Tex tX = texInfo(X), tF = texInfo(F);
   vec4 acc0 = vec4(0.0), acc1 = vec4(0.0), acc2 = vec4(0.0), acc3 = vec4(0.0);
   for (int r = 0; r < fh; r++) {
@@ -56,9 +52,5 @@ void main() {
 #endif
     }
   }
-  int i = (((b * oh + oy) * ow + ox) * cq + g) << 2;
-  outColor = epilogue4(acc0, i, uI[15], uI[16]);
-  outColor1 = epilogue4(acc1, i + co, uI[15], uI[16]);
-  outColor2 = epilogue4(acc2, i + 2 * co, uI[15], uI[16]);
-  outColor3 = epilogue4(acc3, i + 3 * co, uI[15], uI[16]);
+  store4(acc0, acc1, acc2, acc3, b, oy, ox, g, oh, ow, co, uI[15], uI[16]);
 }

@@ -10,6 +10,7 @@ uniform sampler2D X;
 uniform sampler2D F;
 //#include epilogue
 //#include sampled
+//#include pixels4
 
 Tex tX;
 
@@ -21,13 +22,8 @@ vec4 column(int row, int x, int w, int cq, int g) {
 void main() {
   int h = uI[1], w = uI[2], c = uI[3], oh = uI[4], ow = uI[5];
   int fh = uI[7], fw = uI[8], sh = uI[9], sw = uI[10], dh = uI[11], dw = uI[12];
-  int cq = c >> 2, ow4 = (ow + 3) >> 2;
-  ivec2 fc = ivec2(gl_FragCoord.xy);
-  int t = (fc.y << uI[0]) + fc.x;
-  int q = t / cq, g = t - q * cq;
-  int x4 = q % ow4;
-  q /= ow4;
-  int oy = q % oh, b = q / oh, ox = x4 << 2;
+  int cq = c >> 2, b, oy, ox, g;
+  pixels4(cq, oh, ow, b, oy, ox, g);
   tX = texInfo(X);
   Tex tF = texInfo(F);
   vec4 acc0 = vec4(0.0), acc1 = vec4(0.0), acc2 = vec4(0.0), acc3 = vec4(0.0);
@@ -58,9 +54,5 @@ void main() {
     }
 #endif
   }
-  int i = (((b * oh + oy) * ow + ox) * cq + g) << 2;
-  outColor = epilogue4(acc0, i, uI[16], uI[17]);
-  outColor1 = epilogue4(acc1, i + c, uI[16], uI[17]);
-  outColor2 = epilogue4(acc2, i + 2 * c, uI[16], uI[17]);
-  outColor3 = epilogue4(acc3, i + 3 * c, uI[16], uI[17]);
+  store4(acc0, acc1, acc2, acc3, b, oy, ox, g, oh, ow, c, uI[16], uI[17]);
 }
