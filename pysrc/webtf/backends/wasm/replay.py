@@ -70,7 +70,8 @@ _ELEMENTWISE = frozenset(
 
 #: why captures were not compiled: reason -> count (for diagnosis; see the module docstring)
 REFUSALS: dict[str, int] = {}
-#: True: programs compiled from now on time each call (globalThis.webtfReplayProfile: name -> [ms, calls])
+#: True: programs compiled from now on time each call (globalThis.webtfReplayProfile: name -> [ms, calls,
+#: longest call's ms])
 PROFILE = False
 #: why compiled programs stopped applying: reason -> count
 DROPS: dict[str, int] = {}
@@ -673,10 +674,11 @@ def _source(
             else:
                 args.append(js_number(v))
         call = f"{fn(f)}({', '.join(args)});"
-        if PROFILE:  # time each call into globalThis.webtfReplayProfile: name -> [ms, calls]
+        if PROFILE:  # time each call: webtfReplayProfile[name] = [ms, calls, max ms]
             call = (
                 f"{{ const t = performance.now(); {call} const P = (globalThis.webtfReplayProfile ??= {{}});"
-                f" const e = P[{name!r}] ??= [0, 0]; e[0] += performance.now() - t; e[1]++; }}"
+                f" const e = P[{name!r}] ??= [0, 0, 0], d = performance.now() - t; e[0] += d; e[1]++;"
+                f" if (d > e[2]) e[2] = d; }}"
             )
         body.append(call)
     made = [o for o in compiled.outputs if o[0] == "made"]
