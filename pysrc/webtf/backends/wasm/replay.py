@@ -513,18 +513,18 @@ class Compiled:
         """The outputs for new feeds of the planned signature, or None when the program no longer applies
         (nothing is left made)."""
         backend = self.backend
+        data = backend.data
         if (
             ENGINE._backend is not backend
             or backend.module is not self.module
-            or [t.data_id for t in self.externals] != self.external_ids
-            or any(t.is_disposed_internal for t in self.externals)
-            or any(i not in backend.data for i in self.constants)
+            or any(i not in data for i in self.constants)
         ):
             return _drop("the backend, a weight or a kernel table changed")
-        data = backend.data
-        for t in self.externals:  # weights moved to another backend come back (the exports take their ids)
-            if t.data_id not in data:
-                backend.get_data(t.data_id)
+        for t, i in zip(self.externals, self.external_ids, strict=True):
+            if t.data_id != i or t.is_disposed_internal:
+                return _drop("the backend, a weight or a kernel table changed")
+            if i not in data:  # a weight moved to another backend comes back (the exports take its id)
+                backend.get_data(i)
         if backend._flags is not self.flags or any(data[i][0] != p for i, p in self.pinned.items()):
             self.retry = True  # a planning run now would bake the new addresses
             return _drop("a weight or has_nan's buffer moved")
