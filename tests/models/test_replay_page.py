@@ -38,6 +38,7 @@ res["errors"] = [await error() for _ in range(3)]  # captured, compiled, compile
 res["compiled_runs"] = STATS["compiled"] - stats["compiled"]
 (program,) = compiled_programs()
 res["arena_bytes"] = program.size
+res["in_place"] = len(program.in_place)  # outputs planned into a dying input's bytes (element-wise kernels)
 tensors, wasm_bytes = tf.memory().num_tensors, backend.memory()["num_bytes_in_wasm_tensors"]
 out = await model.execute_async(x)
 out.dispose()
@@ -113,6 +114,7 @@ def test_compiled_replay_poison_invalidation_memory(webtf_page, py):
     assert max(res["errors"]) <= 1e-3, res["errors"]
     assert res["compiled_runs"] == 2
     assert res["arena_bytes"] > 0
+    assert res["in_place"] > 0, res["in_place"]
     assert res["memory_unchanged"] == [True, True]
     assert max(res["poisoned_errors"]) <= 1e-3, res["poisoned_errors"]
     assert res["nan_run"][:2] == [1, 0], res["nan_run"]
