@@ -7,8 +7,10 @@ pointer (shapes, strides, tensor id lists) are snapshotted at call time into a c
 
 The static plan: every block of the run (feed copies, intermediates, outputs) gets an offset in ONE arena
 malloc'd once per capture, from its live range in the recorded call order; blocks whose ranges do not
-overlap share bytes. The blocks' data ids stay registered with the binary at their arena places, so every
-export argument is a constant, and XNNPACK's operators (cached by the weights' ids) are reused across runs.
+overlap share bytes, and an element-wise export's output takes the bytes of an input of its size that dies at
+that call (in_place: computed in place, in cache). The blocks' data ids stay registered with the binary at
+their arena places, so every export argument is a constant, and XNNPACK's operators (cached by the weights'
+ids) are reused across runs.
 A weight-like argument that is itself a block of the run (a computed filter, bias or matmul b) is
 unregistered and registered again before its call, so its cached operator is rebuilt as an eager run would.
 
