@@ -266,7 +266,8 @@ def test_in_place_outputs_never_take_a_live_block():
 
 def test_in_place_refusals():
     """No output in place of an input read later, written before its call, of another size, live to the end
-    (a feed or an output), or through a non-element-wise export; chains share their first block."""
+    (a feed or an output), Prelu's alpha, or through a non-element-wise export; chains share their first
+    block."""
     from webtf.backends.wasm.replay import in_place
 
     def case(name: str, uses_x_later: bool = False, out_bytes: int = 16, x_end: int | None = 2,
@@ -288,6 +289,10 @@ def test_in_place_refusals():
     assert case("Relu", out_bytes=32) == {}
     assert case("Relu", x_end=None) == {}
     assert case("Transpose") == {}
+    blocks = {1: [0, 16, 4, 0, 2], 2: [0, 16, 4, 1, None]}  # Prelu's output takes x's bytes, never alpha's
+    made = ("call", None, [], [], "Exp", [], [1])
+    assert in_place([made, ("call", None, [], [], "Prelu", [1, 7], [2])], blocks) == {2: 1}
+    assert in_place([made, ("call", None, [], [], "Prelu", [7, 1], [2])], blocks) == {}
     chain = [("call", None, [], [], "Relu", [i], [i + 1]) for i in range(3)]
     blocks = {i: [0, 16, 4, i, i + 2] for i in range(4)}
     assert in_place(chain, blocks) == {1: 0, 2: 0, 3: 0}

@@ -58,14 +58,14 @@ _ID_KINDS = ("tensor_id", "opt_tensor_id")
 _HELPERS = (("_copy", (0, 1), 3), ("_gather", (0, 1, 5), None), ("_convert", (0, 1), None))
 #: exports computing each output element from the same element of each full-size input only (plain loops or
 #: XNNPACK's element-wise kernels, which load a vector of the inputs before storing it): the output may take
-#: the bytes of an input of its size that dies at the call (planned in place)
+#: the bytes of an input of its size that dies at the call (planned in place). Prelu: x only (alpha is packed)
 _ELEMENTWISE = frozenset(
     {
         *("Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Cos", "Cosh", "Elu", "Erf"),
         *("Exp", "Expm1", "Floor", "Log", "Log1p", "Neg", "Reciprocal", "Relu", "Relu6", "Round", "Rsqrt"),
         *("Selu", "Sign", "Sin", "Sinh", "Softplus", "Sqrt", "Square", "Tan", "Tanh", "Sigmoid", "LeakyRelu"),
         *("Step", "ClipByValue", "Add", "Sub", "Multiply", "RealDiv", "Maximum", "Minimum", "Pow"),
-        "SquaredDifference",
+        *("SquaredDifference", "Prelu"),
     }
 )
 
@@ -440,7 +440,7 @@ def in_place(cmds: list[tuple], blocks: dict[int, list]) -> dict[int, int]:
         out = blocks.get(cmd[6][0])
         if out is None or not out[1] or first[cmd[6][0]] != k:
             continue
-        for x in cmd[5]:
+        for x in cmd[5][:1] if cmd[4] == "Prelu" else cmd[5]:
             b = blocks.get(x)
             if b is not None and b[4] is not None and b[1] == out[1] and last[x] == k and x != cmd[6][0]:
                 alias[cmd[6][0]] = alias.get(x, x)
