@@ -180,6 +180,124 @@ def test_arena_plan_never_overlaps_live_blocks():
         assert size < sum(b[1] + 64 for b in blocks.values())  # bytes are shared
 
 
+def _random_program(rng: np.random.Generator) -> tuple[list[tuple], dict[int, list], dict[int, np.ndarray]]:
+    """A recorded run in backends/wasm/replay's form: element-wise calls (Relu, Add) and a non-element-wise one
+    (Reverse, which the simulation below writes element by element, so an input sharing its output's bytes
+    would read values already overwritten), over blocks of 4 or 8 float64s; 3 feeds live to the end."""
+    values = {i: rng.standard_normal(4 * (1 + i % 2)) for i in range(3)}
+    blocks = {i: [0, v.nbytes, v.size, -1, None] for i, v in values.items()}
+    cmds: list[tuple] = []
+    users: dict[int, int] = {}
+    for _ in range(40):
+        name = ("Relu", "Add", "Reverse")[int(rng.integers(3))]
+        x = int(rng.choice(list(values)))
+        ins = [x]
+        if name == "Add":
+            same = [i for i in values if values[i].size == values[x].size]
+            ins.append(int(rng.choice(same)))
+        out = len(blocks)
+        values[out] = np.zeros(values[x].size)
+        blocks[out] = [0, values[x].nbytes, values[x].size, len(cmds), None]
+        cmds.append(("call", None, [], [], name, ins, [out]))
+        for i in ins:
+            users[i] = len(cmds)
+    for i, b in blocks.items():  # freed after their last reader, or later; feeds and some values never
+        if b[3] >= 0 and rng.random() < 0.8:
+            b[4] = max(users.get(i, b[3] + 1), b[3] + 1) + int(rng.integers(0, 2))
+    return cmds, blocks, values
+
+
+def _simulate(
+    cmds: list[tuple], blocks: dict[int, list], offsets: dict[int, int], size: int, feeds: dict[int, np.ndarray]
+) -> dict[int, Any]:
+    """Runs `cmds` on one float64 arena at `offsets` from `feeds`; before each call every byte that holds no
+    value still to be read is overwritten with NaN. Returns each never-freed value."""
+    arena = np.full(size // 8 + 1, np.nan)
+    first: dict[int, int] = {i: -1 for i, b in blocks.items() if b[3] < 0}
+    last: dict[int, int] = {}
+    for k, cmd in enumerate(cmds):
+        for i in (*cmd[5], *cmd[6]):
+            first.setdefault(i, k)
+            last[i] = k
+    place = {i: slice(offsets[i] // 8, offsets[i] // 8 + b[2]) for i, b in blocks.items()}
+    for i, v in feeds.items():
+        arena[place[i]] = v
+    for k, (_, _, _, _, name, ins, (out,)) in enumerate(cmds):
+        keep = np.zeros(arena.size, bool)
+        for i in blocks:
+            if first[i] < k and (last.get(i, k) >= k or blocks[i][4] is None):
+                keep[place[i]] = True
+        arena[~keep] = np.nan
+        a = arena[place[ins[0]]]
+        if name == "Relu":
+            arena[place[out]] = np.maximum(a, 0)
+        elif name == "Add":
+            arena[place[out]] = a + arena[place[ins[1]]]
+        else:
+            o = place[out].start
+            for j in range(a.size):
+                arena[o + j] = arena[place[ins[0]].start + a.size - 1 - j]
+    return {i: arena[place[i]].copy() for i, b in blocks.items() if b[4] is None}
+
+
+def test_in_place_outputs_never_take_a_live_block():
+    """replay.layout: an element-wise output takes the bytes of an input that dies at its call; the program
+    run on the planned arena, with every byte no live value holds poisoned before each call, equals numpy."""
+    from webtf.backends.wasm.replay import layout
+
+    rng = np.random.default_rng(1)
+    shared = 0
+    for _ in range(30):
+        cmds, blocks, values = _random_program(rng)
+        offsets, size, alias = layout(cmds, blocks)
+        shared += len(alias)
+        for out, root in alias.items():
+            assert offsets[out] == offsets[root] and root not in alias
+            assert next(c for c in cmds if out in c[6])[4] in ("Relu", "Add")
+        feeds = {i: values[i] for i, b in blocks.items() if b[3] < 0}
+        want = dict(feeds)
+        for _, _, _, _, name, ins, (out,) in cmds:
+            a = want[ins[0]]
+            want[out] = np.maximum(a, 0) if name == "Relu" else a + want[ins[1]] if name == "Add" else a[::-1]
+        for i, v in _simulate(cmds, blocks, offsets, size, feeds).items():
+            np.testing.assert_array_equal(v, want[i])
+    assert shared > 30  # the plans did put outputs in place
+
+
+def test_in_place_refusals():
+    """No output in place of an input read later, written before its call, of another size, live to the end
+    (a feed or an output), Prelu's alpha, or through a non-element-wise export; chains share their first
+    block."""
+    from webtf.backends.wasm.replay import in_place
+
+    def case(name: str, uses_x_later: bool = False, out_bytes: int = 16, x_end: int | None = 2,
+             written_first: bool = False) -> dict[int, int]:
+        blocks = {1: [0, 16, 4, 0, x_end], 2: [0, out_bytes, 4, 0, None]}
+        cmds: list[tuple] = [("call", None, [], [], "Exp", [], [1])]
+        if written_first:
+            cmds.append(("write", 2, 0, b"\0" * 4))
+        cmds.append(("call", None, [], [], name, [1], [2]))
+        if uses_x_later:
+            cmds.append(("call", None, [("block", 1, 0)], [], "_copy", (), ()))
+        if x_end is not None:
+            blocks[1][4] = len(cmds)
+        return in_place(cmds, blocks)
+
+    assert case("Relu") == {2: 1}
+    assert case("Relu", uses_x_later=True) == {}
+    assert case("Relu", written_first=True) == {}
+    assert case("Relu", out_bytes=32) == {}
+    assert case("Relu", x_end=None) == {}
+    assert case("Transpose") == {}
+    blocks = {1: [0, 16, 4, 0, 2], 2: [0, 16, 4, 1, None]}  # Prelu's output takes x's bytes, never alpha's
+    made = ("call", None, [], [], "Exp", [], [1])
+    assert in_place([made, ("call", None, [], [], "Prelu", [1, 7], [2])], blocks) == {2: 1}
+    assert in_place([made, ("call", None, [], [], "Prelu", [7, 1], [2])], blocks) == {}
+    chain = [("call", None, [], [], "Relu", [i], [i + 1]) for i in range(3)]
+    blocks = {i: [0, 16, 4, i, i + 2] for i in range(4)}
+    assert in_place(chain, blocks) == {1: 0, 2: 0, 3: 0}
+
+
 def _conv_np(x: np.ndarray, f: np.ndarray, depthwise: bool) -> np.ndarray:
     """A 'valid' stride-1 NHWC convolution (or depthwise, multiplier 1) in numpy."""
     kh, kw = f.shape[:2]

@@ -38,6 +38,7 @@ res["errors"] = [await error() for _ in range(3)]  # captured, compiled, compile
 res["compiled_runs"] = STATS["compiled"] - stats["compiled"]
 (program,) = compiled_programs()
 res["arena_bytes"] = program.size
+res["in_place"] = len(program.in_place)  # outputs planned into a dying input's bytes (element-wise kernels)
 tensors, wasm_bytes = tf.memory().num_tensors, backend.memory()["num_bytes_in_wasm_tensors"]
 out = await model.execute_async(x)
 out.dispose()
@@ -66,13 +67,6 @@ compiled_before = STATS["compiled"]
 # the weights come back from cpu (at new addresses or not): a program runs again, planned anew if need be
 res["after_switch"] = [max(await error(), await error()), STATS["compiled"] - compiled_before,
                        len(compiled_programs())]
-# a weight whose address the program holds moved: that run goes the Python way, the next one plans anew
-(program,) = compiled_programs()
-res["pinned"] = len(program.pinned)
-compiled_before = STATS["compiled"]
-if program.pinned:
-    program.pinned[next(iter(program.pinned))] += 8
-res["moved"] = [await error(), await error(), STATS["compiled"] - compiled_before, program._finalizer.alive]
 # a flags change: captured and compiled anew; the old program stays valid for the old flags only
 stats = dict(STATS)
 tf.env().set("KEEP_INTERMEDIATE_TENSORS", False)
@@ -120,14 +114,13 @@ def test_compiled_replay_poison_invalidation_memory(webtf_page, py):
     assert max(res["errors"]) <= 1e-3, res["errors"]
     assert res["compiled_runs"] == 2
     assert res["arena_bytes"] > 0
+    assert res["in_place"] > 0, res["in_place"]
     assert res["memory_unchanged"] == [True, True]
     assert max(res["poisoned_errors"]) <= 1e-3, res["poisoned_errors"]
     assert res["nan_run"][:2] == [1, 0], res["nan_run"]
     assert res["after_nan"] <= 1e-3
     assert res["after_switch"][1] >= 1 and res["after_switch"][2] == 1, res["after_switch"]
     assert res["after_switch"][0] <= 1e-3, res["after_switch"]
-    assert res["pinned"] > 0  # selfie's resize gathers take a lookup table's address
-    assert max(res["moved"][:2]) <= 1e-3 and res["moved"][2:] == [1, False], res["moved"]
     assert max(res["after_flags"]) <= 1e-3, res["after_flags"]
     assert res["flags_stats"] == [1, 1]
     assert res["after_dispose"] != "ran"
@@ -194,7 +187,25 @@ backend.recover("a test")
 captured = STATS["captured"]
 res["folded"] += [folded() for _ in range(3)]
 res["recaptured"] = STATS["captured"] - captured
-w.dispose()
+# a weight whose address the program holds (the gather's indices) moved: that run goes the Python way, the
+# next one plans anew
+k = tf.tensor([2, 0], [2], "int32")
+pick = compile_steps([Fn("y", [("x", 0), ("k", 0)], lambda x, k: tf.gather(tf.relu(x), k))], ["x"], [("y", 0)],
+                     {"k": k}, str, "Node")
+def picked():
+    x = tf.tensor([-1.0, 2.0, 3.0], [3])
+    y = run(pick, [x], set(), capture=True)[0]
+    got = y.data_sync().tolist()
+    tf.dispose([x, y])
+    return got
+res["picked"] = [picked() for _ in range(3)]
+(cap,) = pick.captures.values()
+program = cap.compiled
+res["pinned"] = len(program.pinned)
+compiled_before = STATS["compiled"]
+program.pinned[next(iter(program.pinned))] += 8
+res["moved"] = [picked(), picked(), STATS["compiled"] - compiled_before, program._finalizer.alive]
+tf.dispose([w, k])
 res["leak"] = tf.memory().num_tensors - before + 1  # w was made before `before`
 res
 """
@@ -203,7 +214,9 @@ res
 def test_native_checks_guard_the_compiled_program(webtf_page, py):
     """int32 FloorDiv and GatherNd check their operands natively: the compiled program keeps the checks as
     guards (no Python steps), and a run failing one goes the Python way (the cpu kernels: numpy's results
-    or the index error); a capture whose folded weights a module re-instantiation lost captures anew."""
+    or the index error); a capture whose folded weights a module re-instantiation lost captures anew; a weight
+    whose address the program holds (a gather's indices) moved: that run goes the Python way, the next plans
+    anew."""
     res = py(GUARDS_PY)
     ok = [[11, 5, 8], [2, 3, 1, 1, 2, 0]]
     assert res["runs"] == [ok] * 3, res
@@ -213,4 +226,6 @@ def test_native_checks_guard_the_compiled_program(webtf_page, py):
     assert res["large"] == [[11, 1, 0], [2, 3, 0, 1, 0, 0]], res
     assert res["guarded"] == 3 and res["again"] == ok and res["compiled_after"] == 3, res
     assert res["folded"] == [[2.0 * v for v in range(12)]] * 6 and res["recaptured"] == 1, res
+    assert res["picked"] == [[3.0, 0.0]] * 3 and res["pinned"] == 1, res
+    assert res["moved"] == [[3.0, 0.0], [3.0, 0.0], 1, False], res
     assert res["leak"] == 0, res

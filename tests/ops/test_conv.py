@@ -212,6 +212,15 @@ def test_fused_depthwise_conv2d(run, activation):
     close(out, ref_activation(ref_depthwise(x, f, 1, "valid") + bias, activation, alpha))
 
 
+def test_fused_conv2d_one_output_channel(run):
+    """One output channel: a bias of shape [1] or [] is per channel (on wasm: the fused export, as TF.js)."""
+    x, f = rand(1, 6, 5, 2) * 2, rand(3, 3, 2, 1)
+    ref = ref_conv2d(x, f, 1, "same")
+    for bias in (rand(1), np.array(-0.25, np.float32)):
+        out = run("tf.fused.conv2d(x, f, 1, 'same', bias=b, activation='relu6')", x=x, f=f, b=bias)
+        close(out, np.clip(ref + bias, 0, 6))
+
+
 def test_fused_conv2d_variants(run):
     x, f = rand(5, 5, 2), rand(3, 3, 2, 3)
     ref = ref_conv2d(x[None], f, 1, "same")[0]

@@ -7,8 +7,10 @@ pointer (shapes, strides, tensor id lists) are snapshotted at call time into a c
 
 The static plan: every block of the run (feed copies, intermediates, outputs) gets an offset in ONE arena
 malloc'd once per capture, from its live range in the recorded call order; blocks whose ranges do not
-overlap share bytes. The blocks' data ids stay registered with the binary at their arena places, so every
-export argument is a constant, and XNNPACK's operators (cached by the weights' ids) are reused across runs.
+overlap share bytes, and an element-wise export's output takes the bytes of an input of its size that dies at
+that call (in_place: computed in place, in cache). The blocks' data ids stay registered with the binary at
+their arena places, so every export argument is a constant, and XNNPACK's operators (cached by the weights'
+ids) are reused across runs.
 A weight-like argument that is itself a block of the run (a computed filter, bias or matmul b) is
 unregistered and registered again before its call, so its cached operator is rebuilt as an eager run would.
 
@@ -54,14 +56,29 @@ _POINTER_KINDS = ("shape_ptr", "ints_ptr", "ids_ptr")
 _ID_KINDS = ("tensor_id", "opt_tensor_id")
 #: the backend's heap helpers: (attribute, positions of tensor pointers, position of an int array pointer)
 _HELPERS = (("_copy", (0, 1), 3), ("_gather", (0, 1, 5), None), ("_convert", (0, 1), None))
+#: exports computing each output element from the same element of each full-size input only (plain loops or
+#: XNNPACK's element-wise kernels, which load a vector of the inputs before storing it): the output may take
+#: the bytes of an input of its size that dies at the call (planned in place). Prelu: x only (alpha is packed)
+_ELEMENTWISE = frozenset(
+    {
+        *("Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Cos", "Cosh", "Elu", "Erf"),
+        *("Exp", "Expm1", "Floor", "Log", "Log1p", "Neg", "Reciprocal", "Relu", "Relu6", "Round", "Rsqrt"),
+        *("Selu", "Sign", "Sin", "Sinh", "Softplus", "Sqrt", "Square", "Tan", "Tanh", "Sigmoid", "LeakyRelu"),
+        *("Step", "ClipByValue", "Add", "Sub", "Multiply", "RealDiv", "Maximum", "Minimum", "Pow"),
+        *("SquaredDifference", "Prelu"),
+    }
+)
 
 
 #: why captures were not compiled: reason -> count (for diagnosis; see the module docstring)
 REFUSALS: dict[str, int] = {}
-#: True: programs compiled from now on time each call (globalThis.webtfReplayProfile: name -> [ms, calls])
+#: True: programs compiled from now on time each call (globalThis.webtfReplayProfile: name -> [ms, calls,
+#: longest call's ms])
 PROFILE = False
 #: why compiled programs stopped applying: reason -> count
 DROPS: dict[str, int] = {}
+#: False: plan no element-wise output into a dying input's bytes (for comparisons; see in_place)
+INPLACE = True
 
 
 class _Recorder:
@@ -70,8 +87,8 @@ class _Recorder:
     def __init__(self, backend: Any) -> None:
         self.backend = backend
         self.module = backend.module
-        # ("call", fn, args, refresh ids) | ("write", block, offset, bytes) | ("python", impl, inputs, attrs,
-        # output data ids)
+        # ("call", fn, args, refresh ids, name, input ids, output ids) | ("write", block, offset, bytes) |
+        # ("python", impl, inputs, attrs, output data ids) | ("guard", address)
         self.cmds: list[tuple] = []
         self.blocks: dict[int, list] = {}  # data id -> [ptr, nbytes, size, start, end or None]
         self.live: dict[int, list] = {}  # blocks not yet freed
@@ -95,13 +112,16 @@ class _Recorder:
                 return data_id, ptr - p
         return None
 
+    def ints(self, ptr: int) -> tuple | None:
+        """The int array at `ptr` (the backend's ints cache holds it), or None."""
+        # the longest: an empty array takes no bytes, so it shares its pointer with the next one cached
+        return max((k for k, p in self.backend._ints_cache.items() if p == ptr), key=len, default=None)
+
     def const(self, ptr: int) -> Any:
-        """An int array pointer argument: the array (the backend's ints cache holds it) in the constant
-        section."""
+        """An int array pointer argument: the array in the constant section."""
         if not ptr:
             return 0
-        # the longest: an empty array takes no bytes, so it shares its pointer with the next one cached
-        key = max((k for k, p in self.backend._ints_cache.items() if p == ptr), key=len, default=None)
+        key = self.ints(ptr)
         if key is None:
             self.refuse("an int array outside the backend's ints cache")
             return ptr
@@ -176,17 +196,23 @@ class _Recorder:
 
         def call(*a: Any) -> Any:
             values: list[Any] = list(a)
-            refresh = []
+            refresh, ins, outs = [], [], []
             for i, (arg, kind) in enumerate(args):
                 if kind in _POINTER_KINDS:
                     values[i] = self.const(a[i] & 0xFFFFFFFF)
-                elif kind == "out_id" and a[i] not in self.blocks and a[i] not in self.scratch():
-                    self.refuse(f"the export {name} writes a tensor the run did not make")
-                elif kind in _ID_KINDS and a[i] and a[i] not in self.blocks and a[i] not in self.backend.data:
-                    self.refuse(f"the export {name} takes a tensor id the backend does not hold")
-                elif arg in cached and a[i] in self.blocks:
-                    refresh.append(a[i])
-            cmd = ("call", fn, values, refresh, name)
+                    if kind == "ids_ptr" and a[i]:
+                        ins += self.ints(a[i] & 0xFFFFFFFF) or ()
+                elif kind == "out_id":
+                    outs.append(a[i])
+                    if a[i] not in self.blocks and a[i] not in self.scratch():
+                        self.refuse(f"the export {name} writes a tensor the run did not make")
+                elif kind in _ID_KINDS:
+                    ins.append(a[i])
+                    if a[i] and a[i] not in self.blocks and a[i] not in self.backend.data:
+                        self.refuse(f"the export {name} takes a tensor id the backend does not hold")
+                    elif arg in cached and a[i] in self.blocks:
+                        refresh.append(a[i])
+            cmd = ("call", fn, values, refresh, name, ins, outs)
             self.cmds.append(cmd)
             since = self.module.log_count
             self.depth += 1
@@ -206,7 +232,7 @@ class _Recorder:
                 values[i] = self.pointer(a[i] & 0xFFFFFFFF)
             if ints_at is not None:
                 values[ints_at] = self.const(a[ints_at] & 0xFFFFFFFF)
-            self.cmds.append(("call", fn, values, [], name))
+            self.cmds.append(("call", fn, values, [], name, (), ()))
             return fn(*a)
 
         return call
@@ -384,6 +410,62 @@ def plan(blocks: dict[int, list], end: int) -> tuple[dict[int, int], int]:
     return offsets, size
 
 
+def _uses(cmd: tuple) -> Any:
+    """The data ids of the blocks a command reads or writes."""
+    if cmd[0] == "call":
+        yield from cmd[5]
+        yield from cmd[6]
+        yield from (v[1] for v in cmd[2] if isinstance(v, tuple) and v[0] == "block")
+    elif cmd[0] == "write":
+        yield cmd[1]
+    elif cmd[0] == "python":
+        yield from (t.data_id for t in _tensors(cmd[2].values() if isinstance(cmd[2], dict) else cmd[2]))
+        yield from cmd[4]
+
+
+def in_place(cmds: list[tuple], blocks: dict[int, list]) -> dict[int, int]:
+    """Outputs planned in place: data id -> the block whose bytes it takes. An element-wise export's output
+    (_ELEMENTWISE) takes an input's when that input has its byte size, is freed during the run, and no command
+    after the call uses it, and no command before the call uses the output. Chains share one block."""
+    first: dict[int, int] = {}
+    last: dict[int, int] = {}
+    for k, cmd in enumerate(cmds):
+        for i in _uses(cmd):
+            first.setdefault(i, k)
+            last[i] = k
+    alias: dict[int, int] = {}
+    for k, cmd in enumerate(cmds):
+        if not INPLACE or cmd[0] != "call" or cmd[4] not in _ELEMENTWISE or len(cmd[6]) != 1:
+            continue
+        out = blocks.get(cmd[6][0])
+        if out is None or not out[1] or first[cmd[6][0]] != k:
+            continue
+        for x in cmd[5][:1] if cmd[4] == "Prelu" else cmd[5]:
+            b = blocks.get(x)
+            if b is not None and b[4] is not None and b[1] == out[1] and last[x] == k and x != cmd[6][0]:
+                alias[cmd[6][0]] = alias.get(x, x)
+                break
+    return alias
+
+
+def _grouped(blocks: dict[int, list], alias: dict[int, int]) -> dict[int, list]:
+    """The blocks with each in-place chain as one block (by its first id) live over its members' ranges."""
+    groups = {i: list(b) for i, b in blocks.items() if i not in alias}
+    for i, root in alias.items():
+        g, b = groups[root], blocks[i]
+        g[3] = min(g[3], b[3])
+        g[4] = None if g[4] is None or b[4] is None else max(g[4], b[4])
+    return groups
+
+
+def layout(cmds: list[tuple], blocks: dict[int, list]) -> tuple[dict[int, int], int, dict[int, int]]:
+    """The arena plan of a recorded run: (offsets, arena size, outputs planned in place -> their block)."""
+    alias = in_place(cmds, blocks)
+    offsets, size = plan(_grouped(blocks, alias), len(cmds))
+    offsets.update((i, offsets[root]) for i, root in alias.items())
+    return offsets, size, alias
+
+
 class Compiled:
     """One capture as one JS program over a planned arena (see the module docstring)."""
 
@@ -398,7 +480,7 @@ class Compiled:
         self.pinned = rec.pinned  # data id -> address of the weights whose addresses the program holds
         self.retry = False  # dropped for a change that a new planning run can follow
         consts_size = (rec.const_size + _ALIGN - 1) // _ALIGN * _ALIGN
-        offsets, size = plan(rec.blocks, len(rec.cmds))
+        offsets, size, self.in_place = layout(rec.cmds, rec.blocks)
         self.size = consts_size + size + _SLACK  # bytes of the arena
         self.arena = backend.malloc(self.size)
         base = self.arena + consts_size
@@ -433,18 +515,18 @@ class Compiled:
         """The outputs for new feeds of the planned signature, or None when the program no longer applies
         (nothing is left made)."""
         backend = self.backend
+        data = backend.data
         if (
             ENGINE._backend is not backend
             or backend.module is not self.module
-            or [t.data_id for t in self.externals] != self.external_ids
-            or any(t.is_disposed_internal for t in self.externals)
-            or any(i not in backend.data for i in self.constants)
+            or any(i not in data for i in self.constants)
         ):
             return _drop("the backend, a weight or a kernel table changed")
-        data = backend.data
-        for t in self.externals:  # weights moved to another backend come back (the exports take their ids)
-            if t.data_id not in data:
-                backend.get_data(t.data_id)
+        for t, i in zip(self.externals, self.external_ids, strict=True):
+            if t.data_id != i or t.is_disposed_internal:
+                return _drop("the backend, a weight or a kernel table changed")
+            if i not in data:  # a weight moved to another backend comes back (the exports take its id)
+                backend.get_data(i)
         if backend._flags is not self.flags or any(data[i][0] != p for i, p in self.pinned.items()):
             self.retry = True  # a planning run now would bake the new addresses
             return _drop("a weight or has_nan's buffer moved")
@@ -583,7 +665,7 @@ def _source(
             params = [f"q{i}" for i in range(len(cmd[4]))]
             body = ["let h;", *copies(params, cmd[4])]
             continue
-        _, f, values, refresh, name = cmd
+        _, f, values, refresh, name, _, _ = cmd
         for data_id in refresh:
             ptr, size = places[data_id]
             body.append(f"{unregister}({data_id}); {register}({data_id}, {size}, {ptr});")
@@ -594,10 +676,11 @@ def _source(
             else:
                 args.append(js_number(v))
         call = f"{fn(f)}({', '.join(args)});"
-        if PROFILE:  # time each call into globalThis.webtfReplayProfile: name -> [ms, calls]
+        if PROFILE:  # time each call: webtfReplayProfile[name] = [ms, calls, max ms]
             call = (
                 f"{{ const t = performance.now(); {call} const P = (globalThis.webtfReplayProfile ??= {{}});"
-                f" const e = P[{name!r}] ??= [0, 0]; e[0] += performance.now() - t; e[1]++; }}"
+                f" const e = P[{name!r}] ??= [0, 0, 0], d = performance.now() - t; e[0] += d; e[1]++;"
+                f" if (d > e[2]) e[2] = d; }}"
             )
         body.append(call)
     made = [o for o in compiled.outputs if o[0] == "made"]

@@ -41,9 +41,7 @@ def per_channel(t: Any, channels: int, allow_scalar: bool) -> bool:
     core = t.shape
     while core and core[0] == 1:
         core = core[1:]
-    return (
-        core == (channels,) or (allow_scalar and core == () and channels == 1) or (allow_scalar and not core)
-    )
+    return core == (channels,) or (not core and (allow_scalar or channels == 1))
 
 
 def _conv_args(info: ConvInfo) -> tuple:
