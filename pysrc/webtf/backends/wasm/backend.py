@@ -494,6 +494,25 @@ class WasmBackend(Backend):
                 self._flush_frees()
         self.bytes_allocated -= rec[1]
 
+    def dispose_many(self, data_ids: list[int]) -> None:
+        """dispose_data for each; the queued outputs among them (the common case at a tidy's end) released in
+        the queue in one pass, the rest one by one."""
+        queued = self.queued
+        if not queued:
+            return super().dispose_many(data_ids)
+        pop, queue, rest, nbytes = queued.pop, self._queue, [], 0
+        for data_id in data_ids:
+            bound = pop(data_id, None)
+            if bound is None:
+                rest.append(data_id)
+            else:
+                queue += (-1, data_id, 0, 0)
+                nbytes += bound[2]
+        self.bytes_allocated -= nbytes
+        super().dispose_many(rest)
+        if len(queue) >= _QUEUE_INTS:
+            self.flush()
+
     def _flush_frees(self) -> None:
         """Free the queued disposed blocks (one JS call)."""
         frees = self._frees

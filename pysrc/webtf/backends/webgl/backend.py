@@ -200,6 +200,14 @@ class WebGLBackend(Backend):
             self.pool.release(rec.tex, rec.w, rec.h)
             rec.tex = None
 
+    def dispose_many(self, data_ids: list[int]) -> None:
+        pop, release = self.data.pop, self.pool.release
+        for data_id in data_ids:
+            rec = pop(data_id, None)
+            if rec is not None and rec.tex is not None:
+                release(rec.tex, rec.w, rec.h)
+                rec.tex = None
+
     # ---- running programs ---------------------------------------------------------------------------
     def run(
         self,
