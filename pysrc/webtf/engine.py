@@ -459,9 +459,18 @@ class Engine:
         if fast is not None and not ENV.debug:
             backend = self._backend or self.backend
             data_id = fast(backend, a, b)
-            if data_id is not None:
-                size, dtype = a.size, a.dtype
-                return self._new_tensor(backend, data_id, a.shape, dtype, _COUNTED_BYTES[dtype] * size, size)
+            if data_id is not None:  # _new_tensor inline (a Python call less per op)
+                shape, dtype, size = a.shape, a.dtype, a.size
+                nbytes = _COUNTED_BYTES[dtype] * size
+                self.data_info[data_id] = [backend, nbytes, 1, dtype, shape]
+                num_bytes = self.num_bytes = self.num_bytes + nbytes
+                if num_bytes > self._peak_bytes:
+                    self._peak_bytes = num_bytes
+                t = Tensor(shape, dtype, data_id, next(self._tensor_ids), size)
+                self.num_tensors += 1
+                if self._scope is not None:
+                    self._scope.append(t)
+                return t
         return self.run_kernel(name, {"x": a} if b is None else {"a": a, "b": b})
 
     def _rehook(self) -> None:
