@@ -272,11 +272,11 @@ class WebGLBackend(Backend):
         self.ctx.dispose()
 
 
-def forward_floats(floats: Any, backend: WebGLBackend, a: Any, b: Any) -> int | None:
-    """The data id of a new host buffer of floats(a's values, b's values) when a small element-wise kernel
-    forwards float32 a and b (forward_to_cpu with `small`: both on the host without a texture, under the handoff
-    size, the context alive), else None: the forwarded kernels' `fast` variant, with `floats` bound (a partial,
-    so that Engine.run_fast's call costs one Python frame here)."""
+def forward_floats(fn: Any, backend: WebGLBackend, a: Any, b: Any) -> int | None:
+    """The data id of a new host buffer of fn over a's and b's values when a small element-wise kernel forwards
+    float32 a and b (forward_to_cpu with `small`: both on the host without a texture, under the handoff size, the
+    context alive), else None (also where fn raises: the kernel then handles it). The forwarded kernels' `fast`
+    variant, with the cpu twin's `fn` bound (a partial: Engine.run_fast's call costs one Python frame here)."""
     data = backend.data
     ra, rb = data.get(a.data_id), data.get(b.data_id)
     if ra is None or rb is None or ra.tex is not None or rb.tex is not None or a.dtype != "float32":
@@ -285,8 +285,9 @@ def forward_floats(floats: Any, backend: WebGLBackend, a: Any, b: Any) -> int | 
     limit = backend._handoff if ENV.version == backend._handoff_version else backend._read_handoff()
     if va is None or vb is None or size >= limit or size > _FORWARD_MAX or rb.size != size or backend.ctx.lost:
         return None
-    out = floats(va, vb)
-    if out is None:
+    try:
+        out = array("f", map(fn, va, vb))
+    except (ZeroDivisionError, OverflowError, ValueError):
         return None
     data_id = new_data_id()
     data[data_id] = TexData(out, size, "float32")

@@ -110,13 +110,6 @@ def _kernel(
             out = to_typed(map(s, *_operands(backend, a, b, shape)), dtype)
         return backend.output(out, shape, dtype)
 
-    def floats(va: Any, vb: Any) -> array | None:
-        """fn over two float32 buffers of one size; None where fn raises (the kernel then handles it)."""
-        try:
-            return array("f", map(fn, va, vb))
-        except _RAISES:
-            return None
-
     def fast(backend: Any, a: Any, b: Any) -> int | None:
         """The kernel on two float32 tensors of one shape held here (Engine.run_fast), else None. One frame:
         the values and the new buffer are this backend's `data` entries (values and store, inline)."""
@@ -135,7 +128,7 @@ def _kernel(
     kernel.for_dtypes = complex_of is not None  # type: ignore[attr-defined]
     if out_dtype in (None, "float32"):  # float32 in, float32 out
         kernel.fast = fast  # type: ignore[attr-defined]
-        kernel.floats = floats  # type: ignore[attr-defined]
+        kernel.float_fn = fn  # type: ignore[attr-defined]  # (webgl's forwarded fast variant maps it too)
     return kernel
 
 
