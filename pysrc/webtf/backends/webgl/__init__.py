@@ -61,9 +61,9 @@ def _guarded(name: str, fn: Any, cpu_fn: Any = None) -> Any:
             return cpu_fn(backend, inputs, attrs)
         return fn(backend, inputs, attrs)
 
-    fn = getattr(cpu_fn, "float_fn", None) if small else None
-    if fn is not None:  # the cpu twin on two small float32 host buffers of one shape (Engine.run_fast)
-        forwarding_kernel.fast = functools.partial(forward_floats, fn)  # type: ignore[attr-defined]
+    float_fn = getattr(cpu_fn, "float_fn", None) if small else None
+    if float_fn is not None:  # the cpu twin on two small float32 host buffers of one shape (Engine.run_fast)
+        forwarding_kernel.fast = functools.partial(forward_floats, float_fn)  # type: ignore[attr-defined]
     return forwarding_kernel
 
 
