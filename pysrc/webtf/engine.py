@@ -383,13 +383,14 @@ class Engine:
                 parent.append(result)
             return
         keep: set[int] = set()
-        _collect(result, keep)
+        if type(result) is not Tensor:  # one tensor (the common case) is compared by identity, without id()
+            _collect(result, keep)
         # dispose_tensor inline, once per tensor; a buffer of the active backend that only this tensor holds (the
         # common case) leaves the books here and goes to the backend in one dispose_many call at the end
         info, backend, freed, count, nbytes = self.data_info, self._backend, [], 0, 0
         try:
             for t in scope:
-                if id(t) in keep:
+                if t is result or (keep and id(t) in keep):
                     if parent is not None:
                         parent.append(t)
                 elif not t.kept and not t.is_disposed_internal:
