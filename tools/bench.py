@@ -28,6 +28,7 @@ MODELS = (
 BACKENDS = ("wasm", "webgl", "cpu")
 RUNS = 3
 BUDGET_S = 10.0
+WARMUP_S = 1.0
 BOOT_TIMEOUT_MS = 180_000
 BOOT_LOADS = 5
 VISIT_MS = 2000  # how long a boot row's page stays open after its BlazeFace run
@@ -91,6 +92,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"stop a library's timed runs of a case after S seconds, keeping at least one ({BUDGET_S:g})",
     )
     parser.add_argument(
+        "--warmup",
+        type=float,
+        default=WARMUP_S,
+        metavar="S",
+        help=f"untimed runs per library and case (after the first) until its warm-up took S seconds ({WARMUP_S:g})",
+    )
+    parser.add_argument(
         "--boot-loads",
         type=int,
         default=BOOT_LOADS,
@@ -146,7 +154,7 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
         cells = (model, backend, cell(w, "median_ms"), cell(t, "median_ms"), ratio)
         # replay: webtf's timed and warm-up runs that replayed a captured model run (models/capture.py), and
         # how many of those ran as one compiled JS program
-        replay = f"{w['replays']}/{w.get('runs', 0) + 1}" if w.get("replays") is not None else "-"
+        replay = f"{w['replays']}/{w.get('runs', 0) + w.get('warmups', 1)}" if w.get("replays") is not None else "-"
         if w.get("compiled"):
             replay += f" ({w['compiled']} compiled)"
         # threads: the wasm thread count of each library's pool (webtf/TF.js)
@@ -312,6 +320,7 @@ def run(
         "settings": {
             "runs": args.runs,
             "budget_s": args.budget,
+            "warmup_s": args.warmup,
             "boot_loads": args.boot_loads,
             "threads": args.threads,
             "wall_s": round(time.monotonic() - start, 1),
@@ -375,8 +384,8 @@ def _run_cases(
         for model in args.models:
             say(f"case {len(rows) // 2 + 1}/{total}: {model} on {backend}")
             rows += page.evaluate(
-                "([m, b, runs, budgetMs]) => webtfBench.runCase(m, b, { runs, budgetMs })",
-                [model, backend, args.runs, args.budget * 1000],
+                "([m, b, runs, budgetMs, warmupMs]) => webtfBench.runCase(m, b, { runs, budgetMs, warmupMs })",
+                [model, backend, args.runs, args.budget * 1000, args.warmup * 1000],
             )
     environment = page.evaluate("webtfBench.environment()")  # after the cases: the wasm thread counts are known
     environment["boot"] = page.evaluate("webtfBench.boot")

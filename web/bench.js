@@ -2,9 +2,9 @@
 // the same workload on the same input with both, interleaved run by run. Used by bench.html (a person, with
 // a bar chart; web/bench-page.js) and by `python3 build.py bench` (headless, through window.webtfBench).
 //
-// A case's result per library is a row {model, backend, impl, first_ms, median_ms, min_ms, runs, load_ms,
-// error}: load_ms is backend switch + model load + input upload, first_ms the warm-up run, median/min over
-// the timed runs. Every run includes reading every output. A failure gives a row with `error` set.
+// A case's result per library is a row {model, backend, impl, first_ms, median_ms, min_ms, runs, warmups,
+// load_ms, error}: load_ms is backend switch + model load + input upload, first_ms the first run, warmups the
+// untimed runs before the timed ones (the first included), median/min over the timed runs. Every run includes reading every output. A failure gives a row with `error` set.
 
 import { startPython } from "./python.js";
 
@@ -315,11 +315,13 @@ export async function bootBench(log = () => {}, { threads = null } = {}) {
   }
 
   /**
-   * Run one case on one backend with both libraries: prepare both, a warm-up each (first_ms), then up to
-   * `runs` timed runs alternating webtf / TF.js; a library stops early once its timed runs used budgetMs
-   * (it always gets one). Returns one row per library; a failing library gets a row with `error`.
+   * Run one case on one backend with both libraries: prepare both, a first run each (first_ms), untimed
+   * warm-up runs alternating until each library's warm-up took warmupMs (V8 tiers up both libraries' code in a
+   * page's first seconds), then up to `runs` timed runs alternating webtf / TF.js; a library stops early once
+   * its timed runs used budgetMs (it always gets one). Returns one row per library; a failing library gets a
+   * row with `error`.
    */
-  async function runCase(name, backend, { runs = 5, budgetMs = 20000, onProgress = log } = {}) {
+  async function runCase(name, backend, { runs = 5, budgetMs = 20000, warmupMs = 1000, onProgress = log } = {}) {
     const spec = CASES[name];
     if (!spec) throw new Error(`unknown case ${name}; known: ${Object.keys(CASES).join(", ")}`);
     const input = makeInput(spec);
@@ -342,10 +344,29 @@ export async function bootBench(log = () => {}, { threads = null } = {}) {
         start = now();
         await impls[impl].run();
         s.first_ms = now() - start;
-        onProgress(`${name}/${backend} ${impl}: load ${s.load_ms.toFixed(0)} ms, warm-up ${s.first_ms.toFixed(1)} ms`);
+        s.warmup_ms = s.first_ms;
+        s.warmups = 1;
+        onProgress(`${name}/${backend} ${impl}: load ${s.load_ms.toFixed(0)} ms, first run ${s.first_ms.toFixed(1)} ms`);
       } catch (error) {
         await fail(impl, error);
       }
+    }
+    const warming = (impl) => !state[impl].error && state[impl].warmup_ms < warmupMs;
+    while (IMPLS.some(warming)) {
+      for (const impl of IMPLS.filter(warming)) {
+        const s = state[impl];
+        try {
+          const start = now();
+          await impls[impl].run();
+          s.warmup_ms += now() - start;
+          s.warmups += 1;
+        } catch (error) {
+          await fail(impl, error);
+        }
+      }
+    }
+    if (warmupMs > 0) {
+      onProgress(`${name}/${backend}: warm-up ${IMPLS.map((i) => `${i} ${state[i].warmups ?? 0} runs`).join(", ")}`);
     }
     for (let i = 0; i < runs; i++) {
       for (const impl of IMPLS) {
@@ -387,6 +408,7 @@ export async function bootBench(log = () => {}, { threads = null } = {}) {
         median_ms: ok ? round(median(sorted)) : null,
         min_ms: ok ? round(sorted[0]) : null,
         runs: ok ? sorted.length : 0,
+        warmups: ok ? s.warmups : 0,
         load_ms: ok ? round(s.load_ms) : null,
         replays: ok ? s.replays ?? null : null,
         compiled: ok ? s.compiled ?? null : null,

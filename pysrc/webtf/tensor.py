@@ -196,6 +196,8 @@ class Variable(Tensor):
                 f"new value has shape {list(new_value.shape)} and dtype {new_value.dtype}"
             )
         self._check("assign")
+        if _engine._recording is not None:  # a recorded training step (models/step_capture.py)
+            _engine._recording.append(("assign", self, new_value, self.data_id))
         old = self.data_id
         self.data_id = _engine.share_data(new_value.data_id)
         _engine.release_data(old)

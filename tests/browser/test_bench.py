@@ -15,8 +15,8 @@ from pathlib import Path
 import build
 
 ROW_KEYS = {
-    "model", "backend", "impl", "first_ms", "median_ms", "min_ms", "runs", "load_ms", "replays", "compiled", "error",
-    "threads",
+    "model", "backend", "impl", "first_ms", "median_ms", "min_ms", "runs", "warmups", "load_ms", "replays", "compiled",
+    "error", "threads",
 }  # fmt: skip
 
 
@@ -32,6 +32,8 @@ def test_bench_command_writes_rows_and_environment(tmp_path: Path) -> None:
         "cpu",
         "--runs",
         "1",
+        "--warmup",
+        "0.2",
         "--boot-loads",
         "1",
     ]
@@ -50,6 +52,7 @@ def test_bench_command_writes_rows_and_environment(tmp_path: Path) -> None:
         assert set(row) == ROW_KEYS
         assert row["error"] is None, row
         assert row["runs"] == 1
+        assert row["warmups"] > 1  # a cpu run of 1,000 adds takes milliseconds: the 0.2 s warm-up repeats it
         assert all(row[key] > 0 for key in ("first_ms", "median_ms", "min_ms", "load_ms"))
         assert row["min_ms"] == row["median_ms"]  # one run: both are that run
     env = report["environment"]

@@ -1,4 +1,5 @@
-"""model.fit in the page vs TF.js 4.22's model.fit in the same page (TF.js cpu is the oracle).
+"""model.fit in the page vs TF.js 4.22's model.fit in the same page (TF.js cpu is the oracle); all but the
+first steps of each batch size replay a recorded step (models/step_capture.py).
 
 TF.js builds a small model with fixed initial weights, saves it (the start point), trains it with
 shuffle=false on fixed data and reports its loss/metric history and final weights; webtf loads the start
@@ -89,6 +90,7 @@ import js, json, math
 from array import array
 from webtf.models.layers import load_layers_model
 from webtf.models.io.weights import weight_specs_json
+from webtf.models.capture import STATS
 
 def rel(got, ref):
     scale = max(1.0, max((abs(v) for v in ref), default=1.0))
@@ -109,7 +111,9 @@ counts = []
 class Count(tf.callbacks.Callback):
     async def on_epoch_end(self, epoch, logs=None):
         counts.append(tf.memory().num_tensors)
+replayed = STATS["replayed"]
 h = await model.fit(x, y, batch_size=BATCH, epochs=EPOCHS, shuffle=False, verbose=0, callbacks=[Count()])
+replayed = STATS["replayed"] - replayed
 weight_errors = [rel(w.data_sync().tolist(), ref.to_py().tolist())
                  for w, ref in zip(model.get_weights(), p.finalWeights)]
 # a model TF.js trained (with its optimizer state) loads, predicts as ours and continues training
@@ -132,7 +136,7 @@ loaded.dispose()
 tf.dispose([x, y]); model.dispose()
 {"history": h.history, "epoch": h.epoch, "weight_errors": weight_errors, "counts": counts,
  "predict_error": predict_error, "more": more.history, "mine": mine, "mine_more": mine_more,
- "leak": tf.memory().num_tensors - before}
+ "leak": tf.memory().num_tensors - before, "replayed": replayed}
 """
 
 LOAD_OURS_JS = """async ([mine, batchSize]) => {
@@ -194,5 +198,8 @@ def test_fit_matches_tfjs(webtf_page, py, case, backend):
             theirs,
             res["mine_more"],
         )
+    # steps after the optimizer's first replay a recording per batch size (models/step_capture.py)
+    steps, last = divmod(20 if kind == "mlp" else 12, batch)
+    assert res["replayed"] == (steps + (last > 0)) * epochs - 1 - 1 - (last > 0), res["replayed"]
     assert len(set(res["counts"])) == 1, f"tensors grew across epochs: {res['counts']}"
     assert res["leak"] == 0

@@ -67,6 +67,8 @@ class Tape:
         c = Tensor(t.shape, t.dtype, ENGINE.share_data(t.data_id), ENGINE.next_tensor_id())
         ENGINE.track(c)
         c.kept = True
+        if ENGINE._recording is not None:  # a recorded training step reads t where the gradients read c
+            ENGINE._recording.append(("alias", c, t))
         self._held.append(c)
         self.nodes.append(TapeNode(kn.Identity, {"x": t}, {}, [c], [], identity_grad))
         return c

@@ -130,24 +130,33 @@ class Capture:
         )
 
     @staticmethod
-    def build(feeds: list[Tensor], log: list[Any], result: list[Tensor], start_id: int) -> Capture | None:
+    def build(
+        feeds: list[Tensor], log: list[Any], result: list[Tensor], start_id: int, optimize: bool = True
+    ) -> Capture | None:
         """A capture of what `log` (ENGINE.record_kernels during a run) holds, or None. Tensors with ids
-        below `start_id` existed before the run (weights); `result` are the run's outputs."""
-        folded = fold_constants(log, feeds, result, start_id, ENGINE._kernels) if FOLD else None
-        made = Capture._build(feeds, folded.log if folded else log, result, start_id, folded)
+        below `start_id` existed before the run (weights); `result` are the run's outputs. optimize: False
+        keeps the kernels as recorded (no folding, fusion or NaN-check removal: a training step's weights change)."""
+        folded = fold_constants(log, feeds, result, start_id, ENGINE._kernels) if FOLD and optimize else None
+        made = Capture._build(feeds, folded.log if folded else log, result, start_id, folded, optimize)
         if made is None and folded is not None:
             _free_folded(ENGINE._backend, folded.owned, folded.values)
         return made
 
     @staticmethod
     def _build(
-        feeds: list[Tensor], log: list[Any], result: list[Tensor], start_id: int, folded: Folded | None
+        feeds: list[Tensor],
+        log: list[Any],
+        result: list[Tensor],
+        start_id: int,
+        folded: Folded | None,
+        optimize: bool = True,
     ) -> Capture | None:
         kernels_of = ENGINE._kernels
-        if FUSE:
+        fuse = FUSE and optimize
+        if fuse:
             log = fold_pads(log, result)
             log = fuse_bias_adds(log, result, start_id, kernels_of)
-        unguard = unneeded_nan_checks(log, result, start_id, kernels_of) if FUSE else set()
+        unguard = unneeded_nan_checks(log, result, start_id, kernels_of) if fuse else set()
         entries = []
         seen = {id(t) for t in feeds}  # feeds, weights and kernel outputs met so far
         run_data = {t.data_id for t in feeds}

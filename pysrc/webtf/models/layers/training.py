@@ -15,7 +15,7 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ... import ops, train
@@ -24,6 +24,7 @@ from ...engine import ENGINE
 from ...ops.op import convert_to_tensor
 from ...shapes import fmt
 from ...tensor import Tensor
+from ..step_capture import captured_step
 from .base import fmt_shape
 from .callbacks import CallbackList, History, ProgressLogger, create_callbacks, standardize
 from .metrics import (
@@ -37,6 +38,7 @@ from .metrics import (
     sparse_categorical_accuracy,
     sparse_categorical_crossentropy,
 )
+from .topology import _stateful
 
 YIELD_EVERY_MS = 125  # TF.js's 'auto' yieldEvery: at most this long between yields to the event loop
 
@@ -66,6 +68,7 @@ class _Compiled:
     metrics: list[tuple[str, int, LossFn]]
     output_names: list[str]
     loss_weights: list[float] | None = None  # one per output; None: all 1
+    captures: dict = field(default_factory=dict)  # recorded training steps by signature (step_capture.py)
 
     @property
     def names(self) -> list[str]:
@@ -283,17 +286,23 @@ class Training:
             reg = _regularization_loss(model, activity)
             return loss if reg is None else ops.add(loss, reg)
 
-        try:
-            loss = c.optimizer.minimize(total, True, model.trainable_weights)
-        except BaseException:
-            for t in metrics:
-                t.dispose()
-            raise
-        finally:
-            for t in activity + model.take_activity_losses():
-                t.dispose()
-        _apply_constraints(model)
-        return [loss, *metrics]
+        def step() -> list[Tensor]:
+            try:
+                loss = c.optimizer.minimize(total, True, model.trainable_weights)
+            except BaseException:
+                for t in metrics:
+                    t.dispose()
+                raise
+            finally:
+                for t in activity + model.take_activity_losses():
+                    t.dispose()
+            _apply_constraints(model)
+            return [loss, *metrics]
+
+        if _stateful(model.layers):  # a stateful RNN's states change in Python: no replay
+            return step()
+        given = [*feeds, *ys, *[w for w in sws if w is not None]]
+        return captured_step(c.captures, given, model.trainable_weights, c.optimizer, step)
 
     def _test_step(self, c: _Compiled, feeds: list[Tensor], ys: list[Tensor], sws: list[Any]) -> list[Tensor]:
         def run() -> list[Tensor]:
