@@ -16,7 +16,7 @@ from . import tensor as _tensor_module
 from .backends.base import Backend, TensorInfo
 from .dtypes import BYTES_PER_ELEMENT
 from .environment import ENV
-from .kernel_registry import get_kernels_for_backend, left_out
+from .kernel_registry import get_fast_kernels_for_backend, get_kernels_for_backend, left_out
 from .tensor import Tensor
 
 #: bytes tf.memory() counts per element, as TF.js: complex64 counts none (TF.js counts its parts, which its
@@ -27,15 +27,10 @@ _STRING_REASON = "Memory usage by string tensors is approximate (2 bytes per cha
 BackendFactory = Callable[[], "Backend | Awaitable[Backend]"]
 
 
-class _DataInfo:
-    __slots__ = ("backend", "nbytes", "refs", "dtype", "shape")
-
-    def __init__(self, backend: Backend, nbytes: int, dtype: str, shape: tuple[int, ...]) -> None:
-        self.backend = backend
-        self.nbytes = nbytes
-        self.refs = 1
-        self.dtype = dtype
-        self.shape = shape
+#: What data_info holds per buffer: [backend, counted bytes, references, dtype, shape]. A list, not an object:
+#: one is made per kernel output, and a list display costs a fraction of a class call in CPython.
+_DataInfo = list
+_NO_FAST: dict[str, Any] = {}
 
 
 @dataclass
@@ -122,6 +117,8 @@ class Engine:
         self.backend_name: str | None = None
         self._backend: Backend | None = None
         self._kernels: dict[str, Any] = {}
+        self._fast: dict[str, Any] = {}  # the active backend's kernels' fast variants (see run_fast)
+        self._fast_now: dict[str, Any] = _NO_FAST  # _fast, or none while _hooked
         self._tensor_ids = itertools.count(0)
         self.num_tensors = 0
         self.num_bytes = 0
@@ -157,6 +154,8 @@ class Engine:
         if self.backend_name == name:
             self._backend = None
             self.backend_name = None
+            self._fast = _NO_FAST
+            self._rehook()
         inst = self.instances.pop(name, None)
         if inst is not None:
             inst.dispose()
@@ -200,6 +199,8 @@ class Engine:
         self._backend = backend
         self.backend_name = name
         self._kernels = get_kernels_for_backend(name)
+        self._fast = get_fast_kernels_for_backend(name)
+        self._rehook()
 
     @property
     def backend(self) -> Backend:
@@ -266,27 +267,29 @@ class Engine:
         """Make a tracked Tensor for a TensorInfo a backend produced."""
         data_id, shape, dtype = info
         d = self.data_info.get(data_id)
+        size = prod(shape)
         if d is None:
             if dtype == "string":
                 self.num_string_buffers += 1
-                return self._new_tensor(
-                    backend, data_id, shape, dtype, sum(len(s.encode()) for s in backend.values(info))
-                )
-            return self._new_tensor(backend, data_id, shape, dtype, _COUNTED_BYTES[dtype] * prod(shape))
-        d.refs += 1
-        t = Tensor(shape, dtype, data_id, next(self._tensor_ids))
+                nbytes = sum(len(s.encode()) for s in backend.values(info))
+                return self._new_tensor(backend, data_id, shape, dtype, nbytes, size)
+            return self._new_tensor(backend, data_id, shape, dtype, _COUNTED_BYTES[dtype] * size, size)
+        d[2] += 1
+        t = Tensor(shape, dtype, data_id, next(self._tensor_ids), size)
         self.num_tensors += 1  # track(t), inline: this runs once per kernel output
         if self._scope is not None:
             self._scope.append(t)
         return t
 
-    def _new_tensor(self, backend: Backend, data_id: int, shape: tuple[int, ...], dtype: str, nbytes: int) -> Tensor:
-        """A tracked Tensor for a new buffer of `nbytes` counted bytes (wrap and run_fast)."""
-        self.data_info[data_id] = _DataInfo(backend, nbytes, dtype, shape)
-        self.num_bytes += nbytes
-        if self.num_bytes > self._peak_bytes:
-            self._peak_bytes = self.num_bytes
-        t = Tensor(shape, dtype, data_id, next(self._tensor_ids))
+    def _new_tensor(
+        self, backend: Backend, data_id: int, shape: tuple[int, ...], dtype: str, nbytes: int, size: int
+    ) -> Tensor:
+        """A tracked Tensor of `size` elements for a new buffer of `nbytes` counted bytes (wrap and run_fast)."""
+        self.data_info[data_id] = [backend, nbytes, 1, dtype, shape]
+        num_bytes = self.num_bytes = self.num_bytes + nbytes
+        if num_bytes > self._peak_bytes:
+            self._peak_bytes = num_bytes
+        t = Tensor(shape, dtype, data_id, next(self._tensor_ids), size)
         self.num_tensors += 1
         if self._scope is not None:
             self._scope.append(t)
@@ -300,19 +303,19 @@ class Engine:
 
     def share_data(self, data_id: int) -> int:
         """Add a reference to an existing data buffer (variables, reshapes) and return its id."""
-        self.data_info[data_id].refs += 1
+        self.data_info[data_id][2] += 1
         return data_id
 
     def release_data(self, data_id: int) -> None:
         """Drop a reference to a data buffer, freeing it on the last one."""
         d = self.data_info[data_id]
-        d.refs -= 1
-        if d.refs == 0:
+        d[2] -= 1
+        if d[2] == 0:
             del self.data_info[data_id]
-            self.num_bytes -= d.nbytes
-            if d.dtype == "string":
+            self.num_bytes -= d[1]
+            if d[3] == "string":
                 self.num_string_buffers -= 1
-            d.backend.dispose_data(data_id)
+            d[0].dispose_data(data_id)
 
     def dispose_tensor(self, t: Tensor) -> None:
         """Free a tensor; idempotent."""
@@ -327,23 +330,23 @@ class Engine:
         d = self.data_info.get(data_id)
         if d is None:
             raise ValueError(f"Data {data_id} is not tracked: it was disposed or never created")
-        src = d.backend
+        src = d[0]
         values = src.read_sync(data_id)
-        dst.move(data_id, values, d.shape, d.dtype)  # first: when dst cannot hold it, src still does
+        dst.move(data_id, values, d[4], d[3])  # first: when dst cannot hold it, src still does
         src.dispose_data(data_id)
-        d.backend = dst
+        d[0] = dst
 
     def read_sync(self, data_id: int) -> array:
         """The values of a buffer, read synchronously from the backend that holds it."""
         if self._recording is not None:
             self._recording.append(("read", data_id))
-        return self.data_info[data_id].backend.read_sync(data_id)
+        return self.data_info[data_id][0].read_sync(data_id)
 
     async def read(self, data_id: int) -> array:
         """The values of a buffer, read without blocking where the backend can."""
         if self._recording is not None:
             self._recording.append(("read", data_id))
-        return await self.data_info[data_id].backend.read(data_id)
+        return await self.data_info[data_id][0].read(data_id)
 
     def memory(self) -> MemoryInfo:
         """Live tensors, buffers and bytes (TF.js tf.memory())."""
@@ -380,16 +383,32 @@ class Engine:
                 parent.append(result)
             return
         keep: set[int] = set()
-        _collect(result, keep)
-        release = self.release_data
-        for t in scope:
-            if id(t) in keep:
-                if parent is not None:
-                    parent.append(t)
-            elif not t.kept and not t.is_disposed_internal:  # dispose_tensor, inline: once per tensor
-                t.is_disposed_internal = True
-                self.num_tensors -= 1
-                release(t.data_id)
+        if type(result) is not Tensor:  # one tensor (the common case) is compared by identity, without id()
+            _collect(result, keep)
+        # dispose_tensor inline, once per tensor; a buffer of the active backend that only this tensor holds (the
+        # common case) leaves the books here and goes to the backend in one dispose_many call at the end
+        info, backend, freed, count, nbytes = self.data_info, self._backend, [], 0, 0
+        try:
+            for t in scope:
+                if t is result or (keep and id(t) in keep):
+                    if parent is not None:
+                        parent.append(t)
+                elif not t.kept and not t.is_disposed_internal:
+                    t.is_disposed_internal = True
+                    count += 1
+                    data_id = t.data_id
+                    d = info[data_id]
+                    if d[2] == 1 and d[0] is backend and d[3] != "string":
+                        del info[data_id]
+                        nbytes += d[1]
+                        freed.append(data_id)
+                    else:
+                        self.release_data(data_id)
+        finally:
+            self.num_tensors -= count
+            self.num_bytes -= nbytes
+            if freed:
+                backend.dispose_many(freed)  # type: ignore[union-attr]
 
     def tidy(self, name_or_fn: Any, fn: Callable[[], Any] | None = None) -> Any:
         """Run fn in a scope: every tensor it makes is freed except those it returns (in tensors, lists,
@@ -437,12 +456,20 @@ class Engine:
         on two tensors of one shape and dtype (all live): the kernel's `fast(backend, a, b)` (the data id of a new
         buffer of a's shape and dtype, or None where it does not apply) when it has one and nothing watches
         kernels (profile, tf.time, recording, tape, debug)."""
-        backend = self._backend or self.backend
-        fast = getattr(self._kernels.get(name), "fast", None)
-        if fast is not None and not self._hooked and not ENV.debug:
+        fast = self._fast_now.get(name)
+        if fast is not None and not ENV.debug:
+            backend = self._backend or self.backend
             data_id = fast(backend, a, b)
-            if data_id is not None:
-                return self._new_tensor(backend, data_id, a.shape, a.dtype, _COUNTED_BYTES[a.dtype] * a.size)
+            if data_id is not None:  # _new_tensor inline (a Python call less per op), without the peak: only
+                shape, dtype, size = a.shape, a.dtype, a.size  # profile() reads it, and it is hooked
+                nbytes = _COUNTED_BYTES[dtype] * size
+                self.data_info[data_id] = [backend, nbytes, 1, dtype, shape]
+                self.num_bytes += nbytes
+                t = Tensor(shape, dtype, data_id, next(self._tensor_ids), size)
+                self.num_tensors += 1
+                if self._scope is not None:
+                    self._scope.append(t)
+                return t
         return self.run_kernel(name, {"x": a} if b is None else {"a": a, "b": b})
 
     def _rehook(self) -> None:
@@ -453,6 +480,7 @@ class Engine:
             or self._recording is not None
             or self._tape is not None
         )
+        self._fast_now = _NO_FAST if self._hooked else self._fast
 
     def _run_hooked(self, name: str, impl: Any, backend: Backend, inputs: Any, attrs: dict) -> Any:
         recording, self._recording = self._recording, None  # kernels calling kernels are not recorded

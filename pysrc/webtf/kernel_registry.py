@@ -8,6 +8,8 @@ from typing import Any
 KernelFunc = Callable[[Any, Any, dict[str, Any]], Any]
 
 _REGISTRY: dict[str, dict[str, KernelFunc]] = {}
+#: the registered kernels' `fast` variants by backend (see Engine.run_fast), kept with _REGISTRY
+_FAST: dict[str, dict[str, Callable[..., Any]]] = {}
 
 try:  # a custom build's contents (backends, kernels, config): `build.py custom` writes webtf/_build.py
     from ._build import BUILD as CUSTOM_BUILD
@@ -103,6 +105,9 @@ def register_kernel(kernel_name: str, backend_name: str, impl: KernelFunc) -> No
     if kernel_name in table:
         raise ValueError(f"The kernel '{kernel_name}' for backend '{backend_name}' is already registered")
     table[kernel_name] = impl
+    fast = getattr(impl, "fast", None)
+    if fast is not None:
+        _FAST.setdefault(backend_name, {})[kernel_name] = fast
 
 
 def register_kernels(
@@ -127,6 +132,7 @@ def unregister_kernel(kernel_name: str, backend_name: str) -> None:
     if kernel_name not in table:
         raise ValueError(f"The kernel '{kernel_name}' for backend '{backend_name}' is not registered")
     del table[kernel_name]
+    _FAST.get(backend_name, {}).pop(kernel_name, None)
 
 
 def get_kernel(kernel_name: str, backend_name: str) -> KernelFunc | None:
@@ -137,3 +143,8 @@ def get_kernel(kernel_name: str, backend_name: str) -> KernelFunc | None:
 def get_kernels_for_backend(backend_name: str) -> dict[str, KernelFunc]:
     """The live table of kernels registered for a backend (kernel name -> implementation)."""
     return _REGISTRY.setdefault(backend_name, {})
+
+
+def get_fast_kernels_for_backend(backend_name: str) -> dict[str, Callable[..., Any]]:
+    """The live table of the registered kernels' `fast` variants for a backend (kernel name -> fast)."""
+    return _FAST.setdefault(backend_name, {})

@@ -30,10 +30,12 @@ class Tensor:
 
     __slots__ = ("id", "shape", "dtype", "size", "data_id", "is_disposed_internal", "kept", "__weakref__")
 
-    def __init__(self, shape: tuple[int, ...], dtype: str, data_id: int, tensor_id: int) -> None:
+    def __init__(
+        self, shape: tuple[int, ...], dtype: str, data_id: int, tensor_id: int, size: int | None = None
+    ) -> None:
         self.shape = shape
         self.dtype = dtype
-        self.size = prod(shape)
+        self.size = prod(shape) if size is None else size  # the engine passes it where it knows it
         self.data_id = data_id
         self.id = tensor_id
         self.is_disposed_internal = False

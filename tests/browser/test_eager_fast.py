@@ -111,6 +111,34 @@ await tf.set_backend(name)
 out["moved_h_back"] = tf.mul(h, x).data_sync().tolist()
 out["queued_q"] = q.data_sync().tolist()
 out["h_after"] = tf.sub(h, x).data_sync().tolist()
+# a tidy's end frees its buffers in one dispose_many (wasm: its queued outputs released in the queue in one
+# pass): kept, returned, shared and disposed tensors keep their rules; counts, buffers and heap bytes exact
+buffers = (lambda: len(backend.data) + len(backend.queued)) if wasm else (lambda: len(backend.data))
+m0, buffers0, heap0 = tf.memory(), buffers(), backend.bytes_allocated if wasm else 0
+inner, kept = [], []
+def batch():
+    y = x
+    for _ in range(300):
+        y = tf.add(y, w)
+    inner.append(y)
+    kept.append(tf.keep(tf.mul(y, x)))
+    tf.add(y, y).dispose()
+    return tf.reshape(tf.sub(y, x), [2, 2])
+r = tf.tidy(batch)
+m1 = tf.memory()
+out["batch_books"] = [m1.num_tensors - m0.num_tensors, m1.num_data_buffers - m0.num_data_buffers,
+                      m1.num_bytes - m0.num_bytes, buffers() - buffers0]
+out["batch"] = [r.data_sync().tolist(), kept[0].data_sync().tolist()]
+try:
+    inner[0].data_sync()
+    out["batch_read_freed"] = None
+except ValueError as err:
+    out["batch_read_freed"] = str(err)
+r.dispose()
+kept[0].dispose()
+if wasm:
+    backend.flush()
+out["batch_back"] = [buffers() - buffers0, (backend.bytes_allocated if wasm else 0) - heap0]
 for t in (x, w, u, a, b, g, h, q):
     t.dispose()
 ENGINE.end_scope()
@@ -187,6 +215,14 @@ def test_fast_binary_ops_match_numpy_and_count_memory(py: Py, backend: str) -> N
     np.testing.assert_array_equal(_f32(res["queued_q"]), x + x)
     np.testing.assert_array_equal(_f32(res["h_after"]), h - x)
     assert res["end"] == res["start"]
+    assert res["batch_books"] == [2, 2, 32, 2]
+    yb = x
+    for _ in range(300):
+        yb = yb + w
+    np.testing.assert_array_equal(_f32(res["batch"][0]).ravel(), yb - x)
+    np.testing.assert_array_equal(_f32(res["batch"][1]), yb * x)
+    assert "Tensor is disposed: cannot call data_sync() on tensor" in res["batch_read_freed"]
+    assert res["batch_back"] == [0, 0]
     if backend == "wasm":
         assert res["trap"][0].startswith("the wasm export queued kernels failed")
         assert "was lost: the queued kernels making it failed" in res["trap"][1]

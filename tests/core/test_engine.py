@@ -299,3 +299,60 @@ def test_engine_is_callable_as_in_tfjs():
     assert kept.data_sync().tolist() == [1.0, 1.0]
     kept.dispose()
     assert tf.memory().num_tensors == before
+
+
+def test_fast_path_follows_the_registry_and_hooks():
+    """run_fast takes the registered kernel's fast variant; a kernel registered over it, a profile or a tape
+    (anything that watches kernels) sends the op through run_kernel instead."""
+    add = tf.get_kernel("Add", "cpu")
+    calls = []
+
+    def counting(backend, inputs, attrs):
+        calls.append("Add")
+        return add(backend, inputs, attrs)
+
+    x = tf.tensor([1.0, 2.0, 4.0])
+    tf.unregister_kernel("Add", "cpu")
+    tf.register_kernel("Add", "cpu", counting)
+    try:
+        assert tf.tidy(lambda: tf.add(x, x).data_sync().tolist()) == [2.0, 4.0, 8.0]
+        assert calls == ["Add"]
+    finally:
+        tf.unregister_kernel("Add", "cpu")
+        tf.register_kernel("Add", "cpu", add)
+    info = run_sync(tf.profile(lambda: tf.add(x, x)))
+    assert info.kernel_names == ["Add"] and info.result.data_sync().tolist() == [2.0, 4.0, 8.0]
+    grads = tf.grad(lambda t: tf.sum(tf.mul(t, t)))(x)
+    assert grads.data_sync().tolist() == [2.0, 4.0, 8.0]
+    tf.dispose([x, info.result, grads])
+    assert calls == ["Add"]
+
+
+def test_tidy_end_frees_in_one_batch_exactly():
+    """A tidy's end frees its buffers in one dispose_many per backend; shared, kept, returned and already
+    disposed tensors keep their own rules; a tensor it freed cannot be read."""
+    cpu = tf.backend()
+    m0, buffers0 = tf.memory(), len(cpu.data)
+    x = tf.tensor([1.0, -2.0, 3.0, 0.5])
+    inner, kept = [], []
+
+    def work():
+        y = x
+        for _ in range(20):
+            y = tf.add(y, x)
+        inner.append(y)
+        kept.append(tf.keep(tf.mul(y, x)))
+        tf.add(y, y).dispose()
+        return tf.reshape(tf.sub(y, x), [2, 2])  # shares sub's buffer: that buffer stays
+
+    r = tf.tidy(work)
+    m1 = tf.memory()
+    assert (m1.num_tensors - m0.num_tensors, m1.num_data_buffers - m0.num_data_buffers) == (3, 3)
+    assert m1.num_bytes - m0.num_bytes == 48 and len(cpu.data) - buffers0 == 3
+    y = [21 * v for v in (1.0, -2.0, 3.0, 0.5)]
+    assert r.data_sync().tolist() == [v - w for v, w in zip(y, (1.0, -2.0, 3.0, 0.5), strict=True)]
+    assert kept[0].data_sync().tolist() == [v * w for v, w in zip(y, (1.0, -2.0, 3.0, 0.5), strict=True)]
+    with pytest.raises(ValueError, match=r"Tensor is disposed: cannot call data_sync\(\) on tensor \d+ of shape \[4\]"):
+        inner[0].data_sync()
+    tf.dispose([x, r, kept[0]])
+    assert len(cpu.data) == buffers0

@@ -136,7 +136,7 @@ def test_string_memory_and_data():
     from webtf.engine import ENGINE
 
     def scan() -> int:
-        return sum(d.dtype == "string" for d in ENGINE.data_info.values())
+        return sum(d[3] == "string" for d in ENGINE.data_info.values())  # [backend, bytes, refs, dtype, shape]
 
     shared = tf.reshape(s, [2, 1])  # a second tensor on the same buffer: still one buffer
     assert ENGINE.num_string_buffers == scan() >= 1

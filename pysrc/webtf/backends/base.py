@@ -79,6 +79,11 @@ class Backend:
         """Free the storage of `data_id`."""
         self.data.pop(data_id, None)
 
+    def dispose_many(self, data_ids: list[int]) -> None:
+        """Free the storage of each of `data_ids` (the end of a tidy scope: one call for all its buffers)."""
+        for data_id in data_ids:
+            self.dispose_data(data_id)
+
     def memory(self) -> dict[str, Any]:
         """Backend-specific memory figures merged into tf.memory()."""
         return {"unreliable": False}

@@ -37,6 +37,11 @@ class CpuBackend(Backend):
         self.data[data_id] = values
         return data_id
 
+    def dispose_many(self, data_ids: list[int]) -> None:
+        pop = self.data.pop
+        for data_id in data_ids:
+            pop(data_id, None)
+
     def memory(self) -> dict[str, Any]:
         return {"unreliable": False, "num_bytes_in_cpu": sum(
             len(v) * v.itemsize if isinstance(v, array) else sum(len(s.encode()) for s in v)

@@ -494,6 +494,25 @@ class WasmBackend(Backend):
                 self._flush_frees()
         self.bytes_allocated -= rec[1]
 
+    def dispose_many(self, data_ids: list[int]) -> None:
+        """dispose_data for each; the queued outputs among them (the common case at a tidy's end) released in
+        the queue in one pass, the rest one by one."""
+        queued = self.queued
+        if not queued:
+            return super().dispose_many(data_ids)
+        pop, queue, rest, nbytes = queued.pop, self._queue, [], 0
+        for data_id in data_ids:
+            bound = pop(data_id, None)
+            if bound is None:
+                rest.append(data_id)
+            else:
+                queue += (-1, data_id, 0, 0)
+                nbytes += bound[2]
+        self.bytes_allocated -= nbytes
+        super().dispose_many(rest)
+        if len(queue) >= _QUEUE_INTS:
+            self.flush()
+
     def _flush_frees(self) -> None:
         """Free the queued disposed blocks (one JS call)."""
         frees = self._frees
@@ -624,3 +643,23 @@ class WasmBackend(Backend):
         self._ints_cache.clear()
         self.bytes_allocated = 0
         self.module.release()
+
+
+def enqueue_fast(name: str, backend: WasmBackend, a: Any, b: Any = None) -> int | None:
+    """The element-wise kernels' `fast` variant (Engine.run_fast), with `name` bound (a partial): the data id of
+    a queued call of kernel `name` bound before on a (and b, of a's shape) when that call queues and keeps a's
+    dtype and its inputs are here; else None. WasmBackend.enqueue inline: one Python frame per op."""
+    bound = backend.bound.get((name, a.shape, a.dtype) if b is None else (name, a.shape, a.shape, a.dtype))
+    if bound is None or bound[3] < 0 or bound[4] != a.dtype or not (backend.defer and backend.binding):
+        return None
+    data, queued, ia, ib = backend.data, backend.queued, a.data_id, 0 if b is None else b.data_id
+    if not (ia in data or ia in queued) or (b is not None and not (ib in data or ib in queued)):
+        return None
+    data_id = new_data_id()
+    queue = backend._queue
+    queue += (bound[3], data_id, ia, ib)
+    queued[data_id] = bound
+    backend.bytes_allocated += bound[2]
+    if len(queue) >= _QUEUE_INTS:
+        backend.flush()
+    return data_id

@@ -17,7 +17,7 @@ from ...kernel_registry import get_kernels_for_backend, register_kernels
 from .. import js as bridge
 from ..cpu import KERNELS as CPU_KERNELS
 from . import flags  # noqa: F401  (WEBGL_* flags)
-from .backend import WebGLBackend
+from .backend import WebGLBackend, forward_floats
 from .context import ContextLostError, lost_message
 from .kernels import KERNELS as GLSL_KERNELS
 
@@ -61,16 +61,9 @@ def _guarded(name: str, fn: Any, cpu_fn: Any = None) -> Any:
             return cpu_fn(backend, inputs, attrs)
         return fn(backend, inputs, attrs)
 
-    floats = getattr(cpu_fn, "floats", None) if small else None
-    if floats is not None:
-
-        def fast(backend: Any, a: Any, b: Any) -> int | None:
-            """The cpu twin on two small float32 host buffers of one shape (Engine.run_fast), else None."""
-            pair = backend.host_pair(a, b) if a.dtype == "float32" else None
-            out = None if pair is None else floats(*pair)
-            return None if out is None else backend.store(out, a.shape, "float32")
-
-        forwarding_kernel.fast = fast  # type: ignore[attr-defined]
+    float_fn = getattr(cpu_fn, "float_fn", None) if small else None
+    if float_fn is not None:  # the cpu twin on two small float32 host buffers of one shape (Engine.run_fast)
+        forwarding_kernel.fast = functools.partial(forward_floats, float_fn)  # type: ignore[attr-defined]
     return forwarding_kernel
 
 

@@ -138,19 +138,6 @@ class WebGLBackend(Backend):
                 small = False
         return has_int or small
 
-    def host_pair(self, a: Any, b: Any) -> tuple[array, array] | None:
-        """The host values of a and b when a small element-wise kernel forwards them (forward_to_cpu with
-        `small`: both on the host without a texture, under the handoff size, the context alive), else None."""
-        data = self.data
-        ra, rb = data.get(a.data_id), data.get(b.data_id)
-        if ra is None or rb is None or ra.tex is not None or rb.tex is not None or self.ctx.lost:
-            return None
-        limit = self._handoff if ENV.version == self._handoff_version else self._read_handoff()
-        va, vb = ra.values, rb.values
-        if va is None or vb is None or ra.size >= limit or ra.size > _FORWARD_MAX or rb.size != ra.size:
-            return None
-        return va, vb
-
     def _read_handoff(self) -> int:
         """The size below which forward_to_cpu forwards (0: WEBGL_CPU_FORWARD off), read once per ENV.version."""
         self._handoff_version = ENV.version
@@ -199,6 +186,14 @@ class WebGLBackend(Backend):
         if rec is not None and rec.tex is not None:
             self.pool.release(rec.tex, rec.w, rec.h)
             rec.tex = None
+
+    def dispose_many(self, data_ids: list[int]) -> None:
+        pop, release = self.data.pop, self.pool.release
+        for data_id in data_ids:
+            rec = pop(data_id, None)
+            if rec is not None and rec.tex is not None:
+                release(rec.tex, rec.w, rec.h)
+                rec.tex = None
 
     # ---- running programs ---------------------------------------------------------------------------
     def run(
@@ -275,3 +270,25 @@ class WebGLBackend(Backend):
         self.pool.clear()
         self.programs.clear()
         self.ctx.dispose()
+
+
+def forward_floats(fn: Any, backend: WebGLBackend, a: Any, b: Any) -> int | None:
+    """The data id of a new host buffer of fn over a's and b's values when a small element-wise kernel forwards
+    float32 a and b (forward_to_cpu with `small`: both on the host without a texture, under the handoff size, the
+    context alive), else None (also where fn raises: the kernel then handles it). The forwarded kernels' `fast`
+    variant, with the cpu twin's `fn` bound (a partial: Engine.run_fast's call costs one Python frame here)."""
+    data = backend.data
+    ra, rb = data.get(a.data_id), data.get(b.data_id)
+    if ra is None or rb is None or ra.tex is not None or rb.tex is not None or a.dtype != "float32":
+        return None
+    va, vb, size = ra.values, rb.values, ra.size
+    limit = backend._handoff if ENV.version == backend._handoff_version else backend._read_handoff()
+    if va is None or vb is None or size >= limit or size > _FORWARD_MAX or rb.size != size or backend.ctx.lost:
+        return None
+    try:
+        out = array("f", map(fn, va, vb))
+    except (ZeroDivisionError, OverflowError, ValueError):
+        return None
+    data_id = new_data_id()
+    data[data_id] = TexData(out, size, "float32")
+    return data_id

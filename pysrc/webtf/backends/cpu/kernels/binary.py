@@ -16,7 +16,7 @@ from typing import Any
 from .... import kernel_names as kn
 from ....backend_util.elements import complex_binary
 from ....shapes import broadcast_shapes
-from ...base import TensorInfo
+from ...base import TensorInfo, new_data_id
 from .broadcast import operand, to_typed
 
 _INF, _NAN = math.inf, math.nan
@@ -110,24 +110,25 @@ def _kernel(
             out = to_typed(map(s, *_operands(backend, a, b, shape)), dtype)
         return backend.output(out, shape, dtype)
 
-    def floats(va: Any, vb: Any) -> array | None:
-        """fn over two float32 buffers of one size; None where fn raises (the kernel then handles it)."""
+    def fast(backend: Any, a: Any, b: Any) -> int | None:
+        """The kernel on two float32 tensors of one shape held here (Engine.run_fast), else None. One frame:
+        the values and the new buffer are this backend's `data` entries (values and store, inline)."""
+        data = backend.data
+        va, vb = data.get(a.data_id), data.get(b.data_id)
+        if va is None or vb is None or a.dtype != "float32":  # None: on another backend (the kernel moves it)
+            return None
         try:
-            return array("f", map(fn, va, vb))
+            out = array("f", map(fn, va, vb))
         except _RAISES:
             return None
-
-    def fast(backend: Any, a: Any, b: Any) -> int | None:
-        """The kernel on two float32 tensors of one shape (Engine.run_fast), else None."""
-        if a.dtype != "float32":
-            return None
-        out = floats(backend.values(a), backend.values(b))
-        return None if out is None else backend.store(out, a.shape, "float32")
+        data_id = new_data_id()
+        data[data_id] = out
+        return data_id
 
     kernel.for_dtypes = complex_of is not None  # type: ignore[attr-defined]
     if out_dtype in (None, "float32"):  # float32 in, float32 out
         kernel.fast = fast  # type: ignore[attr-defined]
-        kernel.floats = floats  # type: ignore[attr-defined]
+        kernel.float_fn = fn  # type: ignore[attr-defined]  # (webgl's forwarded fast variant maps it too)
     return kernel
 
 

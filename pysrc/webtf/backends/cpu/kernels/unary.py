@@ -14,7 +14,7 @@ from typing import Any
 
 from .... import kernel_names as kn
 from ....shapes import broadcast_shapes
-from ...base import TensorInfo
+from ...base import TensorInfo, new_data_id
 from .activation import elu, leaky_relu, prelu, relu, relu6, sigmoid
 from .bits import MIN_SIZE, relu_f32
 from .broadcast import operand, to_typed
@@ -87,14 +87,19 @@ def _float_kernel(fn: Callable[[Any], float], safe: Callable[[Any], float]) -> C
         return backend.output(out, x.shape, "float32")
 
     def fast(backend: Any, x: Any, _: Any = None) -> int | None:
-        """The kernel on a float32 tensor (Engine.run_fast), else None."""
-        if x.dtype != "float32":
+        """The kernel on a float32 tensor held here (Engine.run_fast), else None (values and store inline, as
+        the binary kernels' fast)."""
+        data = backend.data
+        values = data.get(x.data_id)
+        if values is None or x.dtype != "float32":
             return None
         try:
-            out = array("f", map(fn, backend.values(x)))
+            out = array("f", map(fn, values))
         except (ValueError, OverflowError, ZeroDivisionError):
             return None
-        return backend.store(out, x.shape, "float32")
+        data_id = new_data_id()
+        data[data_id] = out
+        return data_id
 
     kernel.fast = fast  # type: ignore[attr-defined]
     return kernel

@@ -11,6 +11,7 @@ and int32 Mod traps on a zero divisor, so those stay on the cpu kernel.
 
 from __future__ import annotations
 
+import functools
 import math
 from array import array
 from typing import Any
@@ -19,7 +20,7 @@ from .... import kernel_names as kn
 from ....backend_util.elements import COMPLEX_BINARY, complex_binary
 from ....shapes import broadcast_shapes
 from ...base import TensorInfo, new_info
-from ..backend import WasmKernelError
+from ..backend import WasmKernelError, enqueue_fast
 from .common import Kernel, any_outside, call_export, cpu, has_nan, with_fallback
 
 F32 = frozenset({"float32"})
@@ -121,20 +122,10 @@ def binary_kernel(name: str, dtypes: frozenset, out_dtype: str | None, complex_r
         except WasmKernelError:
             return fallback(backend, inputs, attrs)
 
-    def fast(backend: Any, a: Any, b: Any) -> int | None:
-        """The kernel queued on two tensors of one shape and dtype bound before (Engine.run_fast), else None."""
-        bound = backend.bound.get((name, a.shape, a.shape, a.dtype))
-        if bound is None or bound[3] < 0 or bound[4] != a.dtype or not (backend.defer and backend.binding):
-            return None
-        data, queued, ia, ib = backend.data, backend.queued, a.data_id, b.data_id
-        if (ia in data or ia in queued) and (ib in data or ib in queued):
-            return backend.enqueue(bound, ia, ib)
-        return None
-
     kernel.__name__ = f"wasm_{name}"
     kernel.__doc__ = f"{name} (wasm export {name}; {sorted(dtypes)} natively)."
     if out_dtype in (None, "float32") and not nan_sensitive:  # the output's dtype is the input's (checked)
-        kernel.fast = fast  # type: ignore[attr-defined]
+        kernel.fast = functools.partial(enqueue_fast, name)  # type: ignore[attr-defined]
     return kernel
 
 
@@ -170,20 +161,10 @@ def unary_kernel(name: str, dtypes: frozenset, out_dtype: str | None, guard: boo
         except WasmKernelError:
             return fallback(backend, inputs, attrs)
 
-    def fast(backend: Any, x: Any, _: Any = None) -> int | None:
-        """The kernel queued on a tensor of a shape and dtype bound before (Engine.run_fast), else None."""
-        bound = backend.bound.get((name, x.shape, x.dtype))
-        if bound is None or bound[3] < 0 or bound[4] != x.dtype or not (backend.defer and backend.binding):
-            return None
-        data_id = x.data_id
-        if data_id in backend.data or data_id in backend.queued:
-            return backend.enqueue(bound, data_id)
-        return None
-
     kernel.__name__ = f"wasm_{name}"
     kernel.__doc__ = f"{name} (wasm export {name}; {sorted(dtypes)} natively)."
     if not nan_sensitive:
-        kernel.fast = fast  # type: ignore[attr-defined]
+        kernel.fast = functools.partial(enqueue_fast, name)  # type: ignore[attr-defined]
     if nan_sensitive:
         kernel.unguarded = unary_kernel(name, dtypes, out_dtype, False)  # type: ignore[attr-defined]
     return kernel
