@@ -23,6 +23,7 @@ from typing import Any
 
 from .... import kernel_names as kn
 from ....backend_util import ConvInfo, conv_info_from_attrs, conv_kernels, flipped_conv_pads
+from .lazy import PackedOutput
 from .matmul import dot, epilogue, to_array
 from .packed import conv_packed
 
@@ -176,23 +177,26 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
     if x.dtype == "float32":
         channel_bias = _channel_bias(backend, bias, info.out_channels)
         late = activation == "prelu" or (bias is not None and channel_bias is None)
+        lazy = getattr(backend, "packed_outputs", False)  # the cpu backend keeps PackedOutputs as buffers
+        xv = backend.data.get(x.data_id) if lazy else None
+        if not isinstance(xv, PackedOutput) or xv.max_exponent() is None:
+            xv = backend.values(x)
         out = conv_packed(
-            backend.values(x), backend.values(f), info, depthwise, channel_bias,
-            "linear" if late else activation, alpha,
-        )  # fmt: skip
+            xv, backend.values(f), info, depthwise, channel_bias, "linear" if late else activation, alpha
+        )
         if out is not None:
             if late:
                 values = epilogue(
                     backend,
-                    out.tolist(),
+                    out.materialize().tolist(),
                     info.out_shape,
                     None if channel_bias else bias,
                     prelu,
                     activation,
                     alpha,
                 )
-                out = to_array(values, "float32")
-            return backend.output(out, info.out_shape, "float32")
+                return backend.output(to_array(values, "float32"), info.out_shape, "float32")
+            return backend.output(out if lazy else out.materialize(), info.out_shape, "float32")
     values = (depthwise_values if depthwise else conv2d_values)(backend, x, f, info)
     if fused:
         values = epilogue(backend, values, info.out_shape, bias, prelu, activation, alpha)

@@ -1,0 +1,169 @@
+"""A packed convolution's output kept as its fixed-point sums until something reads it (`PackedOutput`).
+
+The cpu backend stores a float32 conv output from the packed path (packed.py) in this form: its float32 values
+are decoded on the first read (`materialize`, what every kernel but a packed conv gets through
+`CpuBackend.values`), while a packed conv reading it takes its input planes straight from the sums
+(`fixed`): a few big-int operations per channel instead of the two per-value passes of float32 -> fixed
+point and back. Such a conv reads the output before its float32 rounding (the exact sums with bias and
+relu / relu6, rounded once to the conv's own input grid): a difference far below the packed conv's own
+error bound (packed.py).
+
+Sums: per image and output channel one int of oh x wq 64-bit slots (rows wq wide; the columns past ow are
+cut at the end), slot = 2**63 + S with S = value * 2**kt (|S| < 2**61). `offsets` holds what turns the
+decoded doubles (value + offset) into values: the bias when it did not fit the integers.
+"""
+
+from __future__ import annotations
+
+import operator
+from array import array
+from itertools import repeat
+
+from .activation import apply_activation
+from .bits import relu_f32
+
+_SUB = operator.sub
+_HALF = 1 << 63
+_LOW63 = _HALF - 1
+#: the slot value of 0 in the planes `fixed` makes: every slot stays positive, far from both ends
+BASE = 1 << 62
+
+
+def ones(n: int) -> int:
+    """The packed int with a 1 in each of n 64-bit slots."""
+    return int.from_bytes((array("q", [1]) * n).tobytes(), "little")
+
+
+def _full(bit63: int) -> int:
+    """All 64 bits of each slot whose bit 63 is set in `bit63` (which has no other bits)."""
+    return (bit63 << 1) - (bit63 >> 63)
+
+
+class PackedOutput:
+    """A float32 NHWC conv output (shape (batch, oh, ow, o)) as the packed sums of every output channel."""
+
+    __slots__ = ("sums", "kts", "offsets", "oh", "ow", "wq", "o", "activation", "alpha", "_fixed", "_max_e")
+
+    def __init__(
+        self, sums: list[list[int]], kts: list[int], offsets: list[float], oh: int, ow: int, wq: int,
+        activation: str, alpha: float,
+    ) -> None:  # fmt: skip
+        self.sums, self.kts, self.offsets = sums, kts, offsets
+        self.oh, self.ow, self.wq, self.o = oh, ow, wq, len(kts)
+        self.activation, self.alpha = activation, alpha
+        self._fixed: list[list[int]] | None = None  # the sums after relu / relu6 (fixed)
+        self._max_e: int | None = None
+
+    @property
+    def nbytes(self) -> int:
+        """The float32 bytes it stands for."""
+        return 4 * len(self.sums) * self.oh * self.ow * self.o
+
+    def materialize(self) -> array:
+        """The float32 values (NHWC, flat), as the packed conv has always returned them."""
+        oh, ow, wq, o = self.oh, self.ow, self.wq, self.o
+        n_dec = oh * wq
+        per_image = n_dec * o
+        ones_ = ones(n_dec)
+        low, exps = ones_ * ((1 << 52) - 1), {}
+        clamp = self.activation in ("relu", "relu6")
+        out = array("f", bytes(4 * len(self.sums) * per_image))
+        for b, sums in enumerate(self.sums):
+            for j, t in enumerate(sums):
+                kt = self.kts[j]
+                exp = exps.get(kt)
+                if exp is None:
+                    exp = exps[kt] = (ones_ << 52) * (1087 - kt)
+                dec = array("d")
+                dec.frombytes((((t >> 12) & low) | exp).to_bytes(8 * n_dec, "little"))
+                vals = map(_SUB, dec, repeat(self.offsets[j]))
+                if not clamp and self.activation != "linear":
+                    vals = apply_activation(list(vals), self.activation, None, self.alpha)
+                out[b * per_image + j : (b + 1) * per_image : o] = array("f", vals)
+        if wq != ow:
+            view, row, keep = memoryview(out.tobytes()), 4 * wq * o, 4 * ow * o
+            out = array("f")
+            out.frombytes(b"".join(view[r * row : r * row + keep] for r in range(len(self.sums) * oh)))
+        return relu_f32(out, self.activation == "relu6") if clamp else out
+
+    def _clamped(self) -> list[list[int]] | None:
+        """The sums after relu / relu6 (still slot = 2**63 + S), or None when a bias lives in the offsets or
+        the activation is another one."""
+        if self._fixed is None:
+            act = self.activation
+            if act not in ("linear", "relu", "relu6") or min(self.kts, default=0) < 0 or any(
+                off != 1.5 * 2.0 ** (64 - kt) for off, kt in zip(self.offsets, self.kts, strict=True)
+            ):
+                return None
+            ones_ = ones(self.oh * self.wq)
+            top = ones_ << 63
+            fixed = []
+            for sums in self.sums:
+                row = []
+                for t, kt in zip(sums, self.kts, strict=True):
+                    if act != "linear":
+                        neg = top ^ (t & top)  # bit 63 clear: S < 0
+                        t = (t & ~_full(neg)) | neg
+                        six = 6 << max(kt, 0)
+                        if act == "relu6" and six < 1 << 61:
+                            big = (t - (six + 1) * ones_) & top  # S > 6 * 2**kt
+                            t = (t & ~_full(big)) | ((big >> 63) * (_HALF + six))
+                    row.append(t)
+                fixed.append(row)
+            self._fixed = fixed
+        return self._fixed
+
+    def max_exponent(self) -> int | None:
+        """math.frexp(max |v|)[1] over the unrounded values, or None when `fixed` does not apply (a bias in
+        the offsets, another activation, or values beyond float32's range: float32 makes them inf)."""
+        if self._max_e is None:
+            fixed = self._clamped()
+            if fixed is None:
+                return None
+            oh, ow, wq = self.oh, self.ow, self.wq
+            ones_ = ones(oh * wq)
+            top = ones_ << 63
+            valid = ones(ow) * ((1 << 64) - 1)
+            valid = int.from_bytes((valid.to_bytes(8 * ow, "little") + bytes(8 * (wq - ow))) * oh, "little")
+            groups: dict[int, int] = {}  # kt -> the magnitudes of its channels or-ed together
+            for sums in fixed:
+                for t, kt in zip(sums, self.kts, strict=True):
+                    neg = top ^ (t & top)
+                    mag = (((t & (ones_ * _LOW63)) ^ ((neg >> 63) * _LOW63)) + (neg >> 63)) & valid  # |S|
+                    groups[kt] = groups.get(kt, 0) | mag
+            max_e = None
+            for kt, acc in groups.items():
+                n = oh * wq
+                while n > 1:  # or of all the slots: fold the halves
+                    h = n // 2
+                    acc = (acc >> (64 * (n - h))) | (acc & ((1 << (64 * (n - h))) - 1))
+                    n -= h
+                if acc:
+                    max_e = max(acc.bit_length() - kt, max_e if max_e is not None else -(1 << 30))
+            self._max_e = 0 if max_e is None else max_e  # all zeros: as packed._max_exponent
+        return None if self._max_e > 128 else self._max_e
+
+    def fixed(self, k: int) -> array:
+        """The values rounded to multiples of 2**-k as slots BASE + round(v * 2**k) in an NHWC array('Q')
+        whose rows are wq wide (the columns past ow hold garbage: readers skip them). Needs max_exponent()."""
+        fixed = self._clamped()
+        assert fixed is not None
+        n, o = self.oh * self.wq, self.o
+        ones_ = ones(n)
+        out = array("Q", bytes(8 * len(fixed) * n * o))
+        for b, sums in enumerate(fixed):
+            for j, (t, kt) in enumerate(zip(sums, self.kts, strict=True)):
+                d = kt - k
+                if d >= 63:
+                    v = BASE * ones_
+                elif d > 0:
+                    v = (((t + (1 << (d - 1)) * ones_) >> d) & (ones_ * ((1 << (64 - d)) - 1))) + (
+                        BASE - (1 << (63 - d))
+                    ) * ones_
+                else:
+                    v = ((t - _HALF * ones_) << -d) + BASE * ones_
+                col = array("Q")
+                col.frombytes(v.to_bytes(8 * n, "little"))
+                out[b * n * o + j : (b + 1) * n * o : o] = col
+        return out
+
