@@ -59,6 +59,16 @@ class PackedOutput:
         """The float32 bytes it stands for."""
         return 4 * len(self.sums) * self.oh * self.ow * self.o
 
+    def then(self, activation: str) -> PackedOutput | None:
+        """This output followed by relu or relu6 (sharing the sums), or None after another activation."""
+        if self.activation not in ("linear", "relu", "relu6"):
+            return None
+        if self.activation == "relu6" or (activation == "relu" and self.activation == "relu"):
+            activation = self.activation
+        return PackedOutput(
+            self.sums, self.kts, self.offsets, self.oh, self.ow, self.wq, activation, self.alpha
+        )
+
     def materialize(self) -> array:
         """The float32 values (NHWC, flat), as the packed conv has always returned them."""
         oh, ow, wq, o = self.oh, self.ow, self.wq, self.o
