@@ -19,6 +19,8 @@ CHAINS = [
     ("conv", (1, 7, 9, 3), (1, 1, 3, 6), 1, "valid", 1, (3, 3, 6, 1), 2, "same", 1),
     ("conv", (2, 6, 5, 2), (3, 3, 2, 3), 1, "same", 1, (3, 3, 3, 2), 1, "valid", 2),
     ("conv", (1, 11, 10, 3), (3, 3, 3, 4), 2, "valid", 1, (2, 3, 4, 3), [1, 2], "same", 1),
+    ("conv", (2, 6, 7, 3), (1, 1, 3, 5), 1, "valid", 1, (3, 3, 5, 1), 1, "same", 1),
+    ("conv", (1, 7, 6, 2), (3, 3, 2, 3), 1, "same", 1, (2, 2, 3, 2), 1, [[0, 0], [2, 1], [0, 3], [0, 0]], 1),
 ]
 
 
@@ -87,8 +89,8 @@ def test_cpu_packed_output_lifecycle(monkeypatch):
         assert await tf.set_backend("cpu")
         backend = tf.backend()
         fixed_calls = []
-        real_fixed = lazy.PackedOutput.fixed
-        monkeypatch.setattr(lazy.PackedOutput, "fixed", lambda s, k: fixed_calls.append(k) or real_fixed(s, k))
+        real = lazy.PackedOutput.rounded
+        monkeypatch.setattr(lazy.PackedOutput, "rounded", lambda s, b, k: fixed_calls.append(k) or real(s, b, k))
         x, f, g = (tf.tensor(rand(*s)) for s in ((2, 5, 5, 3), (3, 3, 3, 1), (1, 1, 3, 2)))
         start = tf.memory().num_tensors
         y = tf.depthwise_conv2d(x, f, 1, "same")

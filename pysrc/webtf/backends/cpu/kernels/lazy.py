@@ -3,7 +3,7 @@
 The cpu backend stores a float32 conv output from the packed path (packed.py) in this form: its float32 values
 are decoded on the first read (`materialize`, what every kernel but a packed conv gets through
 `CpuBackend.values`), while a packed conv reading it takes its input planes straight from the sums
-(`fixed`): a few big-int operations per channel instead of the two per-value passes of float32 -> fixed
+(`rounded`): a few big-int operations per channel instead of the two per-value passes of float32 -> fixed
 point and back. Such a conv reads the output before its float32 rounding (the exact sums with bias and
 relu / relu6, rounded once to the conv's own input grid): a difference far below the packed conv's own
 error bound (packed.py).
@@ -25,7 +25,7 @@ from .bits import relu_f32
 _SUB = operator.sub
 _HALF = 1 << 63
 _LOW63 = _HALF - 1
-#: the slot value of 0 in the planes `fixed` makes: every slot stays positive, far from both ends
+#: the slot value of 0 in the planes `rounded` makes: every slot stays positive, far from both ends
 BASE = 1 << 62
 
 
@@ -51,7 +51,7 @@ class PackedOutput:
         self.sums, self.kts, self.offsets = sums, kts, offsets
         self.oh, self.ow, self.wq, self.o = oh, ow, wq, len(kts)
         self.activation, self.alpha = activation, alpha
-        self._fixed: list[list[int]] | None = None  # the sums after relu / relu6 (fixed)
+        self._fixed: list[list[int]] | None = None  # the sums after relu / relu6 (_clamped)
         self._max_e: int | None = None
 
     @property
@@ -124,7 +124,7 @@ class PackedOutput:
         return self._fixed
 
     def max_exponent(self) -> int | None:
-        """math.frexp(max |v|)[1] over the unrounded values, or None when `fixed` does not apply (a bias in
+        """math.frexp(max |v|)[1] over the unrounded values, or None when `rounded` does not apply (a bias in
         the offsets, another activation, or values beyond float32's range: float32 makes them inf)."""
         if self._max_e is None:
             fixed = self._clamped()
@@ -153,27 +153,21 @@ class PackedOutput:
             self._max_e = 0 if max_e is None else max_e  # all zeros: as packed._max_exponent
         return None if self._max_e > 128 else self._max_e
 
-    def fixed(self, k: int) -> array:
-        """The values rounded to multiples of 2**-k as slots BASE + round(v * 2**k) in an NHWC array('Q')
-        whose rows are wq wide (the columns past ow hold garbage: readers skip them). Needs max_exponent()."""
+    def rounded(self, b: int, k: int) -> list[int]:
+        """Image b's values rounded to multiples of 2**-k, per channel as slots BASE + round(v * 2**k) in this
+        output's layout (rows wq wide: the columns past ow hold garbage). Needs max_exponent() not None."""
         fixed = self._clamped()
         assert fixed is not None
-        n, o = self.oh * self.wq, self.o
-        ones_ = ones(n)
-        out = array("Q", bytes(8 * len(fixed) * n * o))
-        for b, sums in enumerate(fixed):
-            for j, (t, kt) in enumerate(zip(sums, self.kts, strict=True)):
-                d = kt - k
-                if d >= 63:
-                    v = BASE * ones_
-                elif d > 0:
-                    v = (((t + (1 << (d - 1)) * ones_) >> d) & (ones_ * ((1 << (64 - d)) - 1))) + (
-                        BASE - (1 << (63 - d))
-                    ) * ones_
-                else:
-                    v = ((t - _HALF * ones_) << -d) + BASE * ones_
-                col = array("Q")
-                col.frombytes(v.to_bytes(8 * n, "little"))
-                out[b * n * o + j : (b + 1) * n * o : o] = col
+        ones_ = ones(self.oh * self.wq)
+        out = []
+        for t, kt in zip(fixed[b], self.kts, strict=True):
+            d = kt - k
+            if d >= 63:
+                v = BASE * ones_
+            elif d > 0:
+                v = ((t + (1 << (d - 1)) * ones_) >> d) & (ones_ * ((1 << (64 - d)) - 1))
+                v += (BASE - (1 << (63 - d))) * ones_
+            else:
+                v = ((t - _HALF * ones_) << -d) + BASE * ones_
+            out.append(v)
         return out
-

@@ -57,13 +57,13 @@ def _taps(info: ConvInfo, wq: int) -> list[tuple[tuple[int, int], int]]:
 
 
 def _planes(
-    qd: array, b: int, info: ConvInfo, fill: float, hq: int, wq: int, phases: set, row: int
+    qd: array, b: int, info: ConvInfo, fill: float, hq: int, wq: int, phases: set, row: int, c: int = 0
 ) -> dict[tuple[int, int], list[int]]:
     """Per needed stride phase (py, px), each channel's plane of hq x wq slots as a packed int: slot (qy, qx)
     holds the padded input at row qy * sh + py, column qx * sw + px. Only the slots are built, never the whole
     padded input, so a stride far larger than the input costs nothing. `qd` holds the slots' bits as
-    doubles or ints (NHWC, rows `row` values apart)."""
-    h, w, c = info.in_height, info.in_width, info.in_channels
+    doubles or ints (NHWC, rows `row` values apart; `c` channels when not info's)."""
+    h, w, c = info.in_height, info.in_width, c or info.in_channels
     sh, sw = info.stride_height, info.stride_width
     top, left = info.pad_top, info.pad_left
     base = b * h * row
@@ -87,6 +87,34 @@ def _planes(
                         src + ch : src + ch + (n - 1) * sw * c + 1 : sw * c
                     ]
         out[(py, px)] = [int.from_bytes(plane[ch::c].tobytes(), "little") for ch in range(c)]
+    return out
+
+
+def _packed_planes(
+    xv: PackedOutput, b: int, k: int, info: ConvInfo, hq: int, wq: int, phases: set
+) -> dict[tuple[int, int], list[int]]:
+    """What _planes makes, from a packed conv output rounded to multiples of 2**-k, one channel at a time."""
+    chans = xv.rounded(b, k)
+    h, w, n = xv.oh, xv.ow, 8 * xv.wq
+    if (info.stride_height, info.stride_width) == (1, 1):  # one phase: pad and cut each channel's rows
+        top, left = info.pad_top, info.pad_left
+        if (top, left, hq, wq, xv.wq) == (0, 0, h, w, w):
+            return {(0, 0): chans}
+        fill = BASE.to_bytes(8, "little")
+        head, sep = fill * (top * wq + left), fill * (wq - w)
+        tail = fill * (hq * wq - (top + h - 1) * wq - left - w)
+        planes = []
+        for v in chans:
+            view = memoryview(v.to_bytes(n * h, "little"))
+            body = sep.join([view[r * n : r * n + 8 * w] for r in range(h)])
+            planes.append(int.from_bytes(head + body + tail, "little"))
+        return {(0, 0): planes}
+    out: dict[tuple[int, int], list[int]] = {p: [] for p in phases}
+    for v in chans:
+        src = array("Q")
+        src.frombytes(v.to_bytes(n * h, "little"))
+        for p, plane in _planes(src, 0, info, BASE, hq, wq, phases, xv.wq, 1).items():
+            out[p] += plane
     return out
 
 
@@ -199,7 +227,6 @@ def conv_packed(
     k = bits - max_e
     if packed_in:
         base = fill = BASE
-        qd, row = xv.fixed(k), xv.wq * c  # type: ignore[union-attr]
     else:
         fill = 1.5 * 2.0 ** (52 - k)  # v + fill has round(v * 2**k) in its low bits
         base = _bits(fill)
@@ -216,7 +243,10 @@ def conv_packed(
     chunk = max(1, (1 << 21) // max(1, hq * wq * taps_n))
     sums, kts, offsets = [], [], []
     for b in range(info.batch):
-        planes = _planes(qd, b, info, fill, hq, wq, phases, row)
+        if packed_in:
+            planes = _packed_planes(xv, b, k, info, hq, wq, phases)  # type: ignore[arg-type]
+        else:
+            planes = _planes(qd, b, info, fill, hq, wq, phases, row)
         acc = [0] * o
         for c0 in range(0, c, 1 if depthwise else chunk):
             c1 = min(c, c0 + (1 if depthwise else chunk))
