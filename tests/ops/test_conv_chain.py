@@ -74,10 +74,16 @@ def test_conv_reading_conv_edges(run):
         first = ref_conv2d(big, fb, 1, "valid").astype(np.float32)  # inf: float32 overflows
         ref_big = ref_conv2d(first, gb, 1, "valid")
     ref_tiny = ref_conv2d(np.clip(ref_conv2d(tiny, gb2, 1, "valid") + b, 0, 6), gb, 1, "valid")
-    out_big, out_tiny = run(expr, big=big, fb=fb, gb=gb, tiny=tiny, gb2=gb2, b=b)
+    diff = np.zeros((3, 3, 2, 1), np.float32)
+    diff[1, 1], diff[1, 2] = 1, -1  # of a constant input: all zeros, far below the input's scale
+    flat = np.full((1, 5, 6, 2), 2.0**30, np.float32)
+    expr = expr[:-2] + ", tf.depthwise_conv2d(tf.depthwise_conv2d(flat, diff, 1, 'valid'), dw, 1, 'same')])"
+    out_big, out_tiny, out_flat = run(expr, big=big, fb=fb, gb=gb, tiny=tiny, gb2=gb2, b=b, flat=flat, diff=diff,
+                                      dw=rand(3, 3, 2, 1))  # fmt: skip
     np.testing.assert_array_equal(np.isnan(out_big), np.isnan(ref_big))
     np.testing.assert_array_equal(out_big[~np.isnan(out_big)], ref_big[~np.isnan(ref_big)])
     close(out_tiny, ref_tiny, 2e-5)
+    close(out_flat, np.zeros((1, 3, 4, 2)))
 
 
 def test_cpu_packed_output_lifecycle(monkeypatch):

@@ -167,7 +167,7 @@ class PackedOutput:
             elif d > 0:
                 v = ((t + (1 << (d - 1)) * ones_) >> d) & (ones_ * ((1 << (64 - d)) - 1))
                 v += (BASE - (1 << (63 - d))) * ones_
-            else:
-                v = ((t - _HALF * ones_) << -d) + BASE * ones_
+            else:  # (the sums may carry slots past oh x wq: cut them first)
+                v = (((t & ((1 << (64 * self.oh * self.wq)) - 1)) - _HALF * ones_) << -d) + BASE * ones_
             out.append(v)
         return out
