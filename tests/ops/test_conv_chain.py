@@ -108,6 +108,24 @@ def test_cpu_packed_output_lifecycle(monkeypatch):
         close(y.numpy(), ref_y)  # a read decodes it once and keeps the float32 values
         assert not isinstance(backend.data[y.data_id], lazy.PackedOutput)
         close(z.numpy(), ref_conv2d(ref_y, g.numpy(), 1, "valid"), 2e-5)
+        from webtf.backends.cpu.kernels.packed import _max_exponent
+
+        checked = 0
+        for act in ("linear", "relu", "relu6"):  # the exponent read from the sums is the float32 values' one
+            for scale in (1.0, 1e-3, 40.0):
+                bias = tf.tensor([scale, -scale])
+                v = tf.fused.conv2d(x, g, 1, "same", bias=bias, activation=act)
+                p = backend.data[v.data_id]
+                if act != "linear":  # Relu of a packed output stays packed too
+                    r = tf.relu6(v) if act == "relu6" else tf.relu(v)
+                    assert isinstance(backend.data[r.data_id], lazy.PackedOutput)
+                    close(r.numpy(), np.clip(v.numpy(), 0, 6 if act == "relu6" else None))
+                    r.dispose()
+                me = p.max_exponent()  # None where the bias does not fit the integer sums
+                assert me is None or me == _max_exponent(backend.values(v))
+                checked += me is not None
+                tf.dispose([v, bias])
+        assert checked >= 6
         w = tf.depthwise_conv2d(x, f, 1, "same")
         unread = tf.depthwise_conv2d(x, f, 1, "same")
         unread.dispose()

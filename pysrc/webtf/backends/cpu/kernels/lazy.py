@@ -135,11 +135,12 @@ class PackedOutput:
             top = ones_ << 63
             valid = ones(ow) * ((1 << 64) - 1)
             valid = int.from_bytes((valid.to_bytes(8 * ow, "little") + bytes(8 * (wq - ow))) * oh, "little")
+            low = ones_ * _LOW63
             groups: dict[int, int] = {}  # kt -> the magnitudes of its channels or-ed together
             for sums in fixed:
                 for t, kt in zip(sums, self.kts, strict=True):
-                    neg = top ^ (t & top)
-                    mag = (((t & (ones_ * _LOW63)) ^ ((neg >> 63) * _LOW63)) + (neg >> 63)) & valid  # |S|
+                    neg = (top ^ (t & top)) >> 63  # 1 where S < 0
+                    mag = (((t & low) ^ (neg * _LOW63)) + neg) & valid  # |S|: negatives' low bits flipped, + 1
                     groups[kt] = groups.get(kt, 0) | mag
             max_e = None
             for kt, acc in groups.items():
