@@ -86,6 +86,26 @@ def test_conv_reading_conv_edges(run):
     close(out_flat, np.zeros((1, 3, 4, 2)))
 
 
+#: Add through run_kernel: eager same-shape adds take the kernels' `fast` path, model replays the kernel
+KADD = "from webtf.engine import ENGINE\nkadd = lambda a, b: ENGINE.run_kernel('Add', {'a': a, 'b': b})"
+
+
+def test_residual_add_of_convs(run):
+    # Add of two packed outputs (layouts rows ow and ow + 2 wide, other scales) stays packed on cpu; then Relu
+    # and a conv read the sum; an Add with a plain tensor, and a broadcasting one, take the usual path
+    x, f, g, h = rand(2, 7, 6, 4) * 3, rand(3, 3, 4, 1), rand(1, 1, 4, 4), rand(3, 3, 4, 1) * 0.01
+    expr = (
+        "tf.tidy(lambda: (lambda r, z: [tf.conv2d(tf.relu(kadd(z, r)), g, 1, 'valid'), kadd(kadd(r, z), r),"
+        " kadd(z, r), kadd(r, x), kadd(z, tf.slice(r, [0, 0, 0, 0], [2, 7, 6, 1]))])"
+        "(tf.depthwise_conv2d(x, h, 1, 'same'), tf.conv2d(tf.depthwise_conv2d(x, f, 1, 'same'), g, 1, 'valid')))"
+    )
+    r = ref_depthwise(x, h, 1, "same")
+    z = ref_conv2d(ref_depthwise(x, f, 1, "same"), g, 1, "valid")
+    refs = [ref_conv2d(np.maximum(z + r, 0), g, 1, "valid"), 2 * r + z, z + r, r + x, z + r[..., :1]]
+    for out, ref in zip(run(expr, setup=KADD, x=x, f=f, g=g, h=h), refs, strict=True):
+        close(out, ref, 2e-5)
+
+
 def test_cpu_packed_output_lifecycle(monkeypatch):
     # host cpu: the output is kept packed, the next conv reads its sums (not float32), reads and moves decode it
     import webtf as tf
@@ -126,6 +146,12 @@ def test_cpu_packed_output_lifecycle(monkeypatch):
                 checked += me is not None
                 tf.dispose([v, bias])
         assert checked >= 6
+        from webtf.engine import ENGINE
+
+        pair = {"a": tf.conv2d(x, g, 1, "same"), "b": tf.conv2d(x, g, 1, "valid")}
+        s = ENGINE.run_kernel("Add", pair)
+        assert isinstance(backend.data[s.data_id], lazy.PackedOutput)
+        tf.dispose([s, *pair.values()])
         w = tf.depthwise_conv2d(x, f, 1, "same")
         unread = tf.depthwise_conv2d(x, f, 1, "same")
         unread.dispose()

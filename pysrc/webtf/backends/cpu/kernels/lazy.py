@@ -15,9 +15,12 @@ decoded doubles (value + offset) into values: the bias when it did not fit the i
 
 from __future__ import annotations
 
+import functools
 import operator
 from array import array
+from collections.abc import Callable
 from itertools import repeat
+from typing import Any
 
 from .activation import apply_activation
 from .bits import relu_f32
@@ -163,12 +166,69 @@ class PackedOutput:
         out = []
         for t, kt in zip(fixed[b], self.kts, strict=True):
             d = kt - k
-            if d >= 63:
-                v = BASE * ones_
-            elif d > 0:
-                v = ((t + (1 << (d - 1)) * ones_) >> d) & (ones_ * ((1 << (64 - d)) - 1))
-                v += (BASE - (1 << (63 - d))) * ones_
-            else:  # (the sums may carry slots past oh x wq: cut them first)
-                v = (((t & ((1 << (64 * self.oh * self.wq)) - 1)) - _HALF * ones_) << -d) + BASE * ones_
+            if d > 0:
+                v, zero = _shift(t, d, ones_)
+                v += (BASE - zero) * ones_
+            else:
+                v = ((t - _HALF * ones_) << -d) + BASE * ones_
             out.append(v)
         return out
+
+    def plus(self, other: PackedOutput) -> PackedOutput | None:
+        """self + other (of one shape) as packed sums, each channel on the coarser grid of the two halved, so
+        the sum is rounded once (to float32 when read); None where either is not readable as sums."""
+        fa, fb = self._clamped(), other._clamped()
+        if fa is None or fb is None:
+            return None
+        oh, ow = self.oh, self.ow
+        ones_ = ones(oh * ow)
+        kts = [min(ka, kb) - 1 for ka, kb in zip(self.kts, other.kts, strict=True)]
+        sums = []
+        for ta, tb in zip(fa, fb, strict=True):
+            chans = []
+            for a, b, ka, kb, kt in zip(
+                self._cut(ta), other._cut(tb), self.kts, other.kts, kts, strict=True
+            ):  # fmt: skip
+                (va, za), (vb, zb) = _shift(a, ka - kt, ones_), _shift(b, kb - kt, ones_)
+                chans.append(va + vb + (_HALF - za - zb) * ones_)
+            sums.append(chans)
+        offsets = [1.5 * 2.0 ** (64 - kt) for kt in kts]
+        return PackedOutput(sums, kts, offsets, oh, ow, ow, "linear", self.alpha)
+
+    def _cut(self, sums: list[int]) -> list[int]:
+        """One image's channel sums without the columns past ow (rows ow wide)."""
+        if self.wq == self.ow:
+            return sums
+        return [rows(t, self.oh, self.wq, self.ow) for t in sums]
+
+
+def _shift(t: int, d: int, ones_: int) -> tuple[int, int]:
+    """Slots 2**63 + S (d >= 1) as slots z + round(S / 2**d), and z (2**(63 - d); 0 once every value rounds to
+    0). The slots of `ones_` only."""
+    if d >= 63:
+        return 0, 0
+    return ((t + (1 << (d - 1)) * ones_) >> d) & (ones_ * ((1 << (64 - d)) - 1)), 1 << (63 - d)
+
+
+def rows(t: int, h: int, wq: int, w: int, head: bytes = b"", sep: bytes = b"", tail: bytes = b"") -> int:
+    """The first w slots of each of the h rows (wq slots) of t, joined by `sep`, between `head` and `tail`."""
+    n = 8 * wq
+    view = memoryview(t.to_bytes(n * h, "little"))
+    return int.from_bytes(head + sep.join([view[r * n : r * n + 8 * w] for r in range(h)]) + tail, "little")
+
+
+def packed_add(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """The Add kernel `kernel`, keeping the sum of two packed conv outputs of one shape packed (PackedOutput.plus)
+    where the backend stores them."""
+
+    def add(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
+        a, b = inputs["a"], inputs["b"]
+        if a.shape == b.shape and getattr(backend, "packed_outputs", False):
+            pa, pb = backend.data.get(a.data_id), backend.data.get(b.data_id)
+            if pa.__class__ is PackedOutput and pb.__class__ is PackedOutput:
+                total = pa.plus(pb)
+                if total is not None:
+                    return backend.output(total, a.shape, "float32")
+        return kernel(backend, inputs, attrs)
+
+    return functools.update_wrapper(add, kernel)  # keeps its fast / floats / for_dtypes

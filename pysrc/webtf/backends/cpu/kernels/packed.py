@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from itertools import repeat
 
 from ....backend_util import ConvInfo
-from .lazy import BASE, PackedOutput, ones
+from .lazy import BASE, PackedOutput, ones, rows
 
 _ADD, _MUL = operator.add, operator.mul
 _LITTLE = sys.byteorder == "little"
@@ -103,12 +103,7 @@ def _packed_planes(
         fill = BASE.to_bytes(8, "little")
         head, sep = fill * (top * wq + left), fill * (wq - w)
         tail = fill * (hq * wq - (top + h - 1) * wq - left - w)
-        planes = []
-        for v in chans:
-            view = memoryview(v.to_bytes(n * h, "little"))
-            body = sep.join([view[r * n : r * n + 8 * w] for r in range(h)])
-            planes.append(int.from_bytes(head + body + tail, "little"))
-        return {(0, 0): planes}
+        return {(0, 0): [rows(v, h, xv.wq, w, head, sep, tail) for v in chans]}
     out: dict[tuple[int, int], list[int]] = {p: [] for p in phases}
     for v in chans:
         src = array("Q")
@@ -189,13 +184,13 @@ def _max_exponent(xv: array) -> int | None:
 
 
 def _decode(acc: int, ones_: int, base_sum: int, kt: int, bias: float) -> tuple[int, float]:
-    """A packed output channel as slots 2**63 + value * 2**kt, and the offset that turns the doubles decoded
-    from them (lazy.py) into values. `base_sum` is the constant every slot carries from the inputs' offsets;
-    the bias is added on the integers when it fits, else it goes into the offset."""
+    """A packed output channel as slots 2**63 + value * 2**kt (the slots of `ones_`, no more), and the offset
+    that turns the doubles decoded from them (lazy.py) into values. `base_sum` is the constant every slot
+    carries from the inputs' offsets; the bias is added on the integers when it fits, else to the offset."""
     bias_int = round(bias * 2.0**kt)
-    if abs(bias_int) < 1 << 61:
-        return acc + (_HALF - base_sum + bias_int) * ones_, 1.5 * 2.0 ** (64 - kt)
-    return acc + (_HALF - base_sum) * ones_, 1.5 * 2.0 ** (64 - kt) - bias
+    fits = abs(bias_int) < 1 << 61
+    t = (acc + (_HALF - base_sum + (bias_int if fits else 0)) * ones_) & (ones_ * 0xFFFFFFFFFFFFFFFF)
+    return t, 1.5 * 2.0 ** (64 - kt) - (0.0 if fits else bias)
 
 
 def conv_packed(
