@@ -7,7 +7,8 @@ activation ('linear', 'relu', 'relu6', 'elu', 'prelu', 'leakyrelu', 'sigmoid') a
 optional inputs bias and prelu_activation_weights, each broadcastable to the output.
 
 Speed: finite float32 convs (plain and depthwise, with a per-channel bias and relu / relu6) run on packed
-fixed-point big ints (packed.py). The float path below handles int32 and non-finite inputs: the input is
+fixed-point big ints (packed.py); on the cpu backend their outputs stay packed until read (lazy.py). The
+float path below handles int32 and non-finite inputs: the input is
 zero-padded once (per batch, as lists of rows), so no per-element bounds checks remain.
 conv2d is im2col per output row: each receptive field is a few contiguous row slices concatenated, dotted
 (math.sumprod) with every filter column. Depthwise and pooling gather one slice per filter tap that covers a

@@ -4,9 +4,10 @@ The cpu backend stores a float32 conv output from the packed path (packed.py) in
 are decoded on the first read (`materialize`, what every kernel but a packed conv gets through
 `CpuBackend.values`), while a packed conv reading it takes its input planes straight from the sums
 (`rounded`): a few big-int operations per channel instead of the two per-value passes of float32 -> fixed
-point and back. Such a conv reads the output before its float32 rounding (the exact sums with bias and
-relu / relu6, rounded once to the conv's own input grid): a difference far below the packed conv's own
-error bound (packed.py).
+point and back. Relu / Relu6 of such an output and the Add of two of them (a residual block) stay packed
+too (`then`, `plus`). A conv or Add reading it takes the values before their float32 rounding (the exact
+sums with bias and relu / relu6, rounded once to the conv's input grid or to the float32 sum): a difference
+far below the packed conv's own error bound (packed.py).
 
 Sums: per image and output channel one int of oh x wq 64-bit slots (rows wq wide; the columns past ow are
 cut at the end), slot = 2**63 + S with S = value * 2**kt (|S| < 2**61). `offsets` holds what turns the

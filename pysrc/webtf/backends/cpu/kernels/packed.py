@@ -11,7 +11,9 @@ scales chosen from the weights' L1 norm so that every slot's sum stays below 2**
 about 2**-28 of max|x| * sum|w| per output, below float32's own accumulation error. Conversions use the float
 bit trick: the bits of (v + 1.5 * 2**(52 - k)) are that constant's bits plus round(v * 2**k), and back.
 Non-finite inputs are left to the float path (`conv_packed` returns None). A filter's quantized weights are
-made once per filter buffer (`_filter_plan`); a fused relu / relu6 runs on the float32 output's bits (bits.py).
+made once per filter buffer (`_filter_plan`). The output is returned as its packed sums (lazy.py: decoded to
+float32 on first read, with a fused relu / relu6 on the float32 bits); an input that is such an output gives
+its planes from the sums (`_packed_planes`) instead of a pass over float32 values.
 """
 
 from __future__ import annotations
