@@ -6,7 +6,7 @@ import pytest
 
 from tests.harness.aio import run_sync
 from tests.helpers import Rand
-from tests.ops.test_conv import close, ref_conv2d, ref_depthwise
+from tests.ops.test_conv import close, ref_conv2d, ref_conv2d_transpose, ref_depthwise
 
 _R = Rand(23)
 rand = _R.normal
@@ -163,3 +163,17 @@ def test_cpu_packed_output_lifecycle(monkeypatch):
         tf.dispose([x, f, g])
 
     run_sync(body())
+
+
+def test_conv2d_transpose_stride_is_filter(run):
+    # stride == filter size, no padding (selfie's upsampling): a 1x1 conv spread to the pixels on cpu
+    cases = [((2, 8, 6, 1), (2, 2, 1, 5), 2, "same"), ((1, 9, 8, 3), (3, 2, 3, 4), [3, 2], "valid")]
+    exprs, refs, inputs = [], [], {}
+    for i, (out_shape, fs, strides, pad) in enumerate(cases):
+        f, s = rand(*fs), (strides, strides) if isinstance(strides, int) else strides
+        dy = rand(out_shape[0], out_shape[1] // s[0], out_shape[2] // s[1], fs[3])
+        inputs.update({f"dy{i}": dy, f"f{i}": f})
+        exprs.append(f"tf.conv2d_transpose(dy{i}, f{i}, {list(out_shape)}, {strides!r}, '{pad}')")
+        refs.append(ref_conv2d_transpose(dy, f, out_shape, strides, pad))
+    for out, ref in zip(run("[" + ", ".join(exprs) + "]", **inputs), refs, strict=True):
+        close(out, ref, 2e-5)

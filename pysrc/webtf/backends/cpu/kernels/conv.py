@@ -213,6 +213,13 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> A
         out = _backprop_input_as_conv(backend, dy, f, info)
         if out is not None:
             return out
+    sh, sw = info.stride_height, info.stride_width
+    if (
+        dy.dtype == "float32"
+        and (sh, sw, 0, 0) == (info.filter_height, info.filter_width, info.pad_top, info.pad_left)
+        and (info.in_height, info.in_width) == (info.out_height * sh, info.out_width * sw)
+    ):
+        return _backprop_input_pointwise(backend, dy, f, info)
     dyv, fv = backend.values(dy), backend.values(f)
     fh, fw, c, o = f.shape
     sh, sw = info.stride_height, info.stride_width
@@ -243,6 +250,35 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> A
         for r in range(top, top + h):
             out.extend(acc[r][left * c : (left + w) * c])
     return backend.output(to_array(out, "float32"), info.in_shape, "float32")
+
+
+def _backprop_input_pointwise(backend: Any, dy: Any, f: Any, info: ConvInfo) -> Any:
+    """A Conv2DBackpropInput whose stride is its filter size, without padding (each dx pixel takes one dy
+    pixel): a 1x1 conv of dy to (filter row, filter column, channel) channels (the packed fast path), each
+    then spread to its pixels."""
+    fh, fw, c, o = f.shape
+    fv, k = backend.values(f), fh * fw * c
+    g = array("f")
+    for j in range(o):
+        g.extend(fv[j::o])
+    gt = backend.output(g, (1, 1, o, k), "float32")
+    attrs = {"strides": (1, 1), "pad": "valid", "dilations": (1, 1)}
+    y = _conv(backend, {"x": dy, "filter": gt}, attrs, False, False)
+    try:
+        yv = backend.values(y)
+    finally:
+        backend.dispose_data(gt.data_id)
+    oh, ow, w = info.out_height, info.out_width, info.in_width
+    dx = array("f", bytes(4 * info.batch * info.in_height * w * c))
+    for r in range(info.batch * oh):  # dy row r feeds dx rows r * fh + i
+        src = r * ow * k
+        for i in range(fh):
+            dst = (r * fh + i) * w * c
+            for t in range(fw * c):  # filter column t // c, channel t % c
+                jj, ch = divmod(t, c)
+                dx[dst + jj * c + ch : dst + w * c : fw * c] = yv[src + (i * fw + jj) * c + ch : src + ow * k : k]
+    backend.dispose_data(y.data_id)
+    return backend.output(dx, info.in_shape, "float32")
 
 
 def _backprop_input_as_conv(backend: Any, dy: Any, f: Any, info: ConvInfo) -> Any:
