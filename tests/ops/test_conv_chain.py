@@ -91,18 +91,22 @@ KADD = "from webtf.engine import ENGINE\nkadd = lambda a, b: ENGINE.run_kernel('
 
 
 def test_residual_add_of_convs(run):
-    # Add of two packed outputs (layouts rows ow and ow + 2 wide, other scales) stays packed on cpu; then Relu
-    # and a conv read the sum; an Add with a plain tensor, and a broadcasting one, take the usual path
+    # Add of two packed outputs (layouts rows ow and ow + 2 wide, other scales), or of one and a plain float32
+    # tensor, stays packed on cpu; then Relu and a conv read the sum; a broadcasting Add and a non-finite plain
+    # operand take the usual path
     x, f, g, h = rand(2, 7, 6, 4) * 3, rand(3, 3, 4, 1), rand(1, 1, 4, 4), rand(3, 3, 4, 1) * 0.01
     expr = (
         "tf.tidy(lambda: (lambda r, z: [tf.conv2d(tf.relu(kadd(z, r)), g, 1, 'valid'), kadd(kadd(r, z), r),"
-        " kadd(z, r), kadd(r, x), kadd(z, tf.slice(r, [0, 0, 0, 0], [2, 7, 6, 1]))])"
+        " kadd(z, r), kadd(r, x), tf.relu(kadd(x, z)), kadd(z, xi), kadd(z, tf.slice(r, [0, 0, 0, 0], [2, 7, 6, 1]))])"
         "(tf.depthwise_conv2d(x, h, 1, 'same'), tf.conv2d(tf.depthwise_conv2d(x, f, 1, 'same'), g, 1, 'valid')))"
     )
     r = ref_depthwise(x, h, 1, "same")
     z = ref_conv2d(ref_depthwise(x, f, 1, "same"), g, 1, "valid")
-    refs = [ref_conv2d(np.maximum(z + r, 0), g, 1, "valid"), 2 * r + z, z + r, r + x, z + r[..., :1]]
-    for out, ref in zip(run(expr, setup=KADD, x=x, f=f, g=g, h=h), refs, strict=True):
+    xi = x.copy()
+    xi[0, 1, 2, 3], xi[1, 0, 0, 0] = np.inf, np.nan  # a non-finite plain operand: the float path
+    refs = [ref_conv2d(np.maximum(z + r, 0), g, 1, "valid"), 2 * r + z, z + r, r + x, np.maximum(x + z, 0)]
+    refs += [z + xi, z + r[..., :1]]
+    for out, ref in zip(run(expr, setup=KADD, x=x, f=f, g=g, h=h, xi=xi), refs, strict=True):
         close(out, ref, 2e-5)
 
 

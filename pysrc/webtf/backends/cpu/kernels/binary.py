@@ -19,6 +19,7 @@ from ....shapes import broadcast_shapes
 from ...base import TensorInfo
 from .broadcast import operand, to_typed
 from .lazy import packed_add
+from .packed import _max_exponent
 
 _INF, _NAN = math.inf, math.nan
 _RAISES = (ZeroDivisionError, OverflowError, ValueError)
@@ -233,4 +234,4 @@ KERNELS: dict[str, Any] = {
     kn.Select: select,
 }
 # a sum of two packed conv outputs stays packed on the cpu backend (lazy.py)
-KERNELS[kn.Add] = packed_add(KERNELS[kn.Add])
+KERNELS[kn.Add] = packed_add(KERNELS[kn.Add], _max_exponent)

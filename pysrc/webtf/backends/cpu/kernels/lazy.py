@@ -218,16 +218,37 @@ def rows(t: int, h: int, wq: int, w: int, head: bytes = b"", sep: bytes = b"", t
     return int.from_bytes(head + sep.join([view[r * n : r * n + 8 * w] for r in range(h)]) + tail, "little")
 
 
-def packed_add(kernel: Callable[..., Any]) -> Callable[..., Any]:
-    """The Add kernel `kernel`, keeping the sum of two packed conv outputs of one shape packed (PackedOutput.plus)
-    where the backend stores them."""
+def from_values(values: array, shape: tuple[int, ...], max_e: int) -> PackedOutput:
+    """Finite float32 NHWC `values` (|v| < 2**max_e) as packed sums, on the grid 2**-(50 - max_e): exact
+    for all but the values 2**26 times below the largest. Rounded by the float bit trick (packed.py)."""
+    b, h, w, c = shape
+    kt = 50 - max_e
+    magic = 1.5 * 2.0 ** (52 - kt)
+    doubles = array("d", map(operator.add, values, repeat(magic)))
+    n = h * w
+    shift = (int.from_bytes(array("d", [magic]).tobytes(), "little") - _HALF) * ones(n)
+    sums = [
+        [int.from_bytes(doubles[i * n * c + ch : (i + 1) * n * c : c].tobytes(), "little") - shift for ch in range(c)]
+        for i in range(b)
+    ]
+    return PackedOutput(sums, [kt] * c, [1.5 * 2.0 ** (64 - kt)] * c, h, w, w, "linear", 0.2)
+
+
+def packed_add(kernel: Callable[..., Any], max_exponent: Callable[[array], int | None]) -> Callable[..., Any]:
+    """The Add kernel `kernel`, keeping the sum of a packed conv output and another one or a float32 tensor of
+    the same shape packed (PackedOutput.plus) where the backend stores them; `max_exponent` is packed.py's."""
 
     def add(backend: Any, inputs: Any, attrs: dict[str, Any]) -> Any:
         a, b = inputs["a"], inputs["b"]
         if a.shape == b.shape and getattr(backend, "packed_outputs", False):
             pa, pb = backend.data.get(a.data_id), backend.data.get(b.data_id)
-            if pa.__class__ is PackedOutput and pb.__class__ is PackedOutput:
-                total = pa.plus(pb)
+            if pa.__class__ is PackedOutput or pb.__class__ is PackedOutput:
+                if pa.__class__ is not PackedOutput:
+                    pa, pb = pb, pa
+                if isinstance(pb, array) and pb.typecode == "f" and len(a.shape) == 4:
+                    max_e = max_exponent(pb)
+                    pb = None if max_e is None else from_values(pb, a.shape, max_e)
+                total = pa.plus(pb) if pb.__class__ is PackedOutput else None
                 if total is not None:
                     return backend.output(total, a.shape, "float32")
         return kernel(backend, inputs, attrs)
