@@ -62,6 +62,19 @@ def test_conv_reading_conv_edges(run):
     )
     y = ref_depthwise(x, f, 1, "same")
     zero = np.zeros((1, 6, 6, 4))
+    # a reshaped packed output (the buffer shared, another layout) read by a conv and by Adds
+    shaped = (
+        "tf.tidy(lambda: (lambda a, b: [tf.conv2d(tf.reshape(a, [1, 6, 4, 3]), g3, 1, 'same'),"
+        " kadd(tf.reshape(a, [1, 6, 4, 3]), b), kadd(b, tf.reshape(a, [1, 6, 4, 3]))])"
+        "(tf.depthwise_conv2d(tf.slice(x, [0, 0, 0, 0], [1, 4, 6, 3]), f3, 1, 'same'), tf.conv2d(xb, g3, 1,"
+        " 'same')))"
+    )
+    f3, g3, xb = rand(3, 3, 3, 1), rand(3, 3, 3, 3), rand(1, 6, 4, 3)
+    a = ref_depthwise(x[:, :4, :, :3], f3, 1, "same").reshape(1, 6, 4, 3)
+    b = ref_conv2d(xb, g3, 1, "same")
+    got = run(shaped, setup=KADD, x=x, f3=f3, g3=g3, xb=xb)
+    for out, ref in zip(got, [ref_conv2d(a, g3, 1, "same"), a + b, b + a], strict=True):
+        close(out, ref, 2e-5)
     refs = [ref_conv2d(y + 1, g, 1, "valid"), ref_conv2d(y, g, 1, "valid"), zero, zero]
     for out, ref in zip(run(expr, x=x, f=f, g=g), refs, strict=True):
         close(out, ref, 2e-5)

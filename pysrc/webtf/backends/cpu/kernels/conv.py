@@ -180,7 +180,7 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
         late = activation == "prelu" or (bias is not None and channel_bias is None)
         lazy = getattr(backend, "packed_outputs", False)  # the cpu backend keeps PackedOutputs as buffers
         xv = backend.data.get(x.data_id) if lazy else None
-        if not isinstance(xv, PackedOutput) or xv.max_exponent() is None:
+        if not isinstance(xv, PackedOutput) or not xv.fits(x.shape) or xv.max_exponent() is None:
             xv = backend.values(x)
         out = conv_packed(
             xv, backend.values(f), info, depthwise, channel_bias, "linear" if late else activation, alpha

@@ -58,6 +58,10 @@ class PackedOutput:
         self._fixed: list[list[int]] | None = None  # the sums after relu / relu6 (_clamped)
         self._max_e: int | None = None
 
+    def fits(self, shape: tuple[int, ...]) -> bool:
+        """Whether a tensor of `shape` reads this output in its own layout (a reshape shares the buffer)."""
+        return (len(self.sums), self.oh, self.ow, self.o) == tuple(shape)
+
     @property
     def nbytes(self) -> int:
         """The float32 bytes it stands for."""
@@ -245,6 +249,8 @@ def packed_add(kernel: Callable[..., Any], max_exponent: Callable[[array], int |
             if pa.__class__ is PackedOutput or pb.__class__ is PackedOutput:
                 if pa.__class__ is not PackedOutput:
                     pa, pb = pb, pa
+                if not pa.fits(a.shape) or (pb.__class__ is PackedOutput and not pb.fits(a.shape)):
+                    return kernel(backend, inputs, attrs)
                 if isinstance(pb, array) and pb.typecode == "f" and len(a.shape) == 4:
                     max_e = max_exponent(pb)
                     pb = None if max_e is None else from_values(pb, a.shape, max_e)
