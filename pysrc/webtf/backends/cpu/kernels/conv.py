@@ -7,7 +7,8 @@ activation ('linear', 'relu', 'relu6', 'elu', 'prelu', 'leakyrelu', 'sigmoid') a
 optional inputs bias and prelu_activation_weights, each broadcastable to the output.
 
 Speed: finite float32 convs (plain and depthwise, with a per-channel bias and relu / relu6) run on packed
-fixed-point big ints (packed.py). The float path below handles int32 and non-finite inputs: the input is
+fixed-point big ints (packed.py); on the cpu backend their outputs stay packed until read (lazy.py). The
+float path below handles int32 and non-finite inputs: the input is
 zero-padded once (per batch, as lists of rows), so no per-element bounds checks remain.
 conv2d is im2col per output row: each receptive field is a few contiguous row slices concatenated, dotted
 (math.sumprod) with every filter column. Depthwise and pooling gather one slice per filter tap that covers a
@@ -23,6 +24,7 @@ from typing import Any
 
 from .... import kernel_names as kn
 from ....backend_util import ConvInfo, conv_info_from_attrs, conv_kernels, flipped_conv_pads
+from .lazy import PackedOutput
 from .matmul import dot, epilogue, to_array
 from .packed import conv_packed
 
@@ -176,23 +178,26 @@ def _conv(backend: Any, inputs: Any, attrs: dict[str, Any], depthwise: bool, fus
     if x.dtype == "float32":
         channel_bias = _channel_bias(backend, bias, info.out_channels)
         late = activation == "prelu" or (bias is not None and channel_bias is None)
+        lazy = getattr(backend, "packed_outputs", False)  # the cpu backend keeps PackedOutputs as buffers
+        xv = backend.data.get(x.data_id) if lazy else None
+        if not isinstance(xv, PackedOutput) or not xv.fits(x.shape) or xv.max_exponent() is None:
+            xv = backend.values(x)
         out = conv_packed(
-            backend.values(x), backend.values(f), info, depthwise, channel_bias,
-            "linear" if late else activation, alpha,
-        )  # fmt: skip
+            xv, backend.values(f), info, depthwise, channel_bias, "linear" if late else activation, alpha
+        )
         if out is not None:
             if late:
                 values = epilogue(
                     backend,
-                    out.tolist(),
+                    out.materialize().tolist(),
                     info.out_shape,
                     None if channel_bias else bias,
                     prelu,
                     activation,
                     alpha,
                 )
-                out = to_array(values, "float32")
-            return backend.output(out, info.out_shape, "float32")
+                return backend.output(to_array(values, "float32"), info.out_shape, "float32")
+            return backend.output(out if lazy else out.materialize(), info.out_shape, "float32")
     values = (depthwise_values if depthwise else conv2d_values)(backend, x, f, info)
     if fused:
         values = epilogue(backend, values, info.out_shape, bias, prelu, activation, alpha)
@@ -208,6 +213,13 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> A
         out = _backprop_input_as_conv(backend, dy, f, info)
         if out is not None:
             return out
+    sh, sw = info.stride_height, info.stride_width
+    if (
+        dy.dtype == "float32"
+        and (sh, sw, 0, 0) == (info.filter_height, info.filter_width, info.pad_top, info.pad_left)
+        and (info.in_height, info.in_width) == (info.out_height * sh, info.out_width * sw)
+    ):
+        return _backprop_input_pointwise(backend, dy, f, info)
     dyv, fv = backend.values(dy), backend.values(f)
     fh, fw, c, o = f.shape
     sh, sw = info.stride_height, info.stride_width
@@ -238,6 +250,35 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> A
         for r in range(top, top + h):
             out.extend(acc[r][left * c : (left + w) * c])
     return backend.output(to_array(out, "float32"), info.in_shape, "float32")
+
+
+def _backprop_input_pointwise(backend: Any, dy: Any, f: Any, info: ConvInfo) -> Any:
+    """A Conv2DBackpropInput whose stride is its filter size, without padding (each dx pixel takes one dy
+    pixel): a 1x1 conv of dy to (filter row, filter column, channel) channels (the packed fast path), each
+    then spread to its pixels."""
+    fh, fw, c, o = f.shape
+    fv, k = backend.values(f), fh * fw * c
+    g = array("f")
+    for j in range(o):
+        g.extend(fv[j::o])
+    gt = backend.output(g, (1, 1, o, k), "float32")
+    attrs = {"strides": (1, 1), "pad": "valid", "dilations": (1, 1)}
+    y = _conv(backend, {"x": dy, "filter": gt}, attrs, False, False)
+    try:
+        yv = backend.values(y)
+    finally:
+        backend.dispose_data(gt.data_id)
+    oh, ow, w = info.out_height, info.out_width, info.in_width
+    dx = array("f", bytes(4 * info.batch * info.in_height * w * c))
+    for r in range(info.batch * oh):  # dy row r feeds dx rows r * fh + i
+        src = r * ow * k
+        for i in range(fh):
+            dst = (r * fh + i) * w * c
+            for t in range(fw * c):  # filter column t // c, channel t % c
+                jj, ch = divmod(t, c)
+                dx[dst + jj * c + ch : dst + w * c : fw * c] = yv[src + (i * fw + jj) * c + ch : src + ow * k : k]
+    backend.dispose_data(y.data_id)
+    return backend.output(dx, info.in_shape, "float32")
 
 
 def _backprop_input_as_conv(backend: Any, dy: Any, f: Any, info: ConvInfo) -> Any:

@@ -61,16 +61,20 @@ def resize_bilinear(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorI
     left_idx, right_idx = _expand(left, c), _expand(right, c)
     col_t = [f for f in col_frac for _ in range(c)]
     row_len = w * c
-    out: list[float] = []
+    out = array("f")
     for b in range(batch):
         rows: dict[int, list[float]] = {}  # source row -> horizontally interpolated row
         for y in {*top, *bottom}:
             start = (b * h + y) * row_len
             get = vals[start : start + row_len].__getitem__
             rows[y] = _lerp(list(map(get, left_idx)), list(map(get, right_idx)), col_t)
+        diffs: dict[tuple[int, int], list[float]] = {}  # (y0, y1) -> rows[y1] - rows[y0] (upsampling reuses it)
         for y0, y1, t in zip(top, bottom, row_frac, strict=True):
-            out.extend(_lerp(rows[y0], rows[y1], repeat(t)))
-    return backend.output(array("f", out), shape, "float32")
+            d = diffs.get((y0, y1))
+            if d is None:
+                d = diffs[(y0, y1)] = list(map(sub, rows[y1], rows[y0]))
+            out.extend(map(add, rows[y0], map(mul, d, repeat(t))))  # _lerp's order: a + (b - a) * t
+    return backend.output(out, shape, "float32")
 
 
 def resize_nearest_neighbor(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:

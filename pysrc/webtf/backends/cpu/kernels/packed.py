@@ -11,7 +11,9 @@ scales chosen from the weights' L1 norm so that every slot's sum stays below 2**
 about 2**-28 of max|x| * sum|w| per output, below float32's own accumulation error. Conversions use the float
 bit trick: the bits of (v + 1.5 * 2**(52 - k)) are that constant's bits plus round(v * 2**k), and back.
 Non-finite inputs are left to the float path (`conv_packed` returns None). A filter's quantized weights are
-made once per filter buffer (`_filter_plan`); a fused relu / relu6 runs on the float32 output's bits (bits.py).
+made once per filter buffer (`_filter_plan`). The output is returned as its packed sums (lazy.py: decoded to
+float32 on first read, with a fused relu / relu6 on the float32 bits); an input that is such an output gives
+its planes from the sums (`_packed_planes`) instead of a pass over float32 values.
 """
 
 from __future__ import annotations
@@ -25,10 +27,9 @@ from collections.abc import Sequence
 from itertools import repeat
 
 from ....backend_util import ConvInfo
-from .activation import apply_activation
-from .bits import relu_f32
+from .lazy import BASE, PackedOutput, ones, rows
 
-_ADD, _SUB, _MUL = operator.add, operator.sub, operator.mul
+_ADD, _MUL = operator.add, operator.mul
 _LITTLE = sys.byteorder == "little"
 _HALF = 1 << 63
 _STRIP_SIGN = bytes(v & 0x7F for v in range(256))
@@ -45,11 +46,6 @@ def _bits(v: float) -> int:
     return int.from_bytes(array("d", [v]).tobytes(), "little")
 
 
-def _ones(n: int) -> int:
-    """The packed int with a 1 in each of n slots."""
-    return int.from_bytes((array("q", [1]) * n).tobytes(), "little")
-
-
 def _taps(info: ConvInfo, wq: int) -> list[tuple[tuple[int, int], int]]:
     """Per filter tap (row-major): its stride phase (py, px) and its shift in slots on a phase grid wq wide."""
     sh, sw, dh, dw = info.stride_height, info.stride_width, info.dilation_height, info.dilation_width
@@ -63,19 +59,19 @@ def _taps(info: ConvInfo, wq: int) -> list[tuple[tuple[int, int], int]]:
 
 
 def _planes(
-    qd: array, b: int, info: ConvInfo, fill: float, hq: int, wq: int, phases: set
+    qd: array, b: int, info: ConvInfo, fill: float, hq: int, wq: int, phases: set, row: int, c: int = 0
 ) -> dict[tuple[int, int], list[int]]:
     """Per needed stride phase (py, px), each channel's plane of hq x wq slots as a packed int: slot (qy, qx)
     holds the padded input at row qy * sh + py, column qx * sw + px. Only the slots are built, never the whole
-    padded input, so a stride far larger than the input costs nothing."""
-    h, w, c = info.in_height, info.in_width, info.in_channels
+    padded input, so a stride far larger than the input costs nothing. `qd` holds the slots' bits as
+    doubles or ints (NHWC, rows `row` values apart; `c` channels when not info's)."""
+    h, w, c = info.in_height, info.in_width, c or info.in_channels
     sh, sw = info.stride_height, info.stride_width
     top, left = info.pad_top, info.pad_left
-    row = w * c
     base = b * h * row
     out: dict[tuple[int, int], list[int]] = {}
     for py, px in phases:
-        plane = array("d", [fill]) * (hq * wq * c)
+        plane = array(qd.typecode, [fill]) * (hq * wq * c)
         q0 = max(0, -(-(left - px) // sw))  # the slot columns that fall inside the input: [q0, q1)
         q1 = min(wq, -(-(left + w - px) // sw))
         n = q1 - q0
@@ -93,6 +89,29 @@ def _planes(
                         src + ch : src + ch + (n - 1) * sw * c + 1 : sw * c
                     ]
         out[(py, px)] = [int.from_bytes(plane[ch::c].tobytes(), "little") for ch in range(c)]
+    return out
+
+
+def _packed_planes(
+    xv: PackedOutput, b: int, k: int, info: ConvInfo, hq: int, wq: int, phases: set
+) -> dict[tuple[int, int], list[int]]:
+    """What _planes makes, from a packed conv output rounded to multiples of 2**-k, one channel at a time."""
+    chans = xv.rounded(b, k)
+    h, w, n = xv.oh, xv.ow, 8 * xv.wq
+    if (info.stride_height, info.stride_width) == (1, 1):  # one phase: pad and cut each channel's rows
+        top, left = info.pad_top, info.pad_left
+        if (top, left, hq, wq, xv.wq) == (0, 0, h, w, w):
+            return {(0, 0): chans}
+        fill = BASE.to_bytes(8, "little")
+        head, sep = fill * (top * wq + left), fill * (wq - w)
+        tail = fill * (hq * wq - (top + h - 1) * wq - left - w)
+        return {(0, 0): [rows(v, h, xv.wq, w, head, sep, tail) for v in chans]}
+    out: dict[tuple[int, int], list[int]] = {p: [] for p in phases}
+    for v in chans:
+        src = array("Q")
+        src.frombytes(v.to_bytes(n * h, "little"))
+        for p, plane in _planes(src, 0, info, BASE, hq, wq, phases, xv.wq, 1).items():
+            out[p] += plane
     return out
 
 
@@ -166,53 +185,49 @@ def _max_exponent(xv: array) -> int | None:
     return biased - 126
 
 
-def _decode(
-    acc: int, ones: int, base_sum: int, kt: int, bias: float, low: int, exps: dict
-) -> tuple[int, float]:
-    """A packed output channel as doubles' bits (value + offset) and the offset.
-
-    `base_sum` is the constant every slot carries from the inputs' offsets; the bias is added on the integers
-    when it fits. `low` has the low 52 bits of every slot set (it also drops the slots past the output); `exps`
-    keeps the exponent bits of every slot per kt.
-    """
+def _decode(acc: int, ones_: int, base_sum: int, kt: int, bias: float) -> tuple[int, float]:
+    """A packed output channel as slots 2**63 + value * 2**kt (the slots of `ones_`, no more), and the offset
+    that turns the doubles decoded from them (lazy.py) into values. `base_sum` is the constant every slot
+    carries from the inputs' offsets; the bias is added on the integers when it fits, else to the offset."""
     bias_int = round(bias * 2.0**kt)
-    if abs(bias_int) < 1 << 61:
-        t, bias = acc + (_HALF - base_sum + bias_int) * ones, 0.0
-    else:
-        t = acc + (_HALF - base_sum) * ones
-    exp = exps.get(kt)
-    if exp is None:
-        exp = exps[kt] = (ones << 52) * (1087 - kt)
-    return ((t >> 12) & low) | exp, 1.5 * 2.0 ** (64 - kt) - bias
+    fits = abs(bias_int) < 1 << 61
+    t = (acc + (_HALF - base_sum + (bias_int if fits else 0)) * ones_) & (ones_ * 0xFFFFFFFFFFFFFFFF)
+    return t, 1.5 * 2.0 ** (64 - kt) - (0.0 if fits else bias)
 
 
 def conv_packed(
-    xv: array,
+    xv: array | PackedOutput,
     fv: array,
     info: ConvInfo,
     depthwise: bool,
     bias: Sequence[float] | None = None,
     activation: str = "linear",
     leakyrelu_alpha: float = 0.2,
-) -> array | None:
+) -> PackedOutput | None:
     """Conv2D / depthwise conv of float32 NHWC `xv` with filter `fv`, plus a per-channel bias and activation.
 
-    Returns the float32 output, or None when this path does not apply (non-finite values, big-endian host).
-    `activation` must not be 'prelu' (its weights need the output layout; apply it afterwards).
+    `xv` is float32 values or another packed conv's output whose max_exponent() is not None. Returns the
+    output as packed sums (`.materialize()` gives the float32 values), or None when this path does not apply
+    (non-finite values, big-endian host). `activation` must not be 'prelu' (its weights need the output
+    layout; apply it afterwards).
     """
-    if not _LITTLE or not xv or not fv or (bias and not math.isfinite(sum(bias))):
+    packed_in = isinstance(xv, PackedOutput)
+    if not _LITTLE or not (packed_in or xv) or not fv or (bias and not math.isfinite(sum(bias))):
         return None
     c, o, taps_n = info.in_channels, info.out_channels, info.filter_height * info.filter_width
     plan = _filter_plan(fv, depthwise, c, o, taps_n)
-    max_e = _max_exponent(xv)
+    max_e = xv.max_exponent() if packed_in else _max_exponent(xv)  # type: ignore[union-attr, arg-type]
     if plan is None or max_e is None:
         return None
     bits, wcols = plan
     mult = o // c
     k = bits - max_e
-    magic = 1.5 * 2.0 ** (52 - k)
-    base = _bits(magic)
-    qd = array("d", map(_ADD, xv, repeat(magic)))
+    if packed_in:
+        base = fill = BASE
+    else:
+        fill = 1.5 * 2.0 ** (52 - k)  # v + fill has round(v * 2**k) in its low bits
+        base = _bits(fill)
+        qd, row = array("d", map(_ADD, xv, repeat(fill))), info.in_width * c
 
     sh, sw = info.stride_height, info.stride_width
     oh, ow = info.out_height, info.out_width
@@ -220,16 +235,15 @@ def conv_packed(
     wq = -(-max(info.pad_left + info.in_width, (ow - 1) * sw + info.effective_filter_width) // sw)
     taps = _taps(info, wq)
     phases = {p for p, _ in taps}
-    n_dec = oh * wq
-    ones = _ones(n_dec)
-    per_image = n_dec * o  # the output rows decode wq wide; the columns past ow are cut once at the end
+    ones_ = ones(oh * wq)  # the output rows decode wq wide; the columns past ow are cut when materialized
     # channels per chunk of shifted planes kept at once (about 16 MB of big ints)
     chunk = max(1, (1 << 21) // max(1, hq * wq * taps_n))
-    out = array("f", bytes(4 * info.batch * per_image))
-    low, exps = ones * ((1 << 52) - 1), {}
-    clamp = activation in ("relu", "relu6")  # done on the output's bits at the end
+    sums, kts, offsets = [], [], []
     for b in range(info.batch):
-        planes = _planes(qd, b, info, magic, hq, wq, phases)
+        if packed_in:
+            planes = _packed_planes(xv, b, k, info, hq, wq, phases)  # type: ignore[arg-type]
+        else:
+            planes = _planes(qd, b, info, fill, hq, wq, phases, row)
         acc = [0] * o
         for c0 in range(0, c, 1 if depthwise else chunk):
             c1 = min(c, c0 + (1 if depthwise else chunk))
@@ -245,17 +259,10 @@ def conv_packed(
                     acc[j] = sum(map(_MUL, wcols[j][0][part], shifted), acc[j])
         for j in range(o):
             _, wsum, e = wcols[j]
-            t, offset = _decode(
-                acc[j], ones, base * wsum, k + e, bias[j] if bias is not None else 0.0, low, exps
-            )
-            dec = array("d")
-            dec.frombytes(t.to_bytes(8 * n_dec, "little"))
-            vals = map(_SUB, dec, repeat(offset))
-            if not clamp and activation != "linear":
-                vals = apply_activation(list(vals), activation, None, leakyrelu_alpha)  # may pass twice
-            out[b * per_image + j : (b + 1) * per_image : o] = array("f", vals)
-    if wq != ow:
-        view, row, keep = memoryview(out.tobytes()), 4 * wq * o, 4 * ow * o
-        out = array("f")
-        out.frombytes(b"".join(view[r * row : r * row + keep] for r in range(info.batch * oh)))
-    return relu_f32(out, activation == "relu6") if clamp else out
+            t, offset = _decode(acc[j], ones_, base * wsum, k + e, bias[j] if bias is not None else 0.0)
+            acc[j] = t
+            if b == 0:
+                kts.append(k + e)
+                offsets.append(offset)
+        sums.append(acc)
+    return PackedOutput(sums, kts, offsets, oh, ow, wq, activation, leakyrelu_alpha)

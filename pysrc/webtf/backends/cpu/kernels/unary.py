@@ -18,6 +18,7 @@ from ...base import TensorInfo, new_data_id
 from .activation import elu, leaky_relu, prelu, relu, relu6, sigmoid
 from .bits import MIN_SIZE, relu_f32
 from .broadcast import operand, to_typed
+from .lazy import PackedOutput
 
 _INF, _NAN = math.inf, math.nan
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -95,7 +96,7 @@ def _float_kernel(fn: Callable[[Any], float], safe: Callable[[Any], float]) -> C
             return None
         try:
             out = array("f", map(fn, values))
-        except (ValueError, OverflowError, ZeroDivisionError):
+        except (ValueError, OverflowError, ZeroDivisionError, TypeError):  # (TypeError: a packed conv output)
             return None
         data_id = new_data_id()
         data[data_id] = out
@@ -169,7 +170,13 @@ def square(backend: Any, inputs: Any, attrs: dict[str, Any]) -> TensorInfo:
 
 
 def _relu_bits(backend: Any, x: Any, six: bool) -> TensorInfo | None:
-    """Relu / Relu6 of a large float32 x on its bits (bits.py), or None."""
+    """Relu / Relu6 of a large float32 x on its bits (bits.py), or None. A packed conv output stays packed."""
+    if getattr(backend, "packed_outputs", False):
+        stored = backend.data.get(x.data_id)
+        if stored.__class__ is PackedOutput:
+            then = stored.then("relu6" if six else "relu")
+            if then is not None:
+                return backend.output(then, x.shape, x.dtype)
     values = backend.values(x)
     if len(values) < MIN_SIZE or not isinstance(values, array) or values.typecode != "f":
         return None
