@@ -62,11 +62,6 @@ class Backend:
         """Store host values under an existing data id."""
         raise NotImplementedError
 
-    def store(self, values: array, shape: tuple[int, ...], dtype: str) -> int:
-        """Adopt host `values` of `dtype` as a new buffer of `shape`; its data id (output without the TensorInfo,
-        for kernels' `fast` variants: see Engine.run_fast)."""
-        return self.output(values, shape, dtype).data_id  # type: ignore[attr-defined]
-
     def read_sync(self, data_id: int) -> array:
         """The flat values of `data_id` (a fresh array the caller may keep)."""
         raise NotImplementedError

@@ -81,6 +81,18 @@ def hooks_active() -> bool:
     )
 
 
+def recorded(run: Any) -> tuple[Any, list[Any], int]:
+    """run()'s result, the kernels it ran (ENGINE.record_kernels) and the first tensor id it could make."""
+    log: list[Any] = []
+    start = ENGINE.next_tensor_id()
+    ENGINE.record_kernels(log)
+    try:
+        out = run()
+    finally:
+        ENGINE.record_kernels(None)
+    return out, log, start
+
+
 def signature(feeds: list[Tensor]) -> tuple:
     """What a capture is valid for: the backend instance, the flags' version, the feeds' shapes and dtypes."""
     return (id(ENGINE._backend), ENV.version, *[(t.shape, t.dtype) for t in feeds])

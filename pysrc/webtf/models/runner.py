@@ -15,7 +15,7 @@ from typing import Any
 
 from ..engine import ENGINE
 from ..tensor import Tensor
-from .capture import STATS, Capture, hooks_active, ref_of, signature, take
+from .capture import STATS, Capture, hooks_active, recorded, ref_of, signature, take
 
 #: (producer key, output index): where a step reads one input
 Ref = tuple[Hashable, int]
@@ -207,13 +207,7 @@ def run(
         else:
             program.captures[sig] = None
         return _run(program, feeds, protected)
-    log: list[Any] = []
-    start = ENGINE.next_tensor_id()
-    ENGINE.record_kernels(log)
-    try:
-        outs = _run(program, feeds, protected)
-    finally:
-        ENGINE.record_kernels(None)
+    outs, log, start = recorded(lambda: _run(program, feeds, protected))
     made = program.captures[sig] = Capture.build(feeds, log, outs, start)
     STATS["captured" if made is not None else "refused"] += 1
     return outs

@@ -21,9 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..engine import ENGINE
 from ..tensor import Tensor, Variable
-from .capture import STATS, Capture, _substitute, _tensors, hooks_active, signature
+from .capture import STATS, Capture, _substitute, _tensors, hooks_active, recorded, signature
 
 _MISSING = object()
 _MAX_DROPS = 3  # recordings of one signature dropped before its steps always run the normal way
@@ -127,13 +126,7 @@ def captured_step(
         else:
             captures[sig] = None
         return step()
-    log: list[Any] = []
-    start = ENGINE.next_tensor_id()
-    ENGINE.record_kernels(log)
-    try:
-        outs = step()
-    finally:
-        ENGINE.record_kernels(None)
+    outs, log, start = recorded(step)
     made = captures[sig] = StepCapture.build(feeds, log, outs, start, optimizer.kernel)
     STATS["captured" if made is not None else "refused"] += 1
     return outs

@@ -222,7 +222,6 @@ def conv2d_backprop_input(backend: Any, inputs: Any, attrs: dict[str, Any]) -> A
         return _backprop_input_pointwise(backend, dy, f, info)
     dyv, fv = backend.values(dy), backend.values(f)
     fh, fw, c, o = f.shape
-    sh, sw = info.stride_height, info.stride_width
     oh, ow = dy.shape[1], dy.shape[2]
     h, w = info.in_height, info.in_width
     top, left = info.pad_top, info.pad_left

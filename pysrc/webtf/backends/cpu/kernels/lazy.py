@@ -259,4 +259,4 @@ def packed_add(kernel: Callable[..., Any], max_exponent: Callable[[array], int |
                     return backend.output(total, a.shape, "float32")
         return kernel(backend, inputs, attrs)
 
-    return functools.update_wrapper(add, kernel)  # keeps its fast / floats / for_dtypes
+    return functools.update_wrapper(add, kernel)  # keeps its fast / float_fn / for_dtypes
